@@ -1,0 +1,3 @@
+from airline_agent.cli import main
+
+main()

@@ -1,0 +1,227 @@
+"""The typed events the agent loop yields. Front ends, the recorder and tests consume them.
+
+Every event is a small frozen dataclass; a consumer `match`es the ones it cares about
+and ignores the rest, so adding an event never breaks a front end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from airline_agent.tools.outcome import RowChange
+
+# Who produced a piece of the conversation (the seed article's table).
+Producer = Literal["developer", "customer", "model", "framework", "api"]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts of one request, or summed over a turn or a conversation."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cached_tokens + other.cached_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call as the model asked for it; `arguments` is the raw JSON text."""
+
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    turn: int  # 1-based index of the turn in the conversation
+    user_text: str
+
+
+@dataclass(frozen=True)
+class RequestSent:
+    """The exact body of one Chat Completions request (never the API key)."""
+
+    turn: int
+    request: int  # 1-based index of the request in the conversation
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    params: dict[str, Any]  # tool_choice, temperature, stream, …
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    request: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    request: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallDelta:
+    """A piece of a streamed tool call's arguments (for showing them as they arrive)."""
+
+    request: int
+    index: int
+    call_id: str | None
+    name: str | None
+    arguments: str
+
+
+@dataclass(frozen=True)
+class AssistantMessage:
+    """One complete model response, as appended to the history."""
+
+    request: int
+    content: str | None
+    tool_calls: tuple[ToolCall, ...]
+    reasoning: str | None
+    finish_reason: str | None
+    latency_ms: float
+    raw: dict[str, Any] = field(default_factory=dict)  # the response body, for the inspector
+
+
+@dataclass(frozen=True)
+class UsageReported:
+    request: int
+    usage: Usage | None  # None: the server reported no usage at all
+    cost: float | None  # None: no price known for the model
+    model: str
+    latency_ms: float
+    context_window: int | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    """The customer's answer for each pending write call, by call id."""
+
+    approved: dict[str, bool]
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    preview: str  # what it will change, in words
+
+
+@dataclass(frozen=True)
+class ApprovalRequested:
+    """All write calls of one response, waiting for the customer's yes or no.
+
+    The consumer answers with `decide(...)`; the loop waits for it after yielding.
+    """
+
+    request: int
+    calls: tuple[PendingWrite, ...]
+    decision: asyncio.Future[ApprovalDecision] = field(compare=False, repr=False)
+
+    def decide(self, approved: dict[str, bool] | bool) -> None:
+        if isinstance(approved, bool):
+            approved = {call.call_id: approved for call in self.calls}
+        if not self.decision.done():
+            self.decision.set_result(ApprovalDecision(approved))
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | None  # None when the JSON could not be parsed
+    raw_arguments: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    """One per tool call, in call order; `result` is what the model will see."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | None
+    result: Any
+    error: str | None  # error code, or None
+    elapsed_ms: float
+    changes: tuple[RowChange, ...] = ()
+    producer: Producer = "framework"
+
+
+@dataclass(frozen=True)
+class LimitReached:
+    kind: Literal["tool_calls", "requests", "tokens", "cost"]
+    limit: float
+    message: str
+
+
+@dataclass(frozen=True)
+class GroundingWarning:
+    request: int
+    unsupported: tuple[str, ...]  # values in the reply found in no tool result or customer message
+    text: str
+
+
+@dataclass(frozen=True)
+class RetryScheduled:
+    attempt: int
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class ErrorOccurred:
+    """A failure the turn could not recover from; `message` is one plain sentence."""
+
+    kind: str  # "auth", "not_found", "rate_limit", "server", "timeout", "connection", …
+    message: str
+    hint: str | None = None
+    status: int | None = None
+
+
+TurnEnd = Literal["answered", "tool_call_limit", "request_limit", "budget", "error", "cancelled"]
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    turn: int
+    reason: TurnEnd
+    usage: Usage
+    cost: float | None
+
+
+AgentEvent = (
+    TurnStarted
+    | RequestSent
+    | TextDelta
+    | ReasoningDelta
+    | ToolCallDelta
+    | AssistantMessage
+    | UsageReported
+    | ApprovalRequested
+    | ToolStarted
+    | ToolFinished
+    | LimitReached
+    | GroundingWarning
+    | RetryScheduled
+    | ErrorOccurred
+    | TurnFinished
+)

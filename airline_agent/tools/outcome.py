@@ -1,0 +1,55 @@
+"""What one tool call gives back to whoever called it (the loop, `call`, replays)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# The error codes of DESIGN.md; a tool failure is always `{"error": CODE, "message": …}`.
+ERROR_CODES = (
+    "INVALID_ARGUMENTS",
+    "NOT_FOUND",
+    "UNKNOWN_TOOL",
+    "CONFLICT",
+    "POLICY_VIOLATION",
+    "PERMISSION_DENIED",
+    "TOOL_CALL_LIMIT_EXCEEDED",
+    "INTERNAL_ERROR",
+)
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """One database row a write changed: `before` is None for an insert, `after` for a delete."""
+
+    table: str
+    key: str  # primary key rendered as text, e.g. "EHGLP3" or "emma_kim_9957/gift_card_9562694"
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    name: str
+    arguments: dict[str, Any] | None  # None when the arguments were not valid JSON
+    result: Any  # JSON-safe: what the model sees (serialised with `content()`)
+    error: str | None  # one of ERROR_CODES, or None on success
+    elapsed_ms: float
+    changes: tuple[RowChange, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def content(self) -> str:
+        """The `role: tool` message content."""
+        import json
+
+        if isinstance(self.result, str):
+            return self.result
+        return json.dumps(self.result, ensure_ascii=False)
+
+
+def error_result(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    assert code in ERROR_CODES, code
+    return {"error": code, "message": message, **extra}

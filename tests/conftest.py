@@ -1,0 +1,35 @@
+"""Shared fixtures. Reference data lives beside the project in ../shared/reference."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TAU2_DIR = Path(os.environ.get("AIRLINE_AGENT_TAU2_DIR", ROOT.parent / "shared/reference/tau2"))
+LLAMA_DIR = Path(
+    os.environ.get("AIRLINE_AGENT_LLAMA_DIR", ROOT.parent / "shared/reference/llama-server")
+)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the developer's keys, model or database, or a `.env` file."""
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "AIRLINE_AGENT_")) and name not in (
+            "AIRLINE_AGENT_TAU2_DIR",
+            "AIRLINE_AGENT_LLAMA_DIR",
+            "AIRLINE_AGENT_SLOW",
+        ):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+def tau2_files() -> tuple[Path, Path]:
+    """The τ² db.json and tasks.json, or skip the test with the reason."""
+    db, tasks = TAU2_DIR / "db.json", TAU2_DIR / "tasks.json"
+    if not (db.is_file() and tasks.is_file()):
+        pytest.skip(f"τ²-bench reference data not found in {TAU2_DIR} (set AIRLINE_AGENT_TAU2_DIR)")
+    return db, tasks
