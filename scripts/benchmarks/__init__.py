@@ -1,0 +1,1 @@
+"""Benchmark parts; each module has `run(quick: bool) -> list[Row]`."""
