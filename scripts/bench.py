@@ -42,9 +42,12 @@ def print_table(rows: list[Row]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="*", choices=[*PARTS, []], default=[])
+    parser.add_argument("parts", nargs="*", metavar="PART", help=f"any of {', '.join(PARTS)}")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and scales")
     args = parser.parse_args()
+    unknown = [part for part in args.parts if part not in PARTS]
+    if unknown:
+        parser.error(f"unknown part {', '.join(unknown)}; choose from {', '.join(PARTS)}")
     rows: list[Row] = []
     for part in args.parts or PARTS:
         try:
