@@ -1,0 +1,166 @@
+"""The scenario file format (`data/scenarios/*.yaml`): one conversation, replayable offline.
+
+A scenario names its dataset and customer, the settings that matter, and its turns. A turn
+is the customer's message, the model's scripted responses in order, and what must happen:
+the tools called (with checks on their results), the warnings raised, how the turn ends.
+The final database expectation is in the `export --format tau2` shape.
+
+Every model forbids unknown keys, so a typo in a file is an error, not a silent no-op.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from airline_agent.tools.outcome import ERROR_CODES
+
+Dataset = Literal["sample", "tau2"]
+Approval = Literal["auto", "ask-accept", "ask-decline", "deny"]
+Warning = Literal["grounding", "limit"]
+TurnEnd = Literal["answered", "tool_call_limit", "request_limit", "budget", "error", "cancelled"]
+RecordKind = Literal["users", "reservations", "flights"]
+
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TokenUsage(Strict):
+    prompt_tokens: int = Field(0, ge=0)
+    completion_tokens: int = Field(0, ge=0)
+    cached_tokens: int = Field(0, ge=0)
+    reasoning_tokens: int = Field(0, ge=0)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class ScriptedCall(Strict):
+    """One tool call the model makes. A string `arguments` is sent as is (malformed on purpose)."""
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+    id: str | None = None
+
+
+class ModelResponse(Strict):
+    """One response of the model, as the backend will return it."""
+
+    content: str | None = None
+    tool_calls: list[ScriptedCall] = Field(default_factory=list)
+    reasoning: str | None = None
+    usage: TokenUsage | None = None
+    finish_reason: str | None = None
+
+    @model_validator(mode="after")
+    def _says_something(self) -> ModelResponse:
+        if self.content is None and not self.tool_calls:
+            raise ValueError("a response needs `content`, `tool_calls`, or both")
+        return self
+
+
+class CallCheck(Strict):
+    """What one tool call of the turn must give: its tool, ok or an error code, fields.
+
+    `has` lists dotted paths that must exist in the result; `equals` maps dotted paths to
+    the values they must hold. `recorded` is the whole result as it was when the file was
+    written: a different result now is reported as drift.
+    """
+
+    tool: str = Field(min_length=1)
+    ok: bool | None = None
+    error: str | None = None
+    has: list[str] = Field(default_factory=list)
+    equals: dict[str, Any] = Field(default_factory=dict)
+    recorded: Any = None
+
+    @field_validator("error")
+    @classmethod
+    def _known_code(cls, code: str | None) -> str | None:
+        if code is not None and code not in ERROR_CODES:
+            known = ", ".join(ERROR_CODES)
+            raise ValueError(f"unknown error code {code!r}; expected one of {known}")
+        return code
+
+    @model_validator(mode="after")
+    def _ok_or_error(self) -> CallCheck:
+        if self.ok is True and self.error is not None:
+            raise ValueError("`ok: true` and an `error` code contradict each other")
+        return self
+
+    @property
+    def has_recording(self) -> bool:
+        return "recorded" in self.model_fields_set
+
+
+class TurnExpectations(Strict):
+    """What must happen in a turn. `tools` alone checks names; `calls` checks results too."""
+
+    tools: list[str] | None = None
+    calls: list[CallCheck] | None = None
+    warnings: list[Warning] = Field(default_factory=list)
+    end: TurnEnd | None = "answered"
+
+    @model_validator(mode="after")
+    def _tools_agree_with_calls(self) -> TurnExpectations:
+        if self.tools is not None and self.calls is not None:
+            names = [call.tool for call in self.calls]
+            if names != self.tools:
+                raise ValueError(f"`tools` {self.tools} and the tools of `calls` {names} disagree")
+        return self
+
+    @property
+    def tool_names(self) -> list[str] | None:
+        if self.calls is not None:
+            return [call.tool for call in self.calls]
+        return self.tools
+
+
+class Turn(Strict):
+    customer: str = Field(min_length=1)
+    responses: list[ModelResponse] = Field(min_length=1)
+    expect: TurnExpectations = Field(default_factory=TurnExpectations)
+
+
+class ScenarioSettings(Strict):
+    guard: bool = True
+    approval: Approval = "auto"
+    max_tool_calls: int = Field(8, ge=1)
+    model: str = "scripted"  # the name used for pricing
+    now: str | None = None  # the domain clock; None: the default (policy C1)
+
+
+# `{kind: {id: {dotted.path: value}}}`: the records that must have changed, and how.
+RecordExpectations = dict[RecordKind, dict[str, dict[str, Any]]]
+
+
+class Scenario(Strict):
+    name: str
+    description: str = ""
+    dataset: Dataset = "sample"
+    customer: str | None = None
+    settings: ScenarioSettings = Field(default_factory=ScenarioSettings)
+    turns: list[Turn] = Field(min_length=1)
+    # "unchanged" unless said otherwise; an explicit `null` checks nothing.
+    database: Literal["unchanged"] | RecordExpectations | None = "unchanged"
+
+    @field_validator("name")
+    @classmethod
+    def _slug(cls, name: str) -> str:
+        if not NAME_PATTERN.match(name):
+            raise ValueError("a name is lower-case letters, digits and dashes, e.g. cancel-ehglp3")
+        return name
+
+    @property
+    def tool_call_count(self) -> int:
+        return sum(len(r.tool_calls) for t in self.turns for r in t.responses)
+
+    @property
+    def tokens(self) -> int:
+        return sum(r.usage.total_tokens for t in self.turns for r in t.responses if r.usage)
