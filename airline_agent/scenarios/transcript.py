@@ -1,0 +1,216 @@
+"""Transcripts of a conversation, from the loop's events.
+
+- JSONL: one line per model request, in Chat Completions shape: the exact request body
+  (`model`, `messages`, `tools` and the parameters), the response (`choices[0].message`,
+  `finish_reason`, `usage`), and the tool results the response led to.
+- Markdown: the same conversation for reading.
+
+The events never carry the API key; `secrets` are blanked out anyway, in case a
+customer or a model repeated one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from airline_agent.agent.events import (
+    AgentEvent,
+    AssistantMessage,
+    ErrorOccurred,
+    GroundingWarning,
+    LimitReached,
+    RequestSent,
+    ToolFinished,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+    UsageReported,
+)
+
+REDACTED = "[redacted]"
+MARKDOWN_RESULT_LIMIT = 1500  # characters of a tool result shown in Markdown; JSONL has all
+
+
+def usage_body(usage: Usage | None) -> dict[str, Any] | None:
+    """Usage as a Chat Completions response reports it."""
+    if usage is None:
+        return None
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+        "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
+        "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+    }
+
+
+def message_body(message: AssistantMessage) -> dict[str, Any]:
+    body: dict[str, Any] = {"role": "assistant", "content": message.content}
+    if message.tool_calls:
+        body["tool_calls"] = [
+            {
+                "id": call.call_id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in message.tool_calls
+        ]
+    if message.reasoning:
+        body["reasoning_content"] = message.reasoning
+    return body
+
+
+def transcript_records(events: Iterable[AgentEvent]) -> list[dict[str, Any]]:
+    """One record per request, in the order they were sent."""
+    records: list[dict[str, Any]] = []
+    by_request: dict[int, dict[str, Any]] = {}
+    for event in events:
+        match event:
+            case RequestSent():
+                record = {
+                    "turn": event.turn,
+                    "request": event.request,
+                    "body": {
+                        "model": event.model,
+                        "messages": event.messages,
+                        "tools": event.tools,
+                        **event.params,
+                    },
+                    "response": None,
+                    "tool_results": [],
+                }
+                by_request[event.request] = record
+                records.append(record)
+            case AssistantMessage():
+                record = by_request.get(event.request)
+                if record is not None:
+                    record["response"] = {
+                        "object": "chat.completion",
+                        "model": record["body"]["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": message_body(event),
+                                "finish_reason": event.finish_reason,
+                            }
+                        ],
+                        "usage": None,
+                    }
+                    record["latency_ms"] = round(event.latency_ms, 1)
+            case UsageReported():
+                record = by_request.get(event.request)
+                if record is not None and record["response"] is not None:
+                    record["response"]["usage"] = usage_body(event.usage)
+                    record["cost"] = event.cost
+            case ToolFinished():
+                if records:
+                    records[-1]["tool_results"].append(
+                        {
+                            "role": "tool",
+                            "tool_call_id": event.call_id,
+                            "name": event.name,
+                            "content": _content(event.result),
+                            "error": event.error,
+                            "elapsed_ms": round(event.elapsed_ms, 2),
+                        }
+                    )
+    return records
+
+
+def to_jsonl(events: Iterable[AgentEvent], secrets: Sequence[str] = ()) -> str:
+    lines = [json.dumps(record, ensure_ascii=False) for record in transcript_records(events)]
+    return redact("\n".join(lines) + "\n" if lines else "", secrets)
+
+
+def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Sequence[str] = ()) -> str:
+    out: list[str] = [f"# {title}", ""]
+    for event in events:
+        match event:
+            case TurnStarted():
+                out += [f"## Turn {event.turn}", "", f"**Customer:** {event.user_text}", ""]
+            case UsageReported():
+                out += [f"_{_usage_line(event)}_", ""]
+            case AssistantMessage():
+                if event.reasoning:
+                    out += ["> " + line for line in event.reasoning.splitlines()] + [""]
+                for call in event.tool_calls:
+                    out.append(f"**Tool call** `{call.name}` `{call.arguments}`")
+                if event.tool_calls:
+                    out.append("")
+                if event.content:
+                    out += [f"**Agent:** {event.content}", ""]
+            case ToolFinished():
+                verdict = f"error {event.error}" if event.error else "ok"
+                text = _content(event.result)
+                if len(text) > MARKDOWN_RESULT_LIMIT:
+                    text = text[:MARKDOWN_RESULT_LIMIT] + " …"
+                out += [
+                    f"**Result** of `{event.name}`: {verdict} ({event.elapsed_ms:.1f} ms)",
+                    "",
+                    "```json",
+                    text,
+                    "```",
+                    "",
+                ]
+                for change in event.changes:
+                    action = "inserted" if change.before is None else "updated"
+                    if change.after is None:
+                        action = "deleted"
+                    out.append(f"- database: {change.table} `{change.key}` {action}")
+                if event.changes:
+                    out.append("")
+            case GroundingWarning():
+                names = ", ".join(event.unsupported)
+                out += [f"⚠ **Grounding:** not found in any tool result or message: {names}", ""]
+            case LimitReached():
+                out += [f"⚠ **Limit:** {event.message}", ""]
+            case ErrorOccurred():
+                out += [f"✖ **Error** ({event.kind}): {event.message}", ""]
+            case TurnFinished():
+                total = event.usage
+                cost = f", ${event.cost:.6f}" if event.cost is not None else ""
+                out += [
+                    f"_Turn {event.turn} ended: {event.reason}; {total.prompt_tokens} prompt + "
+                    f"{total.completion_tokens} completion tokens{cost}_",
+                    "",
+                ]
+    return redact("\n".join(out).rstrip() + "\n", secrets)
+
+
+def write_transcript(
+    events: Sequence[AgentEvent], directory: str | Path, name: str, secrets: Sequence[str] = ()
+) -> tuple[Path, Path]:
+    """Write `<name>.jsonl` and `<name>.md` into `directory`; returns both paths."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    jsonl, markdown = folder / f"{name}.jsonl", folder / f"{name}.md"
+    jsonl.write_text(to_jsonl(events, secrets), encoding="utf-8")
+    markdown.write_text(to_markdown(events, name, secrets), encoding="utf-8")
+    return jsonl, markdown
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def _content(result: Any) -> str:
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+
+
+def _usage_line(event: UsageReported) -> str:
+    if event.usage is None:
+        return f"request {event.request}: no usage reported ({event.latency_ms:.0f} ms)"
+    u = event.usage
+    parts = [f"{u.prompt_tokens} prompt", f"{u.completion_tokens} completion"]
+    if u.cached_tokens:
+        parts.append(f"{u.cached_tokens} cached")
+    if u.reasoning_tokens:
+        parts.append(f"{u.reasoning_tokens} reasoning")
+    cost = f" · ${event.cost:.6f}" if event.cost is not None else " · cost unknown"
+    return f"request {event.request}: {' + '.join(parts)} tokens{cost} · {event.latency_ms:.0f} ms"
