@@ -136,8 +136,9 @@ class ScenarioSettings(Strict):
     now: str | None = None  # the domain clock; None: the default (policy C1)
 
 
-# `{kind: {id: {dotted.path: value}}}`: the records that must have changed, and how.
-RecordExpectations = dict[RecordKind, dict[str, dict[str, Any]]]
+# `{kind: {id: {dotted.path: value}}}`: the records that must have changed, and how;
+# `{kind: {id: null}}`: the record must be gone.
+RecordExpectations = dict[RecordKind, dict[str, dict[str, Any] | None]]
 
 
 class Scenario(Strict):
