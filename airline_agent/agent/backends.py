@@ -1,0 +1,186 @@
+"""Where model replies come from: an OpenAI-compatible server, or a prepared script.
+
+A backend takes the exact request body the loop built and yields the reply's pieces as
+they arrive (text, reasoning, tool-call deltas; only when streaming), then one
+`ModelReply`. Failures are raised (openai exceptions or `BackendError`s) and classified
+by the loop with `agent.errors.classify`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from airline_agent.agent.errors import ScriptExhausted
+from airline_agent.agent.events import ToolCall, Usage
+from airline_agent.agent.streaming import (
+    ModelReply,
+    Piece,
+    ReasoningPiece,
+    StreamAssembler,
+    TextPiece,
+    ToolCallPiece,
+    reply_from_completion,
+)
+
+if TYPE_CHECKING:
+    from airline_agent.config import Settings
+
+# Local servers (Ollama, vLLM, llama.cpp, LM Studio) accept any key; the client needs one.
+PLACEHOLDER_KEY = "not-needed-for-local-servers"
+
+
+class ChatBackend(Protocol):
+    model: str
+    base_url: str | None
+
+    def reply(self, body: dict[str, Any]) -> AsyncIterator[Piece | ModelReply]: ...
+
+
+class BackendConfigError(ValueError):
+    """The backend cannot be built from the given settings (said plainly)."""
+
+
+@dataclass(frozen=True)
+class ScriptedToolCall:
+    name: str
+    arguments: dict[str, Any] | str  # str is sent raw (may be malformed JSON on purpose)
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ScriptedResponse:
+    content: str | None = None
+    tool_calls: tuple[ScriptedToolCall, ...] = ()
+    reasoning: str | None = None
+    usage: Usage | None = None
+    finish_reason: str | None = None  # default: "tool_calls" if tool_calls else "stop"
+
+
+class ScriptedBackend:
+    """Answers requests in order from its queue; past the end, ScriptExhausted."""
+
+    base_url: str | None = None
+
+    def __init__(self, responses: Iterable[ScriptedResponse] = (), *, model: str = "scripted"):
+        self.model = model
+        self._queue: deque[ScriptedResponse] = deque(responses)
+        self._served = 0
+        self.requests: list[dict[str, Any]] = []  # every body received, for tests
+
+    def load(self, responses: Iterable[ScriptedResponse]) -> None:
+        self._queue = deque(responses)
+
+    @property
+    def remaining(self) -> int:
+        return len(self._queue)
+
+    async def reply(self, body: dict[str, Any]) -> AsyncIterator[Piece | ModelReply]:
+        self.requests.append(body)
+        if not self._queue:
+            raise ScriptExhausted(
+                "The scripted model has no more responses for this request.",
+                hint="The conversation went further than the script; add a response or "
+                "end the scenario here.",
+            )
+        response = self._queue.popleft()
+        self._served += 1
+        calls = tuple(
+            ToolCall(
+                call_id=call.call_id or f"call_{self._served}_{position}",
+                name=call.name,
+                arguments=call.arguments
+                if isinstance(call.arguments, str)
+                else json.dumps(call.arguments),
+            )
+            for position, call in enumerate(response.tool_calls)
+        )
+        if body.get("stream"):
+            if response.reasoning:
+                yield ReasoningPiece(response.reasoning)
+            if response.content:
+                yield TextPiece(response.content)
+            for index, call in enumerate(calls):
+                yield ToolCallPiece(index, call.call_id, call.name, call.arguments)
+        finish = response.finish_reason or ("tool_calls" if calls else "stop")
+        yield ModelReply(
+            content=response.content,
+            tool_calls=calls,
+            reasoning=response.reasoning,
+            finish_reason=finish,
+            usage=response.usage,
+            model=self.model,
+            raw={"scripted": True, "response": self._served, "finish_reason": finish},
+        )
+
+
+class OpenAIBackend:
+    """Chat Completions through `openai.AsyncOpenAI`, at OpenAI or any compatible server.
+
+    The client's own retries are off: the loop retries visibly (RetryScheduled events).
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        client: Any = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        if client is None:
+            import openai
+
+            if not api_key:
+                if not base_url:
+                    raise BackendConfigError(
+                        "OPENAI_API_KEY is not set: api.openai.com needs a key "
+                        "(a local server needs only OPENAI_BASE_URL)."
+                    )
+                api_key = PLACEHOLDER_KEY
+            client = openai.AsyncOpenAI(
+                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+            )
+        self.client = client
+        if self.base_url is None:
+            self.base_url = str(getattr(client, "base_url", "") or "") or None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OpenAIBackend:
+        if not settings.model:
+            raise BackendConfigError("No model is configured (AIRLINE_AGENT_MODEL or --model).")
+        key = settings.api_key.get_secret_value() if settings.api_key else None
+        return cls(
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key=key,
+            timeout=settings.timeout,
+        )
+
+    async def reply(self, body: dict[str, Any]) -> AsyncIterator[Piece | ModelReply]:
+        create = self.client.chat.completions.create
+        if not body.get("stream"):
+            yield reply_from_completion(await create(**body))
+            return
+        stream = await create(**body)
+        assembler = StreamAssembler()
+        try:
+            async for chunk in stream:
+                for piece in assembler.feed(chunk):
+                    yield piece
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                await close()
+        yield assembler.finish()
+
+    async def aclose(self) -> None:
+        close = getattr(self.client, "close", None)
+        if close is not None:
+            await close()

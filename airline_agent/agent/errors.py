@@ -1,0 +1,232 @@
+"""API failures, told plainly: what went wrong, what to do, and whether a retry may help.
+
+The loop catches failures of one model request and turns them into a `Failure` through
+`classify`; it retries the retryable ones with backoff and otherwise ends the turn with an
+`ErrorOccurred` event. `openai` is imported lazily (start-up cost, see STYLE.md).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+
+class BackendError(Exception):
+    """A failure a backend detected itself (not an HTTP status): kind + plain message."""
+
+    kind = "backend"
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class ScriptExhausted(BackendError):
+    kind = "script_exhausted"
+
+
+class StreamCutOff(BackendError):
+    kind = "stream_cut"
+
+
+class NotACompletion(BackendError):
+    kind = "bad_response"
+
+
+@dataclass(frozen=True)
+class Failure:
+    kind: str
+    message: str
+    hint: str | None = None
+    status: int | None = None
+    retryable: bool = False
+    retry_after: float | None = None  # seconds the server asked us to wait
+
+
+_CONTEXT_MARKERS = ("context_length_exceeded", "context length", "maximum context", "too long")
+
+
+def classify(exc: BaseException, *, model: str = "", base_url: str | None = None) -> Failure:
+    """One plain sentence and a hint for any failure of one model request."""
+    if isinstance(exc, BackendError):
+        retryable = isinstance(exc, StreamCutOff)
+        return Failure(exc.kind, exc.message, exc.hint, retryable=retryable)
+    where = base_url or "the API"
+    try:
+        import httpx
+        import openai
+    except ImportError:  # pragma: no cover - both are dependencies
+        return Failure("internal", f"The request failed: {exc}")
+
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure(
+            "timeout",
+            f"The model server at {where} did not answer in time.",
+            "Try again; a slow local model may need a longer AIRLINE_AGENT_TIMEOUT.",
+            retryable=True,
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, httpx.RemoteProtocolError | httpx.ReadError):
+            return _stream_cut(str(cause))
+        return Failure(
+            "connection",
+            f"Could not connect to the model server at {where}.",
+            "Is the server running? Check OPENAI_BASE_URL / --base-url.",
+            retryable=True,
+        )
+    if isinstance(exc, openai.APIStatusError):
+        return _from_status(exc, model=model, where=where)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return _not_a_completion(str(exc))
+    if isinstance(exc, httpx.TimeoutException):
+        return Failure("timeout", f"The model server at {where} stopped answering.", None, True)
+    if isinstance(exc, httpx.TransportError):
+        # httpx errors raised while reading a stream are not wrapped by openai.
+        return _stream_cut(str(exc))
+    if isinstance(exc, openai.APIError):
+        # An `error` object inside an SSE stream.
+        return Failure("api", f"The model server reported an error: {_short(exc.message)}")
+    if isinstance(exc, json.JSONDecodeError):
+        return _not_a_completion(str(exc))
+    return Failure("internal", f"The request failed unexpectedly: {type(exc).__name__}: {exc}")
+
+
+def _stream_cut(detail: str) -> Failure:
+    return Failure(
+        "stream_cut",
+        "The model's streamed answer was cut off before it finished.",
+        f"Try again; if it keeps happening, use --no-stream. ({_short(detail)})",
+        retryable=True,
+    )
+
+
+def _not_a_completion(detail: str) -> Failure:
+    return Failure(
+        "bad_response",
+        "The server's answer was not a chat completion.",
+        "Check that --base-url / OPENAI_BASE_URL points at an OpenAI-compatible "
+        f"endpoint (usually ending in /v1). ({_short(detail)})",
+    )
+
+
+def _from_status(exc: Any, *, model: str, where: str) -> Failure:
+    status: int = exc.status_code
+    detail = _server_message(exc)
+    if status == 401:
+        return Failure(
+            "auth",
+            f"The model server at {where} refused the API key (401).",
+            "Set OPENAI_API_KEY to a valid key for this server.",
+            status,
+        )
+    if status == 403:
+        return Failure(
+            "auth",
+            f"The API key may not use model '{model}' (403): {detail}",
+            "Use a key with access to this model, or choose another with --model.",
+            status,
+        )
+    if status == 404:
+        return Failure(
+            "not_found",
+            f"The server does not know model '{model}' or this endpoint (404): {detail}",
+            "Check --model / AIRLINE_AGENT_MODEL, and that the base URL ends in /v1.",
+            status,
+        )
+    if status == 429:
+        return Failure(
+            "rate_limit",
+            f"The model server is rate-limiting us (429): {detail}",
+            "Wait a moment and try again, or lower the request rate.",
+            status,
+            retryable=True,
+            retry_after=retry_after_seconds(exc.response.headers),
+        )
+    code = _error_code(exc)
+    if status in (400, 413, 422) and (
+        code == "context_length_exceeded" or any(m in detail.lower() for m in _CONTEXT_MARKERS)
+    ):
+        return Failure(
+            "context_length",
+            "The conversation is too long for the model's context window.",
+            "Start a new conversation, or use a model with a larger context window.",
+            status,
+        )
+    if status >= 500:
+        return Failure(
+            "server",
+            f"The model server failed ({status}): {detail}",
+            "Try again; if it keeps failing, check the server's log.",
+            status,
+            retryable=True,
+        )
+    return Failure(
+        "bad_request",
+        f"The model server rejected the request ({status}): {detail}",
+        "This is likely a server incompatibility; the request is shown in the trace.",
+        status,
+    )
+
+
+def _error_body(exc: Any) -> dict[str, Any]:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        return inner if isinstance(inner, dict) else {"message": str(inner)}
+    return {}
+
+
+def _error_code(exc: Any) -> str | None:
+    code = getattr(exc, "code", None) or _error_body(exc).get("code")
+    return str(code) if code is not None else None
+
+
+def _server_message(exc: Any) -> str:
+    message = _error_body(exc).get("message")
+    if not message:
+        try:
+            message = exc.response.text
+        except Exception:  # a streamed response whose body was not read
+            message = ""
+    return _short(str(message or exc.message or "no details"))
+
+
+def _short(text: str, limit: int = 240) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def retry_after_seconds(headers: Any, *, now: float | None = None) -> float | None:
+    """`retry-after-ms`, `retry-after` in seconds, or as an HTTP date; None if absent/odd."""
+    if headers is None:
+        return None
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(0.0, float(raw_ms) / 1000)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    parsed = email.utils.parsedate_tz(raw)
+    if parsed is None:
+        return None
+    when = email.utils.mktime_tz(parsed)
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+def backoff_delay(attempt: int, failure: Failure, *, base: float, cap: float) -> float:
+    """The wait before retry `attempt` (1-based): the server's retry-after, else exponential."""
+    if failure.retry_after is not None:
+        return min(failure.retry_after, cap)
+    return min(base * (2 ** (attempt - 1)), cap)

@@ -1,0 +1,136 @@
+"""The message history: building its entries, checking it, and closing what is left open.
+
+A valid Chat Completions history, as servers require it: every assistant `tool_calls`
+entry is followed by exactly one `role: tool` message per call id, before anything else;
+no tool message answers a call that was never made; every tool call's `arguments` is a
+JSON object in text. The last point matters with weak local models: a reply cut off by
+`max_tokens` can carry arguments such as `{"reservation_id": "12345`, and llama.cpp's
+server answers a history that echoes them with HTTP 500 (reference capture 05). Such
+arguments are replaced by `{}` in the history and the call is answered with an
+`INVALID_ARGUMENTS` result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from airline_agent.agent.events import ToolCall
+
+EMPTY_ARGUMENTS = "{}"
+
+
+def parse_arguments(text: str | None) -> dict[str, Any] | None:
+    """The arguments as a dict, or None when they are not a JSON object."""
+    if not text:
+        return {}  # an empty string means "no arguments" for most servers
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def assistant_entry(
+    content: str | None,
+    tool_calls: tuple[ToolCall, ...],
+    *,
+    reasoning: str | None = None,
+    send_reasoning: bool = False,
+) -> dict[str, Any]:
+    """The history entry for one model reply; unusable arguments become `{}`."""
+    entry: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        entry["tool_calls"] = [
+            {
+                "id": call.call_id,
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    "arguments": call.arguments
+                    if call.arguments and parse_arguments(call.arguments) is not None
+                    else EMPTY_ARGUMENTS,
+                },
+            }
+            for call in tool_calls
+        ]
+    elif content is None:
+        entry["content"] = ""  # some servers reject an assistant message with neither
+    if send_reasoning and reasoning:
+        entry["reasoning_content"] = reasoning
+    return entry
+
+
+def tool_entry(call_id: str, content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def open_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool calls of the last assistant entry that no tool message answers yet."""
+    answered: set[str] = set()
+    for entry in reversed(history):
+        role = entry.get("role")
+        if role == "tool":
+            answered.add(entry.get("tool_call_id", ""))
+            continue
+        if role == "assistant":
+            return [c for c in entry.get("tool_calls") or () if c.get("id") not in answered]
+        return []
+    return []
+
+
+def close_open_calls(
+    history: list[dict[str, Any]], content_for: Callable[[dict[str, Any]], str]
+) -> list[dict[str, Any]]:
+    """Answer every still-open call (e.g. after a cancellation); returns what was added."""
+    added = [tool_entry(call["id"], content_for(call)) for call in open_calls(history)]
+    history.extend(added)
+    return added
+
+
+def problems(history: list[dict[str, Any]]) -> list[str]:
+    """Why a server could reject this history; empty when it is valid."""
+    found: list[str] = []
+    pending: dict[str, int] = {}  # open call id -> index of its assistant entry
+    for position, entry in enumerate(history):
+        role = entry.get("role")
+        if role not in ("system", "user", "assistant", "tool"):
+            found.append(f"#{position}: unknown role {role!r}")
+            continue
+        if role != "tool" and pending:
+            found.append(f"#{position}: calls {sorted(pending)} are not answered before it")
+            pending.clear()
+        if role == "assistant":
+            calls = entry.get("tool_calls") or []
+            if not calls and entry.get("content") is None:
+                found.append(f"#{position}: assistant message with neither content nor calls")
+            for call in calls:
+                call_id = call.get("id")
+                function = call.get("function") or {}
+                if not call_id:
+                    found.append(f"#{position}: a tool call without an id")
+                    continue
+                if call_id in pending:
+                    found.append(f"#{position}: tool call id {call_id} used twice")
+                pending[call_id] = position
+                arguments = function.get("arguments")
+                if not isinstance(arguments, str) or parse_arguments(arguments) is None:
+                    found.append(
+                        f"#{position}: arguments of {call_id} are not a JSON object: {arguments!r}"
+                    )
+        elif role == "tool":
+            call_id = entry.get("tool_call_id")
+            if call_id not in pending:
+                found.append(f"#{position}: tool message for {call_id!r} answers no open call")
+            else:
+                del pending[call_id]
+            if not isinstance(entry.get("content"), str):
+                found.append(f"#{position}: tool message content is not text")
+    if pending:
+        found.append(f"end: calls {sorted(pending)} are never answered")
+    return found
+
+
+def is_valid(history: list[dict[str, Any]]) -> bool:
+    return not problems(history)

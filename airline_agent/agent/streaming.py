@@ -1,0 +1,244 @@
+"""One model reply, from a whole completion or assembled from stream chunks.
+
+Works on `openai` objects and on plain dicts alike (servers add fields the SDK does not
+know, such as `reasoning_content`, `reasoning` or llama.cpp's `timings`). Streamed tool
+calls are assembled by `index`: the first delta of a call carries its id and name, the
+next ones only pieces of `arguments`. A streamed reply's usage arrives in a last chunk
+with empty `choices` (when asked for with `stream_options.include_usage`); a server that
+sends none gives `usage=None`, never zeros.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from airline_agent.agent.errors import NotACompletion, StreamCutOff
+from airline_agent.agent.events import ToolCall, Usage
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+@dataclass(frozen=True)
+class TextPiece:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningPiece:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallPiece:
+    index: int
+    call_id: str | None
+    name: str | None
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """A complete model response, whatever the transport."""
+
+    content: str | None
+    tool_calls: tuple[ToolCall, ...]
+    reasoning: str | None
+    finish_reason: str | None
+    usage: Usage | None
+    model: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+Piece = TextPiece | ReasoningPiece | ToolCallPiece
+
+
+def _get(obj: Any, name: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def _to_dict(obj: Any) -> Any:
+    if obj is None or isinstance(obj, dict | list | str | int | float | bool):
+        return obj
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    dump = getattr(obj, "model_dump", None)
+    return dump() if callable(dump) else str(obj)
+
+
+def _reasoning_of(obj: Any) -> str | None:
+    for name in REASONING_FIELDS:
+        value = _get(obj, name)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def parse_usage(raw: Any) -> Usage | None:
+    """Usage from a response's `usage` object; None when the server sent none."""
+    if raw is None:
+        return None
+    prompt_details = _get(raw, "prompt_tokens_details")
+    completion_details = _get(raw, "completion_tokens_details")
+    return Usage(
+        prompt_tokens=int(_get(raw, "prompt_tokens") or 0),
+        completion_tokens=int(_get(raw, "completion_tokens") or 0),
+        cached_tokens=int(_get(prompt_details, "cached_tokens") or 0),
+        reasoning_tokens=int(_get(completion_details, "reasoning_tokens") or 0),
+    )
+
+
+def _call_id(raw_id: Any, index: int) -> str:
+    # Some servers send no id; a stable made-up one keeps the history valid.
+    return str(raw_id) if raw_id else f"call_{index}"
+
+
+def reply_from_completion(completion: Any) -> ModelReply:
+    """A non-streamed response; anything that is not a completion raises NotACompletion."""
+    choices = _get(completion, "choices") if not isinstance(completion, str) else None
+    if not isinstance(choices, list) or not choices or _get(choices[0], "message") is None:
+        preview = completion if isinstance(completion, str) else repr(_to_dict(completion))
+        raise NotACompletion(
+            "The server's answer was not a chat completion.",
+            hint="Check that the base URL points at an OpenAI-compatible endpoint "
+            f"(usually ending in /v1). The body began: {str(preview)[:120]!r}",
+        )
+    choice = choices[0]
+    message = _get(choice, "message")
+    calls = []
+    for index, raw_call in enumerate(_get(message, "tool_calls") or ()):
+        function = _get(raw_call, "function")
+        calls.append(
+            ToolCall(
+                call_id=_call_id(_get(raw_call, "id"), index),
+                name=str(_get(function, "name") or ""),
+                arguments=_arguments_text(_get(function, "arguments")),
+            )
+        )
+    return ModelReply(
+        content=_get(message, "content"),
+        tool_calls=tuple(calls),
+        reasoning=_reasoning_of(message),
+        finish_reason=_get(choice, "finish_reason"),
+        usage=parse_usage(_get(completion, "usage")),
+        model=_get(completion, "model"),
+        raw=_to_dict(completion),
+    )
+
+
+def _arguments_text(arguments: Any) -> str:
+    if arguments is None:
+        return ""
+    if isinstance(arguments, str):
+        return arguments
+    import json  # a few servers send an object instead of JSON text
+
+    return json.dumps(arguments)
+
+
+class StreamAssembler:
+    """Feed chunks in order; `finish()` gives the reply or raises StreamCutOff."""
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument pieces]]
+        self._finish_reason: str | None = None
+        self._usage_raw: Any = None
+        self._model: str | None = None
+        self._id: str | None = None
+        self.chunks = 0
+
+    def feed(self, chunk: Any) -> list[Piece]:
+        self.chunks += 1
+        pieces: list[Piece] = []
+        if self._model is None:
+            self._model = _get(chunk, "model")
+            self._id = _get(chunk, "id")
+        usage = _get(chunk, "usage")
+        if usage is not None:
+            self._usage_raw = usage
+        for choice in _get(chunk, "choices") or ():
+            delta = _get(choice, "delta")
+            if delta is not None:
+                text = _get(delta, "content")
+                if text:  # the first chunk's content is often null
+                    self._text.append(text)
+                    pieces.append(TextPiece(text))
+                thought = _reasoning_of(delta)
+                if thought:
+                    self._reasoning.append(thought)
+                    pieces.append(ReasoningPiece(thought))
+                for raw_call in _get(delta, "tool_calls") or ():
+                    pieces.append(self._feed_call(raw_call))
+            reason = _get(choice, "finish_reason")
+            if reason:
+                self._finish_reason = reason
+        return pieces
+
+    def _feed_call(self, raw_call: Any) -> ToolCallPiece:
+        index = _get(raw_call, "index")
+        index = int(index) if index is not None else len(self._calls)
+        function = _get(raw_call, "function")
+        call_id, name = _get(raw_call, "id"), _get(function, "name")
+        piece = _get(function, "arguments") or ""
+        slot = self._calls.setdefault(index, [None, None, []])
+        if call_id:
+            slot[0] = call_id
+        if name:
+            # Most servers send the name once; a few repeat it in every delta.
+            slot[1] = name if slot[1] in (None, name) else slot[1] + name
+        if piece:
+            slot[2].append(piece)
+        return ToolCallPiece(index, call_id, name, piece)
+
+    def finish(self) -> ModelReply:
+        if self._finish_reason is None:
+            raise StreamCutOff(
+                "The model's streamed answer was cut off before it finished.",
+                hint="Try again; if it keeps happening, use --no-stream.",
+            )
+        calls = tuple(
+            ToolCall(
+                call_id=_call_id(slot[0], position),
+                name=slot[1] or "",
+                arguments="".join(slot[2]),
+            )
+            for position, (_index, slot) in enumerate(sorted(self._calls.items()))
+        )
+        content = "".join(self._text) if self._text else None
+        reasoning = "".join(self._reasoning) if self._reasoning else None
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.call_id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments},
+                }
+                for call in calls
+            ]
+        if reasoning:
+            message["reasoning_content"] = reasoning
+        raw = {
+            "id": self._id,
+            "object": "chat.completion",
+            "model": self._model,
+            "choices": [{"index": 0, "message": message, "finish_reason": self._finish_reason}],
+            "usage": _to_dict(self._usage_raw),
+            "streamed_chunks": self.chunks,
+        }
+        return ModelReply(
+            content=content,
+            tool_calls=calls,
+            reasoning=reasoning,
+            finish_reason=self._finish_reason,
+            usage=parse_usage(self._usage_raw),
+            model=self._model,
+            raw=raw,
+        )
