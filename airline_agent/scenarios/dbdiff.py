@@ -59,6 +59,19 @@ def changed_records(pristine: Path, current: Path) -> set[RecordKey]:
     return changed
 
 
+def owners_of(change: Any) -> set[RecordKey]:
+    """The τ² records a tool's `RowChange` belongs to (as the tool reported it)."""
+    kind_key = _OWNER.get(change.table)
+    row = change.after or change.before or {}
+    if kind_key is None or kind_key[1] not in row:
+        return set()
+    kind, column = kind_key
+    owners = {(kind, str(row[column]))}
+    if change.table == _RESERVATION and (change.before is None or change.after is None):
+        owners.add(("users", str(row["user_id"])))
+    return owners
+
+
 def export_records(database: Path, records: set[RecordKey]) -> dict[RecordKey, dict]:
     """The given records as `export --format tau2` writes them; absent records are left out."""
     if not records:

@@ -1,0 +1,391 @@
+"""Replaying scenarios: the real loop, the real tools, a real database; only the model is
+scripted. Each scenario runs on its own fresh copy of its dataset.
+
+A report says, for every expectation that did not hold, which one it was, what was
+expected and what happened. When the tools now return something other than the results
+recorded in the file, that is reported as drift, with the difference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from airline_agent.agent.events import (
+    AgentEvent,
+    ApprovalRequested,
+    ErrorOccurred,
+    GroundingWarning,
+    LimitReached,
+    ToolFinished,
+    TurnFinished,
+    Usage,
+)
+from airline_agent.scenarios import datasets
+from airline_agent.scenarios.dbdiff import (
+    MISSING,
+    RecordChange,
+    changed_paths,
+    changed_records,
+    covers,
+    export_records,
+    get_path,
+)
+from airline_agent.scenarios.model import CallCheck, Scenario, Turn
+
+Status = Literal["passed", "failed", "drift", "skipped", "error"]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One expectation that did not hold."""
+
+    where: str  # "turn 1, call 2 (get_reservation_details)", "database", …
+    what: str  # the expectation, e.g. "error code", "field status"
+    expected: Any
+    actual: Any
+
+    def __str__(self) -> str:
+        return (
+            f"{self.where}: {self.what}: expected {_show(self.expected)}, got {_show(self.actual)}"
+        )
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A tool result that differs from the one recorded in the file."""
+
+    where: str
+    differences: tuple[str, ...]  # "path: recorded → now"
+
+    def __str__(self) -> str:
+        return f"{self.where}: result differs from the recording: {'; '.join(self.differences)}"
+
+
+@dataclass
+class ScenarioReport:
+    name: str
+    status: Status
+    turns: int = 0
+    tool_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost: float | None = None
+    elapsed_ms: float = 0.0
+    failures: list[Failure] = field(default_factory=list)
+    drift: list[Drift] = field(default_factory=list)
+    reason: str | None = None  # why it was skipped or could not run
+    changes: list[RecordChange] = field(default_factory=list)
+    events: list[AgentEvent] = field(default_factory=list, repr=False)
+    path: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("passed", "skipped")
+
+    @property
+    def tokens(self) -> int:
+        return self.usage.total_tokens
+
+    def why(self) -> str:
+        """The first reason it did not pass, in one line ('' when it passed)."""
+        if self.reason:
+            return self.reason
+        first = [str(d) for d in self.drift] + [str(f) for f in self.failures]
+        more = len(self.drift) + len(self.failures) - 1
+        if not first:
+            return ""
+        return first[0] + (f" (and {more} more)" if more > 0 else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": str(self.path) if self.path else None,
+            "status": self.status,
+            "turns": self.turns,
+            "tool_calls": self.tool_calls,
+            "tokens": self.tokens,
+            "usage": {
+                "prompt_tokens": self.usage.prompt_tokens,
+                "completion_tokens": self.usage.completion_tokens,
+                "cached_tokens": self.usage.cached_tokens,
+                "reasoning_tokens": self.usage.reasoning_tokens,
+            },
+            "cost": self.cost,
+            "elapsed_ms": round(self.elapsed_ms, 1),
+            "reason": self.reason,
+            "failures": [
+                {
+                    "where": f.where,
+                    "what": f.what,
+                    "expected": _json_safe(f.expected),
+                    "actual": _json_safe(f.actual),
+                }
+                for f in self.failures
+            ],
+            "drift": [{"where": d.where, "differences": list(d.differences)} for d in self.drift],
+            "changed_records": [f"{c.kind}/{c.key}" for c in self.changes],
+        }
+
+
+def replay_scenario(scenario: Scenario, *, path: Path | None = None) -> ScenarioReport:
+    """Replay one scenario on a fresh copy of its dataset and check its expectations."""
+    return asyncio.run(replay_scenario_async(scenario, path=path))
+
+
+async def replay_scenario_async(scenario: Scenario, *, path: Path | None = None) -> ScenarioReport:
+    started = time.perf_counter()
+    try:
+        copy, original = datasets.fresh_copy(scenario.dataset, scenario.name)
+    except datasets.DatasetUnavailable as exc:
+        return ScenarioReport(scenario.name, "skipped", reason=str(exc), path=path)
+    report = ScenarioReport(scenario.name, "passed", path=path)
+    try:
+        await _converse(scenario, copy, report)
+        _check_database(scenario, original, copy, report)
+    finally:
+        datasets.discard(copy)
+    report.elapsed_ms = (time.perf_counter() - started) * 1000
+    if report.drift:
+        report.status = "drift"
+    elif report.failures:
+        report.status = "failed"
+    return report
+
+
+def scripted_responses(turn: Turn) -> list[Any]:
+    """The turn's responses as the scripted backend takes them."""
+    from airline_agent.agent.backends import ScriptedResponse, ScriptedToolCall
+
+    return [
+        ScriptedResponse(
+            content=response.content,
+            tool_calls=tuple(
+                ScriptedToolCall(call.name, call.arguments, call.id) for call in response.tool_calls
+            ),
+            reasoning=response.reasoning,
+            usage=Usage(**response.usage.model_dump()) if response.usage else None,
+            finish_reason=response.finish_reason,
+        )
+        for response in turn.responses
+    ]
+
+
+def build_session(scenario: Scenario, database: Any) -> Any:
+    """The real loop over the real toolbox, with a scripted backend (loaded per turn)."""
+    from airline_agent.agent.backends import ScriptedBackend
+    from airline_agent.agent.loop import AgentSession, LoopOptions
+    from airline_agent.domain.clock import DEFAULT_NOW, Clock
+    from airline_agent.tools.toolbox import Toolbox
+
+    settings = scenario.settings
+    toolbox = Toolbox(
+        database,
+        clock=Clock.at(settings.now or DEFAULT_NOW),
+        guard=settings.guard,
+        acting_user=scenario.customer,
+    )
+    approval = {"auto": "auto", "deny": "deny"}.get(settings.approval, "ask")
+    options = LoopOptions(
+        model=settings.model,
+        max_tool_calls=settings.max_tool_calls,
+        approval=approval,  # type: ignore[arg-type]
+        stream=False,
+        retries=0,
+    )
+    return AgentSession(ScriptedBackend(model=settings.model), toolbox, options)
+
+
+async def _converse(scenario: Scenario, copy: Path, report: ScenarioReport) -> None:
+    from airline_agent.domain.db import Database
+
+    database = Database.open(copy)
+    try:
+        session = build_session(scenario, database)
+        accept = scenario.settings.approval == "ask-accept"
+        for number, turn in enumerate(scenario.turns, start=1):
+            session.backend.load(scripted_responses(turn))
+            events: list[AgentEvent] = []
+            async for event in session.run_turn(turn.customer):
+                if isinstance(event, ApprovalRequested):
+                    event.decide(accept)
+                events.append(event)
+            report.events.extend(events)
+            report.turns += 1
+            _check_turn(number, turn, events, session.backend.remaining, report)
+        report.usage = session.usage
+        report.cost = session.cost
+    finally:
+        database.close()
+
+
+def _check_turn(
+    number: int, turn: Turn, events: list[AgentEvent], unused: int, report: ScenarioReport
+) -> None:
+    where = f"turn {number}"
+    finished = [e for e in events if isinstance(e, ToolFinished)]
+    report.tool_calls += len(finished)
+    expect = turn.expect
+    names = [e.name for e in finished]
+    expected_names = expect.tool_names
+    if expected_names is not None and names != expected_names:
+        report.failures.append(Failure(where, "tools called", expected_names, names))
+    for index, check in enumerate(expect.calls or [], start=1):
+        if index > len(finished):
+            label = f"{where}, call {index} ({check.tool})"
+            report.failures.append(Failure(label, "call made", check.tool, "no such call"))
+            continue
+        _check_call(f"{where}, call {index} ({check.tool})", check, finished[index - 1], report)
+    warnings = sorted(
+        {"grounding" for e in events if isinstance(e, GroundingWarning)}
+        | {"limit" for e in events if isinstance(e, LimitReached)}
+    )
+    if warnings != sorted(set(expect.warnings)):
+        unsupported = [v for e in events if isinstance(e, GroundingWarning) for v in e.unsupported]
+        actual: Any = warnings
+        if unsupported:
+            actual = f"{warnings} (unsupported: {', '.join(unsupported)})"
+        report.failures.append(Failure(where, "warnings", sorted(set(expect.warnings)), actual))
+    end = next((e.reason for e in events if isinstance(e, TurnFinished)), None)
+    if expect.end is not None and end != expect.end:
+        errors = [e.message for e in events if isinstance(e, ErrorOccurred)]
+        actual = f"{end} ({errors[0]})" if errors else end
+        report.failures.append(Failure(where, "turn ended", expect.end, actual))
+    if unused:
+        report.failures.append(
+            Failure(
+                where, "scripted responses used", len(turn.responses), len(turn.responses) - unused
+            )
+        )
+
+
+def _check_call(where: str, check: CallCheck, event: ToolFinished, report: ScenarioReport) -> None:
+    if event.name != check.tool:
+        return  # already reported as a different tool sequence
+    if check.ok is True and event.error is not None:
+        message = event.result.get("message") if isinstance(event.result, dict) else None
+        actual = f"error {event.error}" + (f" ({message})" if message else "")
+        report.failures.append(Failure(where, "result", "ok", actual))
+    if check.ok is False and event.error is None:
+        report.failures.append(Failure(where, "result", "an error", "ok"))
+    if check.error is not None and event.error != check.error:
+        report.failures.append(Failure(where, "error code", check.error, event.error or "ok"))
+    for path in check.has:
+        if get_path(event.result, path) is MISSING:
+            report.failures.append(Failure(where, f"field {path}", "present", "missing"))
+    for path, value in check.equals.items():
+        actual = get_path(event.result, path)
+        if not _same(value, actual):
+            report.failures.append(Failure(where, f"field {path}", value, actual))
+    if check.has_recording and check.recorded != event.result:
+        report.drift.append(Drift(where, tuple(_differences(check.recorded, event.result))))
+
+
+def _check_database(scenario: Scenario, original: Path, copy: Path, report: ScenarioReport) -> None:
+    expectation = scenario.database
+    changed = changed_records(original, copy)
+    expected_keys = (
+        set()
+        if not isinstance(expectation, dict)
+        else {(kind, key) for kind, records in expectation.items() for key in records}
+    )
+    if not changed and not expected_keys:
+        return
+    before = export_records(original, changed)
+    after = export_records(copy, changed | expected_keys)
+    for key in sorted(changed):
+        old, new = before.get(key), after.get(key)
+        paths = tuple(changed_paths(old or {}, new or {}))
+        if old is None or new is None or paths:
+            report.changes.append(RecordChange(key[0], key[1], old, new, paths))
+    if expectation is None:
+        return
+    if expectation == "unchanged":
+        for change in report.changes:
+            report.failures.append(
+                Failure("database", f"{change.kind} {change.key}", "unchanged", _describe(change))
+            )
+        return
+    for kind, records in expectation.items():
+        for key, fields in records.items():
+            record = after.get((kind, key))
+            label = f"{kind} {key}"
+            if fields is None:
+                if record is not None:
+                    report.failures.append(Failure("database", label, "removed", "still there"))
+                continue
+            if record is None:
+                report.failures.append(Failure("database", label, "present", "no such record"))
+                continue
+            for path, value in fields.items():
+                actual = get_path(record, path)
+                if not _same(value, actual):
+                    report.failures.append(Failure("database", f"{label} {path}", value, actual))
+    for change in report.changes:
+        label = f"{change.kind} {change.key}"
+        fields = expectation.get(change.kind, {}).get(change.key, MISSING)  # type: ignore[union-attr]
+        if fields is MISSING:
+            report.failures.append(Failure("database", label, "unchanged", _describe(change)))
+        elif fields is not None and not change.created:
+            for path in change.paths:
+                if not any(covers(expected, path) for expected in fields):
+                    old = get_path(change.before, path)
+                    new = get_path(change.after, path)
+                    report.failures.append(
+                        Failure("database", f"{label} {path}", f"unchanged ({_show(old)})", new)
+                    )
+
+
+def _same(expected: Any, actual: Any) -> bool:
+    """Equal as JSON values; `null` also matches a field that is absent."""
+    if expected is None and actual is MISSING:
+        return True
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return expected is actual
+    return expected == actual
+
+
+def _differences(recorded: Any, now: Any, limit: int = 6) -> list[str]:
+    if not isinstance(recorded, dict | list) or not isinstance(now, dict | list):
+        return [f"{_show(recorded)} → {_show(now)}"]
+    paths = changed_paths(recorded, now)
+    shown = [
+        f"{p}: {_show(get_path(recorded, p))} → {_show(get_path(now, p))}" for p in paths[:limit]
+    ]
+    if len(paths) > limit:
+        shown.append(f"… {len(paths) - limit} more")
+    return shown
+
+
+def _describe(change: RecordChange) -> str:
+    if change.created:
+        return "created"
+    if change.removed:
+        return "removed"
+    parts = [
+        f"{p} {_show(get_path(change.before, p))} → {_show(get_path(change.after, p))}"
+        for p in change.paths[:4]
+    ]
+    more = f", … {len(change.paths) - 4} more" if len(change.paths) > 4 else ""
+    return "changed: " + ", ".join(parts) + more
+
+
+def _show(value: Any, limit: int = 120) -> str:
+    if value is MISSING:
+        return "<missing>"
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _json_safe(value: Any) -> Any:
+    return "<missing>" if value is MISSING else value
+
+
+def replay_tau2(directory: Path, **options: Any) -> list[Any]:
+    """The 50 τ² tasks' reference actions as scripted runs (see `tau2_runs`)."""
+    from airline_agent.scenarios.tau2_runs import replay_tau2 as run
+
+    return run(directory, **options)
