@@ -1,0 +1,65 @@
+"""The Textual app: the main screen, the library on top when offline, global keys."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from airline_agent.tui.screens.help import HelpScreen
+from airline_agent.tui.screens.main import MainScreen
+
+if TYPE_CHECKING:
+    from airline_agent.tui.controller import SessionController
+
+
+class AirlineApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "airline-agent"
+    # Three panes side by side from 120 columns; stacked below that.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("f1", "help", "Help")]
+
+    def __init__(
+        self,
+        controller: SessionController,
+        *,
+        scenario: str | None = None,
+        pace: float = 0.25,
+    ) -> None:
+        super().__init__()
+        self.controller = controller
+        self.start_scenario = scenario
+        self.pace = pace
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(self.controller, pace=self.pace)
+
+    @property
+    def main(self) -> MainScreen:
+        return next(s for s in self.screen_stack if isinstance(s, MainScreen))
+
+    def on_mount(self) -> None:
+        if self.start_scenario:
+            self.main.play_scenario(self.start_scenario)
+        elif self.controller.mode == "offline":
+            self.main.action_library()
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        main = self.main
+        for binding in MainScreen.BINDINGS:
+            assert isinstance(binding, Binding)
+            yield SystemCommand(
+                binding.description,
+                f"{binding.description} (key: {binding.key})",
+                lambda action=binding.action: self.call_later(main.run_action, action),
+            )
+        yield SystemCommand("Help", "Every key (f1)", self.action_help)

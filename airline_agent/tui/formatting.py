@@ -1,0 +1,55 @@
+"""Small text helpers shared by the panes and screens: JSON, folding, argument summaries."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def pretty_json(value: Any) -> str:
+    """Indented JSON for people; a string result is shown as it is."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def fold(text: str, max_lines: int) -> str:
+    """The first `max_lines` lines, and how many more there are (the details show all)."""
+    lines = text.splitlines()
+    if len(lines) <= max_lines:
+        return text
+    hidden = len(lines) - max_lines
+    return "\n".join([*lines[:max_lines], f"… {hidden} more line{'s' * (hidden != 1)}"])
+
+
+def call_signature(name: str, arguments: dict[str, Any] | None, raw: str = "") -> str:
+    """`cancel_reservation(reservation_id="EHGLP3")`, or the raw text when it was not JSON."""
+    if arguments is None:
+        return f"{name}({raw!s})"
+    inner = ", ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items()
+    )
+    return f"{name}({inner})"
+
+
+def first_line(text: str | None, width: int = 80) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def tokens(count: int | None) -> str:
+    return "—" if count is None else f"{count:,}"
+
+
+def money(cost: float | None) -> str:
+    """A cost in dollars, or "unknown" when no price is known (never shown as 0)."""
+    if cost is None:
+        return "unknown"
+    return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+
+
+def redact(text: str, secret: str | None) -> str:
+    """Belt and braces: the API key never reaches the screen, even if a server echoes it."""
+    if secret and len(secret) >= 4:
+        return text.replace(secret, "«redacted»")
+    return text

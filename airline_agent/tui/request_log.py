@@ -1,0 +1,76 @@
+"""Every request of the conversation, exactly as sent, with its response: the inspector's source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from airline_agent.agent.events import AgentEvent, AssistantMessage, RequestSent, UsageReported
+
+
+@dataclass
+class Exchange:
+    sent: RequestSent
+    response: AssistantMessage | None = None
+    usage: UsageReported | None = None
+
+    def request_body(self) -> dict[str, Any]:
+        """The Chat Completions body as it went out (the key travels in a header, never here)."""
+        return {
+            "model": self.sent.model,
+            "messages": self.sent.messages,
+            "tools": self.sent.tools,
+            **self.sent.params,
+        }
+
+    def response_body(self) -> dict[str, Any] | None:
+        response = self.response
+        if response is None:
+            return None
+        if response.raw:
+            return response.raw
+        message: dict[str, Any] = {"role": "assistant", "content": response.content}
+        if response.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.call_id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments},
+                }
+                for call in response.tool_calls
+            ]
+        if response.reasoning:
+            message["reasoning_content"] = response.reasoning
+        body: dict[str, Any] = {
+            "choices": [{"index": 0, "message": message, "finish_reason": response.finish_reason}]
+        }
+        if self.usage is not None and self.usage.usage is not None:
+            usage = self.usage.usage
+            body["usage"] = {
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "total_tokens": usage.total_tokens,
+                "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
+                "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+            }
+        return body
+
+
+class RequestLog:
+    def __init__(self) -> None:
+        self.exchanges: dict[int, Exchange] = {}
+
+    def record(self, event: AgentEvent) -> None:
+        match event:
+            case RequestSent(request=number):
+                self.exchanges[number] = Exchange(event)
+            case AssistantMessage(request=number) if number in self.exchanges:
+                self.exchanges[number].response = event
+            case UsageReported(request=number) if number in self.exchanges:
+                self.exchanges[number].usage = event
+
+    def clear(self) -> None:
+        self.exchanges.clear()
+
+    def numbers(self) -> list[int]:
+        return sorted(self.exchanges)

@@ -1,0 +1,62 @@
+"""Approval: every write call of one response, with its arguments and what it will change."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Label, Static
+
+from airline_agent.agent.events import PendingWrite
+from airline_agent.tui.formatting import pretty_json
+
+
+class ApprovalScreen(ModalScreen[dict[str, bool]]):
+    """Dismisses with {call_id: approved}; declining is answered as the customer declining."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "approve", "Approve checked"),
+        Binding("n,escape", "decline", "Decline all"),
+    ]
+
+    def __init__(self, calls: tuple[PendingWrite, ...]) -> None:
+        super().__init__()
+        self.calls = calls
+
+    def compose(self) -> ComposeResult:
+        count = len(self.calls)
+        with Vertical(id="approval"):
+            yield Label(
+                f"The agent wants to change the database ({count} write "
+                f"call{'s' * (count != 1)}). Approve?",
+                id="approval-title",
+            )
+            with VerticalScroll(id="approval-calls"):
+                for call in self.calls:
+                    with Vertical(classes="pending-write"):
+                        yield Checkbox(call.name, value=True, id=f"approve-{call.call_id}")
+                        yield Static(pretty_json(call.arguments), classes="arguments", markup=False)
+                        yield Static(call.preview, classes="preview", markup=False)
+            with Horizontal(id="approval-buttons"):
+                yield Button("Approve (y)", variant="success", id="approve")
+                yield Button("Decline all (n)", variant="error", id="decline")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "approve":
+            self.action_approve()
+        else:
+            self.action_decline()
+
+    def action_approve(self) -> None:
+        self.dismiss(
+            {
+                call.call_id: self.query_one(f"#approve-{call.call_id}", Checkbox).value
+                for call in self.calls
+            }
+        )
+
+    def action_decline(self) -> None:
+        self.dismiss({call.call_id: False for call in self.calls})

@@ -1,0 +1,45 @@
+"""f1: every key of the app, in one place."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+HELP = """\
+# airline-agent — keys
+
+| key | does |
+| --- | --- |
+| `enter` | in the library: play the highlighted scenario · in the chat: send |
+| `space` | play the next step (turn) of the scenario |
+| `a` | auto-play the scenario on / off |
+| `l` | open the scenario library |
+| `esc` | cancel the running turn (the history stays valid) · leave the input |
+| `i` | inspector: the exact request and raw response of any request (`c` copies) |
+| `u` | switch customer (starts a new conversation) |
+| `n` | new conversation |
+| `g` | guard on / off |
+| `r` | reset the database to its seeded state |
+| `s` | save the conversation as a scenario (YAML) |
+| `t` | save the conversation as a transcript (JSONL + Markdown) |
+| `tab` | move between chat, trace and usage; `enter` on a trace entry opens it |
+| `ctrl+p` | command palette: every action by name |
+| `f1` | this help · `ctrl+q` quits |
+
+The trace labels each entry by who produced it: **developer** (system prompt and tool
+schemas), **customer**, **model** (tool calls, reasoning, reply), **framework** (tool
+results, limits, errors) and **api** (the request itself).
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f1,q", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Markdown(HELP)

@@ -1,0 +1,356 @@
+"""The main screen: status line, chat | trace | usage, footer; runs turns in workers."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, ProgressBar
+from textual.worker import Worker, WorkerState
+
+from airline_agent.agent.events import ApprovalRequested, TurnFinished, TurnStarted, Usage
+from airline_agent.tui.messages import AgentEventArrived, SeedingProgress, TurnEnded
+from airline_agent.tui.request_log import RequestLog
+from airline_agent.tui.screens.approval import ApprovalScreen
+from airline_agent.tui.screens.details import EntryDetailsScreen
+from airline_agent.tui.screens.inspector import InspectorScreen
+from airline_agent.tui.screens.picker import ScenarioPicker
+from airline_agent.tui.screens.prompt import PromptScreen
+from airline_agent.tui.trace import TraceBuilder
+from airline_agent.tui.widgets.chat_pane import ChatPane
+from airline_agent.tui.widgets.status_bar import StatusBar
+from airline_agent.tui.widgets.trace_pane import TracePane
+from airline_agent.tui.widgets.usage_pane import UsagePane
+
+if TYPE_CHECKING:
+    from airline_agent.tui.controller import SessionController
+
+
+class MainScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "step", "Next step"),
+        Binding("a", "autoplay", "Auto-play"),
+        Binding("l", "library", "Library"),
+        Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("i", "inspect", "Inspector"),
+        Binding("u", "switch_customer", "Customer"),
+        Binding("n", "new_conversation", "New"),
+        Binding("g", "toggle_guard", "Guard"),
+        Binding("r", "reset_database", "Reset db"),
+        Binding("s", "save_scenario", "Save scenario"),
+        Binding("t", "save_transcript", "Transcript"),
+    ]
+
+    def __init__(self, controller: SessionController, *, pace: float = 0.25) -> None:
+        super().__init__()
+        self.controller = controller
+        self.pace = pace  # seconds between events while auto-playing: readable, not slow
+        self.autoplay = False
+        self.requests = RequestLog()
+        self.trace_builder = TraceBuilder()
+        self.turn_worker: Worker | None = None
+        self.current_turn = 0
+        self.ready = controller.mode == "offline"
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        yield ProgressBar(id="seeding", show_eta=False)
+        with Horizontal(id="panes"):
+            yield ChatPane(id="chat")
+            yield TracePane(id="trace")
+            yield UsagePane(id="usage")
+        yield Footer()
+
+    # -- panes ---------------------------------------------------------------------
+    @property
+    def chat(self) -> ChatPane:
+        return self.query_one(ChatPane)
+
+    @property
+    def trace(self) -> TracePane:
+        return self.query_one(TracePane)
+
+    @property
+    def usage(self) -> UsagePane:
+        return self.query_one(UsagePane)
+
+    def refresh_status(self, busy: str = "") -> None:
+        self.query_one(StatusBar).status = self.controller.status.with_(busy=busy)
+
+    def on_mount(self) -> None:
+        self.query_one("#seeding").display = False
+        self.refresh_status()
+        live = self.controller.mode == "live"
+        self.chat.input.disabled = not live
+        if not live:
+            self.chat.input.placeholder = "Offline: space plays the next step, a auto-plays"
+        if live:
+            self.prepare()
+        else:
+            self.trace.focus()
+
+    # -- start-up: open (and seed) the database in a worker ------------------------
+    @work(exclusive=True, group="database")
+    async def prepare(self) -> None:
+        self.refresh_status("opening database…")
+        try:
+            await self.controller.prepare(self._progress)
+        except Exception as error:
+            self.refresh_status()
+            await self.chat.add_message("error", f"Could not open the session: {error}")
+            return
+        finally:
+            self.query_one("#seeding").display = False
+        self.ready = True
+        self.refresh_status()
+        self.chat.input.focus()
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        self.post_message(SeedingProgress(stage, done, total))
+
+    def on_seeding_progress(self, message: SeedingProgress) -> None:
+        bar = self.query_one("#seeding", ProgressBar)
+        bar.display = True
+        bar.update(total=message.total or None, progress=message.done)
+        self.refresh_status(f"building database: {message.stage}…")
+
+    # -- turns ----------------------------------------------------------------------
+    @property
+    def turn_running(self) -> bool:
+        return self.turn_worker is not None and self.turn_worker.state in (
+            WorkerState.PENDING,
+            WorkerState.RUNNING,
+        )
+
+    def start_turn(self, text: str) -> None:
+        self.refresh_status("agent working… esc cancels")
+        self.turn_worker = self.run_turn(text)
+
+    @work(exclusive=True, group="turn")
+    async def run_turn(self, text: str) -> None:
+        try:
+            async for event in self.controller.run_turn(text):
+                self.post_message(AgentEventArrived(event))
+                if self.autoplay and self.pace:
+                    await asyncio.sleep(self.pace)
+        except asyncio.CancelledError:
+            self.post_message(TurnEnded("cancelled"))
+            raise
+        except Exception as error:
+            self.post_message(TurnEnded("failed", str(error)))
+        else:
+            self.post_message(TurnEnded("finished"))
+
+    async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
+        event = message.event
+        if isinstance(event, TurnStarted):
+            self.current_turn = event.turn
+        self.requests.record(event)
+        await self.chat.show(event)
+        self.trace.add_entries(self.trace_builder.feed(event))
+        self.usage.show(event)
+        if isinstance(event, ApprovalRequested) and not event.decision.done():
+            self.app.push_screen(ApprovalScreen(event.calls), callback=event.decide)
+
+    async def on_turn_ended(self, message: TurnEnded) -> None:
+        self.refresh_status()
+        if message.how == "cancelled":
+            await self.chat.turn_cancelled()
+            self.trace.add_entries(
+                self.trace_builder.feed(TurnFinished(self.current_turn, "cancelled", Usage(), None))
+            )
+        elif message.how == "failed":
+            await self.chat.add_message("error", f"The turn failed: {message.detail}")
+        if self.autoplay and message.how == "finished":
+            if self.controller.steps_left:
+                self.set_timer(max(self.pace * 4, 0.01), self.action_step)
+            else:
+                self.autoplay = False
+                self.notify("End of the scenario. l opens the library.")
+
+    @on(ChatPane.Submitted)
+    def send_customer_message(self, message: ChatPane.Submitted) -> None:
+        if self.controller.mode != "live":
+            return
+        if not self.ready:
+            self.notify("The database is still being prepared.", severity="warning")
+        elif self.turn_running:
+            self.notify("The agent is still answering (esc cancels).", severity="warning")
+        else:
+            self.start_turn(message.text)
+
+    @on(TracePane.EntryChosen)
+    def open_entry(self, message: TracePane.EntryChosen) -> None:
+        entry = message.entry
+        if entry.producer == "api" and entry.request is not None:
+            self.app.push_screen(
+                InspectorScreen(self.requests, entry.request, secret=self.controller.secret)
+            )
+        else:
+            self.app.push_screen(EntryDetailsScreen(entry, secret=self.controller.secret))
+
+    # -- actions --------------------------------------------------------------------
+    def action_step(self) -> None:
+        if self.controller.mode == "live":
+            self.notify("Live mode: type as the customer. Scenarios: l.")
+            return
+        if self.turn_running:
+            return
+        text = self.controller.next_customer_message()
+        if text is None:
+            self.autoplay = False
+            if self.controller.scenario_name is None:
+                self.action_library()
+            else:
+                self.notify("End of the scenario. l opens the library, r plays it again.")
+            return
+        self.start_turn(text)
+
+    def action_autoplay(self) -> None:
+        self.autoplay = not self.autoplay
+        self.notify(f"Auto-play {'on' if self.autoplay else 'off'}.")
+        if self.autoplay and not self.turn_running:
+            self.action_step()
+
+    def action_library(self) -> None:
+        reason = ""
+        if self.controller.mode == "offline":
+            reason = (
+                "Offline: no model configured (set AIRLINE_AGENT_MODEL or --model for live chat). "
+                "Scenarios run through the real loop and tools with scripted model responses."
+            )
+        self.app.push_screen(
+            ScenarioPicker(self.controller.scenario_choices(), offline_reason=reason),
+            callback=self._scenario_chosen,
+        )
+
+    def _scenario_chosen(self, name: str | None) -> None:
+        if name:
+            self.play_scenario(name)
+
+    @work(exclusive=True, group="turn")
+    async def play_scenario(self, name: str) -> None:
+        self.autoplay = False
+        self.refresh_status(f"preparing scenario {name}…")
+        try:
+            await self.controller.start_scenario(name, self._progress)
+        except Exception as error:
+            self.refresh_status()
+            await self.chat.add_message("error", f"Could not start {name}: {error}")
+            return
+        finally:
+            self.query_one("#seeding").display = False
+        await self.clear_panes()
+        self.refresh_status()
+        self.notify(f"{name}: space plays the next step, a auto-plays.")
+
+    async def clear_panes(self) -> None:
+        self.requests.clear()
+        self.trace_builder.new_conversation()
+        self.trace.clear()
+        self.usage.clear()
+        await self.chat.clear()
+
+    def action_cancel_turn(self) -> None:
+        if self.turn_running and self.turn_worker is not None:
+            self.autoplay = False
+            self.turn_worker.cancel()
+        elif self.focused is self.chat.input:
+            self.trace.focus()  # leave the input so the letter keys work
+
+    def action_inspect(self) -> None:
+        last = self.requests.numbers()[-1] if self.requests.exchanges else None
+        self.app.push_screen(InspectorScreen(self.requests, last, secret=self.controller.secret))
+
+    def action_switch_customer(self) -> None:
+        def chosen(customer: str | None) -> None:
+            if customer is None or self.turn_running:
+                return
+            self.controller.set_customer(customer or None)
+            self.run_worker(self.clear_panes(), group="ui")
+            self.refresh_status()
+            self.notify(f"New conversation as {customer or 'an unidentified customer'}.")
+
+        self.app.push_screen(
+            PromptScreen(
+                "Act for which customer? (user id, empty: not identified)",
+                self.controller.status.customer or "",
+                "emma_kim_9957",
+            ),
+            callback=chosen,
+        )
+
+    def action_new_conversation(self) -> None:
+        if self.turn_running:
+            self.notify("Cancel the running turn first (esc).", severity="warning")
+            return
+        self.controller.new_conversation()
+        self.run_worker(self.clear_panes(), group="ui")
+        self.notify("New conversation.")
+
+    def action_toggle_guard(self) -> None:
+        self.controller.set_guard(not self.controller.status.guard)
+        self.refresh_status()
+        self.notify(f"Guard {'on' if self.controller.status.guard else 'OFF'}.")
+
+    @work(exclusive=True, group="turn")
+    async def action_reset_database(self) -> None:
+        self.autoplay = False
+        self.refresh_status("resetting the database…")
+        try:
+            await self.controller.reset_database(self._progress)
+        except Exception as error:
+            await self.chat.add_message("error", f"Could not reset the database: {error}")
+            return
+        finally:
+            self.query_one("#seeding").display = False
+            self.refresh_status()
+        await self.clear_panes()
+        self.notify("Database reset to its seeded state; new conversation.")
+
+    def _save_path(self, suffix: str) -> Path:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        return Path("recordings") / f"conversation-{stamp}{suffix}"
+
+    def action_save_scenario(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self._save(lambda: self.controller.save_scenario(Path(path)))
+
+        self.app.push_screen(
+            PromptScreen(
+                "Save the conversation as a scenario file:", str(self._save_path(".yaml"))
+            ),
+            callback=chosen,
+        )
+
+    def action_save_transcript(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self._save(lambda: self.controller.save_transcript(Path(path)))
+
+        self.app.push_screen(
+            PromptScreen(
+                "Save the transcript (JSONL + Markdown) in directory:", str(self._save_path(""))
+            ),
+            callback=chosen,
+        )
+
+    def _save(self, save) -> None:
+        if not self.controller.events:
+            self.notify("Nothing to save yet.", severity="warning")
+            return
+        try:
+            saved = save()
+        except Exception as error:
+            self.notify(f"Could not save: {error}", severity="error")
+            return
+        paths = saved if isinstance(saved, list) else [saved]
+        self.notify("Saved " + ", ".join(str(path) for path in paths))

@@ -1,0 +1,149 @@
+"""The chat: customer and agent messages as Markdown, the input line below.
+
+Only the latest `MAX_MESSAGES` messages stay mounted (the trace keeps everything), so a
+long conversation does not slow the screen down.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from airline_agent.agent.events import (
+    AgentEvent,
+    AssistantMessage,
+    ErrorOccurred,
+    GroundingWarning,
+    LimitReached,
+    ReasoningDelta,
+    TextDelta,
+    TurnFinished,
+    TurnStarted,
+)
+from airline_agent.tui.widgets.chat_input import ChatInput
+from airline_agent.tui.widgets.chat_message import ChatMessage, Speaker
+
+MAX_MESSAGES = 80
+
+
+class ChatPane(Vertical):
+    class Submitted(Message):
+        """The customer sent a message."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "Chat"
+        self._reply: ChatMessage | None = None  # the agent's message of the running turn
+        self._by_request: dict[int, ChatMessage] = {}
+        self._reasoned: set[int] = set()  # requests whose reasoning arrived as deltas
+        self._hidden = 0
+
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(id="messages")
+        yield ChatInput(placeholder="Write as the customer, enter to send", id="chat-input")
+
+    @property
+    def log(self) -> VerticalScroll:
+        return self.query_one("#messages", VerticalScroll)
+
+    @property
+    def input(self) -> ChatInput:
+        return self.query_one(ChatInput)
+
+    def messages(self) -> list[ChatMessage]:
+        return list(self.log.query(ChatMessage))
+
+    def on_mount(self) -> None:
+        self.log.anchor()  # follow the end while new text arrives
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if not text:
+            return
+        self.input.remember(text)
+        self.input.value = ""
+        self.post_message(self.Submitted(text))
+
+    async def add_message(self, speaker: Speaker, text: str, **kwargs) -> ChatMessage:
+        message = ChatMessage(speaker, text, **kwargs)
+        await self.log.mount(message)
+        await self._prune()
+        return message
+
+    async def _prune(self) -> None:
+        mounted = self.log.query(ChatMessage)
+        excess = len(mounted) - MAX_MESSAGES
+        if excess <= 0:
+            return
+        self._hidden += excess
+        await self.log.remove_children(list(mounted)[:excess])
+        note = self.log.query(".hidden-note")
+        label = f"{self._hidden} earlier messages are in the trace"
+        if note:
+            note.first(Static).update(label)
+        else:
+            await self.log.mount(Static(label, classes="hidden-note"), before=0)
+
+    async def clear(self) -> None:
+        self._reply = None
+        self._by_request.clear()
+        self._reasoned.clear()
+        self._hidden = 0
+        await self.log.remove_children()
+
+    async def _agent_message(self) -> ChatMessage:
+        if self._reply is None:
+            self._reply = await self.add_message("agent", "")
+        return self._reply
+
+    async def show(self, event: AgentEvent) -> None:
+        match event:
+            case TurnStarted(user_text=text):
+                self._reply = None
+                await self.add_message("customer", text)
+            case ReasoningDelta(request=request, text=fragment):
+                self._reasoned.add(request)
+                await (await self._agent_message()).add_reasoning(fragment)
+            case TextDelta(request=request, text=fragment):
+                reply = await self._agent_message()
+                self._by_request[request] = reply
+                await reply.append(fragment)
+            case AssistantMessage(request=request, content=content, reasoning=reasoning):
+                streamed = request in self._by_request
+                if reasoning and request not in self._reasoned:
+                    await (await self._agent_message()).add_reasoning(reasoning)
+                if content and not streamed:
+                    reply = await self._agent_message()
+                    self._by_request[request] = reply
+                    await reply.set_text(content)
+                elif streamed:
+                    await self._by_request[request].finish_stream()
+            case GroundingWarning(request=request, unsupported=values):
+                target = self._by_request.get(request) or self._reply
+                text = "not found in any tool result or customer message: " + ", ".join(values)
+                if target is not None:
+                    await target.add_warning(text)
+                else:
+                    await self.add_message("notice", f"⚠ {text}")
+            case LimitReached(message=text):
+                await self.add_message("notice", f"⚠ {text}")
+            case ErrorOccurred(message=text, hint=hint):
+                await self.add_message("error", text + (f"\n\n{hint}" if hint else ""))
+            case TurnFinished(reason="cancelled"):
+                await self.turn_cancelled()
+            case TurnFinished():
+                if self._reply is not None:
+                    await self._reply.finish_stream()
+
+    async def turn_cancelled(self) -> None:
+        if self._reply is not None:
+            await self._reply.finish_stream()
+        self._reply = None
+        await self.add_message("notice", "Turn cancelled; the conversation can go on.")

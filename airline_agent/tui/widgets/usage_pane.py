@@ -1,0 +1,109 @@
+"""Token usage: one row per request, a subtotal per turn, totals, cost, the context window."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, ProgressBar, Static
+
+from airline_agent.agent.events import AgentEvent, TurnFinished, Usage, UsageReported
+from airline_agent.tui.formatting import money, tokens
+
+COLUMNS = ("req", "prompt", "cached", "compl", "reason", "ms", "cost")
+
+
+class UsagePane(Vertical):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "Usage"
+        self.total = Usage()
+        self.total_cost: float | None = 0.0
+        self.requests = 0
+        self.context_window: int | None = None
+        self.last_prompt_tokens = 0
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="usage-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="usage-totals")
+        yield Static("context window: unknown", id="context-label")
+        yield ProgressBar(total=None, show_eta=False, id="context-bar")
+
+    def on_mount(self) -> None:
+        self.table.add_columns(*COLUMNS)
+        self._show_totals()
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one(DataTable)
+
+    def clear(self) -> None:
+        self.table.clear()
+        self.total = Usage()
+        self.total_cost = 0.0
+        self.requests = 0
+        self.context_window = None
+        self.last_prompt_tokens = 0
+        self._show_totals()
+
+    def show(self, event: AgentEvent) -> None:
+        match event:
+            case UsageReported() as reported:
+                self._request(reported)
+            case TurnFinished(turn=turn, usage=usage, cost=cost):
+                self.table.add_row(
+                    Text(f"turn {turn}", style="bold"),
+                    *(Text(tokens(n), style="bold") for n in _counts(usage)),
+                    "",
+                    Text(money(cost), style="bold"),
+                )
+                self.table.move_cursor(row=self.table.row_count - 1)
+
+    def _request(self, reported: UsageReported) -> None:
+        self.requests += 1
+        usage = reported.usage
+        cells = _counts(usage) if usage else (None, None, None, None)
+        self.table.add_row(
+            f"#{reported.request}",
+            *(tokens(n) for n in cells),
+            f"{reported.latency_ms:,.0f}",
+            money(reported.cost),
+        )
+        self.table.move_cursor(row=self.table.row_count - 1)
+        if usage is not None:
+            self.total = self.total + usage
+            self.last_prompt_tokens = usage.prompt_tokens
+        if reported.cost is None or usage is None:
+            self.total_cost = None  # one unknown price makes the total unknown, never 0
+        elif self.total_cost is not None:
+            self.total_cost += reported.cost
+        if reported.context_window:
+            self.context_window = reported.context_window
+        self._show_totals()
+
+    def _show_totals(self) -> None:
+        total = self.total
+        self.query_one("#usage-totals", Static).update(
+            f"[b]total[/b] {self.requests} requests\n"
+            f"prompt {total.prompt_tokens:,} (cached {total.cached_tokens:,})\n"
+            f"completion {total.completion_tokens:,} (reasoning {total.reasoning_tokens:,})\n"
+            f"cost {money(self.total_cost) if self.requests else '—'}"
+        )
+        label = self.query_one("#context-label", Static)
+        bar = self.query_one("#context-bar", ProgressBar)
+        if self.context_window:
+            label.update(f"context: {self.last_prompt_tokens:,} / {self.context_window:,} tokens")
+            bar.update(total=self.context_window, progress=self.last_prompt_tokens)
+            bar.display = True
+        else:
+            label.update("context window: unknown for this model")
+            bar.display = False
+
+
+def _counts(usage: Usage) -> tuple[int, int, int, int]:
+    return (
+        usage.prompt_tokens,
+        usage.cached_tokens,
+        usage.completion_tokens,
+        usage.reasoning_tokens,
+    )

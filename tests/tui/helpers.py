@@ -1,0 +1,21 @@
+"""Waiting for the UI without bare sleeps."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+
+async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 10.0) -> None:
+    """Let the app run until `predicate()` is true; fail with the predicate's name if not."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(
+                f"timed out waiting for {getattr(predicate, '__name__', predicate)}"
+            )
+        await pilot.pause(0.02)
+    await pilot.pause()

@@ -1,0 +1,297 @@
+"""Hand-made agent events (the cancel-EHGLP3 conversation) and a controller that plays them.
+
+Every value is pinned (ids, latencies, durations) so snapshots and assertions are stable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+
+from airline_agent.agent.events import (
+    AgentEvent,
+    ApprovalRequested,
+    AssistantMessage,
+    GroundingWarning,
+    PendingWrite,
+    ReasoningDelta,
+    RequestSent,
+    TextDelta,
+    ToolCall,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+    UsageReported,
+)
+from airline_agent.tools.outcome import RowChange
+from airline_agent.tui.controller import ScenarioChoice, SessionController
+from airline_agent.tui.widgets.status_bar import SessionStatus
+
+SYSTEM = "You are the airline's customer-service agent. Today is 2024-05-15 15:00 EST."
+TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+    for name in ("get_user_details", "get_reservation_details", "cancel_reservation")
+]
+RESERVATION = {
+    "reservation_id": "EHGLP3",
+    "user_id": "emma_kim_9957",
+    "origin": "PHX",
+    "destination": "JFK",
+    "flight_type": "one_way",
+    "cabin": "basic_economy",
+    "flights": [
+        {"flight_number": "HAT156", "origin": "PHX", "destination": "SEA", "date": "2024-05-17"},
+        {"flight_number": "HAT021", "origin": "SEA", "destination": "JFK", "date": "2024-05-17"},
+    ],
+    "passengers": [
+        {"first_name": "Emma", "last_name": "Kim", "dob": "1967-07-04"},
+        {"first_name": "Mason", "last_name": "Gonzalez", "dob": "1952-04-21"},
+    ],
+    "created_at": "2024-05-04T23:12:06",
+    "insurance": "no",
+    "status": None,
+}
+REFUSAL = (
+    "I can't cancel **EHGLP3**: it is a *basic economy* booking made on 2024-05-04, more "
+    "than 24 hours ago, without travel insurance, so policy does not allow a cancellation.\n\n"
+    "- You can keep the trip as it is\n- or ask me about changing passengers"
+)
+
+
+class EventCounter:
+    def __init__(self) -> None:
+        self.request = 0
+        self.messages: list[dict] = [{"role": "system", "content": SYSTEM}]
+
+    def request_sent(self, turn: int) -> RequestSent:
+        self.request += 1
+        return RequestSent(
+            turn=turn,
+            request=self.request,
+            model="scripted",
+            messages=list(self.messages),
+            tools=TOOLS,
+            params={"tool_choice": "auto", "stream": True},
+        )
+
+
+def tool_response(
+    counter: EventCounter, turn: int, calls: list[tuple[str, dict]]
+) -> list[AgentEvent]:
+    sent = counter.request_sent(turn)
+    request = counter.request
+    tool_calls = tuple(
+        ToolCall(f"call_{request}_{i}", name, json.dumps(args))
+        for i, (name, args) in enumerate(calls)
+    )
+    counter.messages.append(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": c.call_id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for c in tool_calls
+            ],
+        }
+    )
+    return [
+        sent,
+        ReasoningDelta(request, "The customer wants to cancel; look the booking up first."),
+        AssistantMessage(request, None, tool_calls, None, "tool_calls", 412.0),
+        UsageReported(request, Usage(1850, 24, 1024, 12), None, "scripted", 412.0, 128000),
+    ]
+
+
+def turn_one(counter: EventCounter) -> list[AgentEvent]:
+    counter.messages.append({"role": "user", "content": "Please cancel my reservation EHGLP3."})
+    events: list[AgentEvent] = [TurnStarted(1, "Please cancel my reservation EHGLP3.")]
+    events += tool_response(counter, 1, [("get_reservation_details", {"reservation_id": "EHGLP3"})])
+    events += [
+        ToolStarted(
+            "call_1_0",
+            "get_reservation_details",
+            {"reservation_id": "EHGLP3"},
+            '{"reservation_id": "EHGLP3"}',
+        ),
+        ToolFinished(
+            "call_1_0",
+            "get_reservation_details",
+            {"reservation_id": "EHGLP3"},
+            RESERVATION,
+            None,
+            3.0,
+        ),
+    ]
+    counter.messages.append(
+        {"role": "tool", "tool_call_id": "call_1_0", "content": json.dumps(RESERVATION)}
+    )
+    sent = counter.request_sent(1)
+    events += [sent]
+    events += [TextDelta(sent.request, chunk) for chunk in _chunks(REFUSAL)]
+    events += [
+        AssistantMessage(sent.request, REFUSAL, (), None, "stop", 655.0),
+        UsageReported(sent.request, Usage(2410, 1792, 96, 0), None, "scripted", 655.0, 128000),
+        GroundingWarning(sent.request, ("2024-05-04",), REFUSAL),
+        TurnFinished(1, "answered", Usage(4260, 1120, 1816, 12), None),
+    ]
+    counter.messages.append({"role": "assistant", "content": REFUSAL})
+    return events
+
+
+def turn_two(counter: EventCounter, decision: asyncio.Future | None = None) -> list[AgentEvent]:
+    """A write that needs approval (then an error result, to show errors standing out)."""
+    text = "Then add one checked bag, paid with my gift card."
+    counter.messages.append({"role": "user", "content": text})
+    events: list[AgentEvent] = [TurnStarted(2, text)]
+    args = {
+        "reservation_id": "EHGLP3",
+        "total_baggages": 1,
+        "nonfree_baggages": 1,
+        "payment_id": "gift_card_9562694",
+    }
+    events += tool_response(
+        counter,
+        2,
+        [("update_reservation_baggages", args), ("get_user_details", {"user_id": "nobody"})],
+    )
+    events.append(
+        ApprovalRequested(
+            counter.request,
+            (
+                PendingWrite(
+                    f"call_{counter.request}_0",
+                    "update_reservation_baggages",
+                    args,
+                    "EHGLP3: bags 0 → 1 (1 paid, $50 from gift_card_9562694)",
+                ),
+            ),
+            decision,  # type: ignore[arg-type]  # a fresh future is made when played
+        )
+    )
+    events.append(
+        ToolFinished(
+            f"call_{counter.request}_0",
+            "update_reservation_baggages",
+            args,
+            {"reservation_id": "EHGLP3", "total_baggages": 1},
+            None,
+            5.0,
+            (RowChange("reservations", "EHGLP3", {"total_baggages": 0}, {"total_baggages": 1}),),
+        )
+    )
+    sent = counter.request_sent(2)
+    events += [
+        sent,
+        ToolFinished(
+            "call_x",
+            "get_user_details",
+            {"user_id": "nobody"},
+            {"error": "NOT_FOUND", "message": "no user nobody"},
+            "NOT_FOUND",
+            1.0,
+        ),
+        AssistantMessage(
+            sent.request, "Done: one checked bag is on EHGLP3.", (), None, "stop", 300.0
+        ),
+        UsageReported(sent.request, Usage(2600, 2048, 20, 0), None, "scripted", 300.0, 128000),
+        TurnFinished(2, "answered", Usage(4450, 2048, 44, 12), None),
+    ]
+    return events
+
+
+def _chunks(text: str, size: int = 24) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+STATUS = SessionStatus(
+    source="scenario: cancel-ehglp3",
+    customer="emma_kim_9957",
+    database="fresh sample copy",
+    guard=True,
+    approval="auto",
+    clock="2024-05-15T15:00:00",
+)
+
+
+class EventController(SessionController):
+    """Plays prepared turns of events; `gate` (if set) holds a turn until released."""
+
+    def __init__(
+        self,
+        turns: list[tuple[str, list[AgentEvent]]],
+        *,
+        mode: str = "offline",
+        status: SessionStatus = STATUS,
+    ) -> None:
+        super().__init__(status)
+        self.mode = mode  # type: ignore[assignment]
+        self.turns = turns
+        self.position = 0
+        self.scenario_name = "cancel-ehglp3"
+        self.gate: asyncio.Event | None = None
+        self.received: list[str] = []
+        self.cancelled = False
+        self.resets = 0
+        self.approvals: list[ApprovalRequested] = []
+
+    def scenario_choices(self) -> list[ScenarioChoice]:
+        return [
+            ScenarioChoice(
+                "cancel-ehglp3", "The customer asks to cancel EHGLP3; policy says no.", 1
+            ),
+            ScenarioChoice("book-with-bags", "A booking with free and paid bags.", 3),
+        ]
+
+    async def start_scenario(self, name, progress=None) -> None:
+        self.scenario_name = name
+        self.position = 0
+        self.status = self.status.with_(source=f"scenario: {name}")
+
+    def next_customer_message(self) -> str | None:
+        if self.position >= len(self.turns):
+            return None
+        return self.turns[self.position][0]
+
+    @property
+    def steps_left(self) -> int:
+        return len(self.turns) - self.position
+
+    async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
+        self.received.append(text)
+        events = self.turns[self.position][1] if self.position < len(self.turns) else []
+        self.position += 1
+        try:
+            for event in events:
+                if isinstance(event, ApprovalRequested):
+                    future = asyncio.get_running_loop().create_future()
+                    event = dataclasses.replace(event, decision=future)
+                    self.approvals.append(event)
+                if self.gate is not None and isinstance(event, AssistantMessage):
+                    await self.gate.wait()
+                self.events.append(event)
+                yield event
+                if isinstance(event, ApprovalRequested):
+                    await event.decision
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+
+    async def reset_database(self, progress=None) -> None:
+        self.resets += 1
+        if progress:
+            progress("flights", 1, 2)
+
+
+def two_turn_controller(**kwargs) -> EventController:
+    counter = EventCounter()
+    first = turn_one(counter)
+    second = turn_two(counter)
+    return EventController([(first[0].user_text, first), (second[0].user_text, second)], **kwargs)

@@ -1,0 +1,86 @@
+"""Playing a conversation step by step fills the chat, the trace and the usage panes."""
+
+from __future__ import annotations
+
+from airline_agent.tui.app import AirlineApp
+from airline_agent.tui.screens.picker import ScenarioPicker
+from airline_agent.tui.widgets.chat_pane import ChatPane
+from airline_agent.tui.widgets.trace_pane import TracePane
+from airline_agent.tui.widgets.usage_pane import UsagePane
+from tests.tui.helpers import wait_until
+from tests.tui.scripted_events import two_turn_controller
+
+
+async def test_offline_opens_on_the_library_with_the_showcase_first() -> None:
+    app = AirlineApp(two_turn_controller(), pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        picker = app.screen
+        assert isinstance(picker, ScenarioPicker)
+        assert picker.choices[0].name == "cancel-ehglp3"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ScenarioPicker))
+        assert app.controller.scenario_name == "cancel-ehglp3"
+
+
+async def test_one_step_fills_the_three_panes_in_order() -> None:
+    app = AirlineApp(two_turn_controller(), pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        await pilot.press("enter")
+        await pilot.press("space")
+        trace = app.main.query_one(TracePane)
+        await wait_until(pilot, lambda: len(trace.entries) >= 7)
+        assert trace.titles() == [
+            "customer: turn 1 · customer message",
+            "developer: system prompt + 3 tool schemas",
+            "api: request #1 → scripted",
+            "model: response #1 · 1 tool call",
+            "framework: tool get_reservation_details",
+            "api: request #2 → scripted",
+            "model: response #2 · reply",
+            "framework: grounding warning",
+        ]
+        chat = app.main.query_one(ChatPane)
+        messages = chat.messages()
+        assert [m.speaker for m in messages] == ["customer", "agent"]
+        assert messages[1].text.startswith("I can't cancel **EHGLP3**")
+        assert "look the booking up" in messages[1].reasoning
+        assert messages[1].warnings and "2024-05-04" in messages[1].warnings[0]
+        usage = app.main.query_one(UsagePane)
+        assert usage.table.row_count == 3  # two requests and the turn's subtotal
+        assert usage.total.prompt_tokens == 1850 + 2410
+        assert usage.total_cost is None  # no price for "scripted": unknown, never 0
+
+
+async def test_the_second_step_plays_the_second_turn_and_errors_stand_out() -> None:
+    app = AirlineApp(two_turn_controller(), pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        await pilot.press("escape")
+        controller = app.controller
+        await pilot.press("space")
+        await wait_until(pilot, lambda: controller.position == 1 and not app.main.turn_running)
+        await pilot.press("space")
+        await wait_until(pilot, lambda: len(controller.approvals) == 1)
+        controller.approvals[0].decide(True)
+        trace = app.main.query_one(TracePane)
+        await wait_until(pilot, lambda: trace.titles()[-1] == "model: response #4 · reply")
+        errors = [entry for entry in trace.entries if entry.error]
+        assert [entry.title for entry in errors] == ["tool get_user_details"]
+        assert errors[0].meta.startswith("NOT_FOUND")
+        bag = next(e for e in trace.entries if e.title == "tool update_reservation_baggages")
+        assert "reservations EHGLP3: changed total_baggages" in bag.body
+
+
+async def test_auto_play_runs_every_turn() -> None:
+    app = AirlineApp(two_turn_controller(), pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        await pilot.press("escape")
+        controller = app.controller
+        await pilot.press("a")
+        await wait_until(pilot, lambda: len(controller.approvals) == 1)
+        controller.approvals[0].decide(True)
+        await wait_until(pilot, lambda: controller.position == 2 and not app.main.turn_running)
+        assert controller.received == [turn for turn, _ in controller.turns]
