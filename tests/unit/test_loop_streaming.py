@@ -90,10 +90,7 @@ def test_a_body_that_is_not_a_completion_is_refused(body):
 
 
 def test_capture_05_history_never_echoes_invalid_arguments():
-    request = json.loads(
-        capture("05-invalid-args-echo").replace(capture("05-invalid-args-echo"), "{}")
-    )
-    assert request == {}
+    capture("05-invalid-args-echo")  # skips when the captures are absent
     broken = ToolCall("call_1", "get_reservation_details", '{"reservation_id": "12345')
     history = [
         {"role": "user", "content": "cancel"},
