@@ -1,9 +1,197 @@
-"""Placeholder: commands of this module are not written yet."""
+"""`seed` and `export`: build the reservations database, write it out in τ² shape.
+
+Heavy imports (sqlmodel, the domain) happen inside the commands so `--help` stays fast.
+"""
 
 from __future__ import annotations
 
+import sys
+import time
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+
+class ExportFormat(str, Enum):
+    tau2 = "tau2"
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(1)
+
+
+@contextmanager
+def _progress_bar(label: str) -> Iterator[Callable[[str, int, int], None]]:
+    """A progress callback drawing a rich bar on stderr, shown only after ~1 s of work
+    and only on a terminal (tests and pipes get the summary line alone)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    bar: Progress | None = None
+    task = None
+
+    def update(stage: str, done: int, total: int) -> None:
+        nonlocal bar, task
+        if not console.is_terminal or not total:
+            return
+        if bar is None:
+            if time.perf_counter() - started < 1.0:
+                return
+            bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                TaskProgressColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            )
+            bar.start()
+            task = bar.add_task(label, total=total)
+        bar.update(task, completed=done, total=total, description=f"{label}: {stage}")
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
+def seed_command(
+    db: Annotated[
+        str | None, typer.Option("--db", help="Database path or URL (default: settings).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Generator seed.")] = None,
+    scale: Annotated[
+        int, typer.Option("--scale", min=1, help="Multiply users and reservations.")
+    ] = 1,
+    from_tau2: Annotated[
+        Path | None,
+        typer.Option("--from-tau2", help="Import a τ²-bench db.json instead of generating."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing database.")] = False,
+) -> None:
+    """Build the reservations database (the deterministic sample, or a τ² db.json)."""
+    from pydantic import ValidationError
+
+    from airline_agent.config import Settings
+
+    try:
+        settings = Settings().with_overrides(db=db)
+    except ValidationError as exc:
+        raise _fail(f"invalid settings: {exc.errors()[0]['msg']}") from None
+    if from_tau2 is not None and (seed is not None or scale != 1):
+        typer.echo("error: --from-tau2 cannot be combined with --seed or --scale", err=True)
+        raise typer.Exit(2)
+
+    from airline_agent.domain.errors import DatabaseUnavailable
+    from airline_agent.domain.seed import DEFAULT_SEED, build_database
+
+    started = time.perf_counter()
+    try:
+        with _progress_bar("seeding") as progress:
+            database = build_database(
+                settings.db,
+                seed=DEFAULT_SEED if seed is None else seed,
+                scale=scale,
+                tau2=from_tau2,
+                force=force,
+                progress=progress,
+            )
+    except (DatabaseUnavailable, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"{settings.db}: {exc.strerror or exc}") from None
+    try:
+        counts = _counts(database)
+        source = database.meta().get("source", "?")
+    finally:
+        database.close()
+    seconds = time.perf_counter() - started
+    typer.echo(
+        f"{database.location}: {counts} ({source}) in {seconds:.2f} s",
+        err=True,
+    )
+
+
+def _counts(database) -> str:
+    from sqlalchemy import func, select
+
+    from airline_agent.domain import schema
+
+    parts = []
+    with database.engine.connect() as connection:
+        for label, model in (
+            ("airports", schema.Airport),
+            ("flights", schema.Flight),
+            ("flight dates", schema.FlightDate),
+            ("users", schema.User),
+            ("reservations", schema.Reservation),
+        ):
+            count = connection.execute(select(func.count()).select_from(model.__table__)).scalar()
+            parts.append(f"{count:,} {label}")
+    return ", ".join(parts)
+
+
+def export_command(
+    db: Annotated[
+        str | None, typer.Option("--db", help="Database path or URL (default: settings).")
+    ] = None,
+    format: Annotated[
+        ExportFormat, typer.Option("--format", help="Output format.")
+    ] = ExportFormat.tau2,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+    ] = None,
+) -> None:
+    """Write the database as a τ²-bench db.json (to stdout, or to -o FILE)."""
+    import json
+
+    from pydantic import ValidationError
+
+    from airline_agent.config import Settings
+
+    try:
+        settings = Settings().with_overrides(db=db)
+    except ValidationError as exc:
+        raise _fail(f"invalid settings: {exc.errors()[0]['msg']}") from None
+
+    from airline_agent.domain.db import Database
+    from airline_agent.domain.errors import DatabaseUnavailable
+    from airline_agent.domain.tau2 import export_tau2
+
+    try:
+        database = Database.open(settings.db)
+    except DatabaseUnavailable as exc:
+        raise _fail(str(exc)) from None
+    try:
+        document = export_tau2(database)
+    except Exception as exc:  # a database that opened but cannot be read whole
+        orig = getattr(exc, "orig", None)
+        if orig is None:
+            raise
+        raise _fail(f"{database.location}: cannot be exported ({orig})") from None
+    finally:
+        database.close()
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"{output}: cannot be written ({exc.strerror or exc})") from None
+    typer.echo(f"{output}: {len(document['reservations']):,} reservations written", err=True)
 
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.command("seed")(seed_command)
+    app.command("export")(export_command)
