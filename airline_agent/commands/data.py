@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import contextmanager
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
 
-class ExportFormat(str, Enum):
+class ExportFormat(StrEnum):
     tau2 = "tau2"
 
 
