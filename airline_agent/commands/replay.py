@@ -1,9 +1,123 @@
-"""Placeholder: commands of this module are not written yet."""
+"""`airline-agent replay PATH… [--json] [--transcript DIR]` and `replay --tau2 DIR`.
+
+Runs scenario files offline through the real loop, tools and a fresh database each,
+prints a table (or a JSON report) and exits non-zero when any scenario failed, drifted
+or could not be loaded.
+"""
 
 from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 import typer
 
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.command("replay")(replay_command)
+
+
+def replay_command(
+    paths: list[Path] = typer.Argument(
+        None, help="Scenario files or directories (default: the shipped library)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print a machine-readable report."),
+    transcript: Path | None = typer.Option(
+        None, "--transcript", help="Write each conversation as JSONL and Markdown into DIR."
+    ),
+    tau2: Path | None = typer.Option(
+        None,
+        "--tau2",
+        help="Replay the τ² tasks' reference actions from DIR (tasks.json, db.json).",
+    ),
+) -> None:
+    """Replay scenarios offline and verify their expectations."""
+    if tau2 is not None:
+        raise typer.Exit(_replay_tau2(tau2, as_json))
+    from airline_agent.scenarios.library import library_dir, ordered
+    from airline_agent.scenarios.loader import ScenarioLoadError, load_all, scenario_paths
+    from airline_agent.scenarios.runner import replay_scenario
+
+    targets = list(paths) if paths else [library_dir()]
+    missing = [str(p) for p in targets if not p.exists()]
+    if missing:
+        typer.echo(f"replay: no such file or directory: {', '.join(missing)}", err=True)
+        raise typer.Exit(2)
+    if not scenario_paths(targets):
+        typer.echo(f"replay: no scenario files in {', '.join(map(str, targets))}", err=True)
+        raise typer.Exit(2)
+    loaded = load_all(targets)
+    order = ordered([item.name for item in loaded])
+    loaded.sort(key=lambda item: order.index(item.name))
+    rows: list[dict] = []
+    for item in loaded:
+        if isinstance(item, ScenarioLoadError):
+            rows.append(
+                {
+                    "name": item.name,
+                    "path": str(item.path),
+                    "status": "invalid",
+                    "reason": str(item),
+                }
+            )
+            continue
+        report = replay_scenario(item)
+        if transcript is not None and report.events:
+            from airline_agent.scenarios.transcript import write_transcript
+
+            write_transcript(report.events, transcript, report.name)
+        rows.append(report.to_json() | {"why": report.why()})
+    failed = [row for row in rows if row["status"] not in ("passed", "skipped")]
+    if as_json:
+        summary = {"scenarios": rows, "passed": len(rows) - len(failed), "failed": len(failed)}
+        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        _print_table(rows)
+    raise typer.Exit(1 if failed else 0)
+
+
+def _print_table(rows: list[dict]) -> None:
+    width = max([len("scenario"), *(len(row["name"]) for row in rows)])
+    typer.echo(f"{'scenario':{width}}  turns  calls  tokens  result   why")
+    for row in rows:
+        why = row.get("why") or row.get("reason") or ""
+        why = why.splitlines()[0] if why else ""
+        if row["status"] == "invalid":
+            typer.echo(f"{row['name']:{width}}  {'-':>5}  {'-':>5}  {'-':>6}  invalid  {why}")
+            for line in row["reason"].splitlines()[1:]:
+                typer.echo(f"{'':{width}}  {'':34}{line}")
+            continue
+        typer.echo(
+            f"{row['name']:{width}}  {row['turns']:>5}  {row['tool_calls']:>5}  "
+            f"{row['tokens']:>6}  {row['status']:7}  {why}"
+        )
+    failed = sum(row["status"] not in ("passed", "skipped") for row in rows)
+    typer.echo(
+        f"{len(rows) - failed} of {len(rows)} passed" + (f", {failed} failed" if failed else "")
+    )
+
+
+def _replay_tau2(directory: Path, as_json: bool) -> int:
+    from airline_agent.scenarios.datasets import DatasetUnavailable
+    from airline_agent.scenarios.runner import replay_tau2
+
+    try:
+        reports = replay_tau2(directory)
+    except DatasetUnavailable as exc:
+        print(f"replay --tau2: {exc}", file=sys.stderr)
+        return 2
+    failed = [r for r in reports if not r.ok]
+    if as_json:
+        body = {"tasks": [r.to_json() for r in reports], "failed": len(failed)}
+        typer.echo(json.dumps(body, indent=2, ensure_ascii=False))
+    else:
+        typer.echo(f"{'task':>4}  actions  result  changed records")
+        for r in reports:
+            verdict = "ok" if r.ok else "FAILED"
+            changed = ", ".join(r.changed) or "-"
+            typer.echo(f"{r.task_id:>4}  {r.actions:>7}  {verdict:6}  {changed}")
+            for f in r.failures:
+                typer.echo(f"{'':>4}  action {f.index} {f.name}: {f.error} {f.message}")
+        typer.echo(f"{len(reports) - len(failed)} of {len(reports)} tasks: every action succeeded")
+    return 1 if failed else 0

@@ -76,12 +76,22 @@ def discard(copy: Path) -> None:
 
 
 def _build(dataset: Dataset, source: Path | None, target: Path) -> Path:
-    from airline_agent.domain.seed import build_database
+    from airline_agent.domain.db import Database
 
+    database = Database.create(target)
     try:
-        database = build_database(target, tau2=source, force=True)
-    except ValueError as exc:  # a τ² file that is not τ² data
-        raise DatasetUnavailable(str(exc)) from exc
-    # Closing the last connection folds the WAL into the file, so a copy is complete.
-    database.close()
+        if source is not None:
+            from airline_agent.domain.tau2 import import_tau2
+
+            try:
+                import_tau2(database, source)
+            except ValueError as exc:  # a file that is not τ² data
+                raise DatasetUnavailable(str(exc)) from exc
+        else:
+            from airline_agent.domain.seed import seed_sample
+
+            seed_sample(database)
+    finally:
+        # Closing the last connection folds the WAL into the file, so a copy is complete.
+        database.close()
     return target

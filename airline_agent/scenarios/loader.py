@@ -100,9 +100,11 @@ def load_scenario(path: str | Path) -> Scenario:
     if duplicates:
         raise ScenarioLoadError(path, duplicates)
     try:
-        return Scenario.model_validate(data)
+        scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise ScenarioLoadError(path, _problems(exc, node)) from None
+    scenario._source = path
+    return scenario
 
 
 def scenario_paths(paths: Iterable[str | Path]) -> list[Path]:

@@ -11,9 +11,10 @@ Every model forbids unknown keys, so a typo in a file is an error, not a silent 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from airline_agent.tools.outcome import ERROR_CODES
 
@@ -150,6 +151,11 @@ class Scenario(Strict):
     turns: list[Turn] = Field(min_length=1)
     # "unchanged" unless said otherwise; an explicit `null` checks nothing.
     database: Literal["unchanged"] | RecordExpectations | None = "unchanged"
+    _source: Path | None = PrivateAttr(None)  # the file it was read from, if any
+
+    @property
+    def source(self) -> Path | None:
+        return self._source
 
     @field_validator("name")
     @classmethod

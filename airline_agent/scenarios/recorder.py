@@ -118,10 +118,10 @@ def scenario_to_yaml(scenario: Scenario) -> str:
     body = scenario.model_dump(mode="json", exclude_defaults=True)
     ordered = {
         "name": body.pop("name"),
-        "description": scenario.description,
+        "description": scenario.description.strip(),
         "dataset": scenario.dataset,
         "customer": scenario.customer,
-        "settings": scenario.settings.model_dump(mode="json"),
+        "settings": scenario.settings.model_dump(mode="json", exclude_none=True),
         "turns": body.pop("turns"),
         "database": scenario.database,
     }

@@ -138,6 +138,7 @@ def replay_scenario(scenario: Scenario, *, path: Path | None = None) -> Scenario
 
 async def replay_scenario_async(scenario: Scenario, *, path: Path | None = None) -> ScenarioReport:
     started = time.perf_counter()
+    path = path or scenario.source
     try:
         copy, original = datasets.fresh_copy(scenario.dataset, scenario.name)
     except datasets.DatasetUnavailable as exc:
@@ -146,6 +147,9 @@ async def replay_scenario_async(scenario: Scenario, *, path: Path | None = None)
     try:
         await _converse(scenario, copy, report)
         _check_database(scenario, original, copy, report)
+    except Exception as exc:  # reported, with its type, as this scenario's result
+        report.status, report.reason = "error", f"{type(exc).__name__}: {exc}"
+        return report
     finally:
         datasets.discard(copy)
     report.elapsed_ms = (time.perf_counter() - started) * 1000
