@@ -1,0 +1,401 @@
+"""The airline's rules as pure functions (ids from ../shared/reference/airline-policy.md).
+
+Prices (B5, B6) are used by the operations themselves; the `check_*` functions are used
+by the tool guard and raise `PolicyViolation(rule, why)`. They take plain values: the
+reservation and user in τ² shape, the status of each segment's flight, and the clock.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import operator
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from airline_agent.domain.errors import InvalidArguments, PolicyViolation
+
+CABINS = ("basic_economy", "economy", "business")
+BAG_PRICE = 50  # B5: each extra bag
+INSURANCE_PRICE = 30  # B6: per passenger
+MAX_PASSENGERS = 5  # B3
+# B4: how many of each payment kind one booking may use.
+PAYMENT_LIMITS = {"certificate": 1, "credit_card": 1, "gift_card": 3}
+FLOWN_STATUSES = ("flying", "landed")
+CANCELLATION_REASONS = ("change_of_plan", "airline_cancelled", "health", "weather", "other")
+INSURED_REASONS = ("health", "weather")  # X3 / B6
+COMPENSATION_REASONS = ("cancelled_flight", "delayed_flight")
+CANCELLED_FLIGHT_CERTIFICATE = 100  # P3, per passenger
+DELAYED_FLIGHT_CERTIFICATE = 50  # P4, per passenger
+
+# B5: free checked bags per passenger by membership, then cabin.
+_FREE_BAGS = {
+    "regular": {"basic_economy": 0, "economy": 1, "business": 2},
+    "silver": {"basic_economy": 1, "economy": 2, "business": 3},
+    "gold": {"basic_economy": 2, "economy": 3, "business": 4},
+}
+
+
+# ---------------------------------------------------------------- prices
+
+
+def free_bags(membership: str, cabin: str) -> int:
+    """B5: free checked bags for one passenger."""
+    return _FREE_BAGS.get(membership, _FREE_BAGS["regular"]).get(cabin, 0)
+
+
+def nonfree_bags(membership: str, cabin: str, passengers: int, total_bags: int) -> int:
+    """B5: how many of `total_bags` must be paid for."""
+    return max(0, total_bags - free_bags(membership, cabin) * passengers)
+
+
+def bag_price(nonfree: int) -> int:
+    return BAG_PRICE * nonfree
+
+
+def insurance_price(insurance: str, passengers: int) -> int:
+    return INSURANCE_PRICE * passengers if insurance == "yes" else 0
+
+
+# ---------------------------------------------------------------- calculate
+
+_OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
+_ALLOWED_CHARACTERS = set("0123456789+-*/(). ")
+
+
+def evaluate_arithmetic(expression: str) -> str:
+    """`calculate`: numbers, + - * /, parentheses; the result rounded to 2 places."""
+    if not expression.strip():
+        raise InvalidArguments("expression is empty; give an arithmetic expression like '2 + 2'")
+    if not set(expression) <= _ALLOWED_CHARACTERS:
+        raise InvalidArguments(
+            "Invalid characters in expression: only digits, + - * / ( ) . and spaces are allowed"
+        )
+    if len(expression) > 1000:
+        raise InvalidArguments("expression is too long (at most 1000 characters)")
+    try:
+        tree = ast.parse(expression, mode="eval")
+        value = _evaluate(tree.body)
+        return str(round(float(value), 2))
+    except ZeroDivisionError as exc:
+        raise InvalidArguments("division by zero") from exc
+    except (SyntaxError, ValueError, OverflowError, RecursionError) as exc:
+        raise InvalidArguments(f"not a valid arithmetic expression: {expression!r}") from exc
+
+
+def _evaluate(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return float(node.value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        return _OPERATORS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _evaluate(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    raise ValueError("unsupported expression")
+
+
+# ---------------------------------------------------------------- facts about a reservation
+
+
+def departure(segment: Mapping[str, Any], departure_time: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(f"{segment['date']}T{departure_time or '00:00:00'}")
+    except ValueError:
+        return None
+
+
+def has_flown(
+    segments: Sequence[Mapping[str, Any]],
+    statuses: Sequence[str | None],
+    departures: Sequence[str | None],
+    now: datetime,
+) -> bool:
+    """A segment has flown when its flight is flying or landed, or its scheduled
+    departure is in the past by the domain clock."""
+    for segment, status, departure_time in zip(segments, statuses, departures, strict=True):
+        if status in FLOWN_STATUSES:
+            return True
+        when = departure(segment, departure_time)
+        if when is not None and when <= now:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- booking (B1–B5)
+
+
+def check_bookable(flight_number: str, date: str, status: str | None) -> None:
+    """B1: only `available` flights can be booked."""
+    if status != "available":
+        raise PolicyViolation(
+            "B1", f"flight {flight_number} on {date} is {status or 'not scheduled'}, not available"
+        )
+
+
+def check_passengers(passengers: Sequence[Mapping[str, str]]) -> None:
+    """B3: one to five passengers, each with first name, last name and date of birth."""
+    if not passengers:
+        raise PolicyViolation("B3", "a reservation needs at least one passenger")
+    if len(passengers) > MAX_PASSENGERS:
+        raise PolicyViolation(
+            "B3", f"at most {MAX_PASSENGERS} passengers per reservation, {len(passengers)} given"
+        )
+    for number, passenger in enumerate(passengers, start=1):
+        missing = [
+            f for f in ("first_name", "last_name", "dob") if not str(passenger.get(f, "")).strip()
+        ]
+        if missing:
+            raise PolicyViolation("B3", f"passenger {number} has no {', '.join(missing)}")
+
+
+def check_cabin(cabin: str) -> None:
+    """B2: one of the three cabins, the same for every segment."""
+    if cabin not in CABINS:
+        raise PolicyViolation("B2", f"cabin must be one of {', '.join(CABINS)}")
+
+
+def check_payment_mix(lines: Sequence[Mapping[str, Any]], profile: Mapping[str, Mapping]) -> None:
+    """B4: every method from the profile; at most 1 certificate, 1 credit card, 3 gift cards."""
+    kinds: Counter[str] = Counter()
+    for line in lines:
+        method = profile.get(line["payment_id"])
+        if method is None:
+            raise PolicyViolation(
+                "B4", f"payment method {line['payment_id']} is not in the customer's profile"
+            )
+        kinds[method["source"]] += 1
+    for kind, limit in PAYMENT_LIMITS.items():
+        if kinds[kind] > limit:
+            raise PolicyViolation(
+                "B4",
+                f"at most {limit} {kind.replace('_', ' ')}(s) per booking, {kinds[kind]} given",
+            )
+
+
+def check_bag_count(
+    membership: str, cabin: str, passengers: int, total_bags: int, nonfree: int
+) -> None:
+    """B5: the non-free bags are exactly those beyond the free allowance."""
+    if nonfree > total_bags:
+        raise PolicyViolation(
+            "B5", f"{nonfree} non-free bags is more than the {total_bags} in total"
+        )
+    expected = nonfree_bags(membership, cabin, passengers, total_bags)
+    if nonfree != expected:
+        allowance = free_bags(membership, cabin)
+        raise PolicyViolation(
+            "B5",
+            f"a {membership} member in {cabin} has {allowance} free bag(s) per passenger; "
+            f"{total_bags} bag(s) for {passengers} passenger(s) means {expected} non-free, "
+            f"not {nonfree}",
+        )
+
+
+# ---------------------------------------------------------------- changes (M1–M7)
+
+
+def _itinerary(flights: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    return [(f["flight_number"], f["date"]) for f in flights]
+
+
+def check_flight_change(
+    reservation: Mapping[str, Any],
+    new_cabin: str,
+    new_flights: Sequence[Mapping[str, Any]],
+    flown: bool,
+) -> None:
+    """M1, M2, M4 for `update_reservation_flights`. `new_flights` carry origin and
+    destination (looked up from the schedule)."""
+    same_flights = _itinerary(new_flights) == _itinerary(reservation["flights"])
+    cabin_changes = new_cabin != reservation["cabin"]
+    if cabin_changes:
+        if flown:
+            raise PolicyViolation("M4", "the cabin cannot change once a segment has flown")
+        if not same_flights:
+            raise PolicyViolation(
+                "M4", "a cabin change applies to the same flights; change flights separately"
+            )
+        return
+    if same_flights:
+        return
+    if reservation["cabin"] == "basic_economy":
+        raise PolicyViolation("M1", "basic economy flights cannot be changed")
+    if not new_flights:
+        raise PolicyViolation("M2", "the reservation must keep at least one flight")
+    first, last = new_flights[0], new_flights[-1]
+    if first["origin"] != reservation["origin"]:
+        raise PolicyViolation(
+            "M2", f"the trip must still start at {reservation['origin']}, not {first['origin']}"
+        )
+    for leg, following in itertools.pairwise(new_flights):
+        if leg["destination"] != following["origin"]:
+            raise PolicyViolation(
+                "M2", f"flights do not connect: {leg['destination']} then {following['origin']}"
+            )
+    if reservation["flight_type"] == "one_way":
+        if last["destination"] != reservation["destination"]:
+            raise PolicyViolation(
+                "M2",
+                f"the trip must still end at {reservation['destination']}, "
+                f"not {last['destination']}",
+            )
+    else:
+        if last["destination"] != reservation["origin"] or not any(
+            leg["destination"] == reservation["destination"] for leg in new_flights
+        ):
+            raise PolicyViolation(
+                "M2",
+                f"a round trip must still go {reservation['origin']} → "
+                f"{reservation['destination']} → {reservation['origin']}",
+            )
+
+
+def check_change_payment(source: str | None, payment_id: str) -> None:
+    """M7: a change is paid or refunded through one gift card or credit card."""
+    if source is None:
+        raise PolicyViolation("M7", f"payment method {payment_id} is not in the customer's profile")
+    if source == "certificate":
+        raise PolicyViolation("M7", "a change cannot be paid with a travel certificate")
+
+
+def check_bag_change(reservation: Mapping[str, Any], total_bags: int, nonfree: int) -> None:
+    """M5: bags can be added, never removed."""
+    if total_bags < reservation["total_baggages"]:
+        raise PolicyViolation(
+            "M5",
+            f"bags can be added, never removed ({reservation['total_baggages']} → {total_bags})",
+        )
+    if nonfree < reservation["nonfree_baggages"]:
+        raise PolicyViolation(
+            "M5",
+            f"paid bags cannot be removed ({reservation['nonfree_baggages']} → {nonfree})",
+        )
+
+
+def check_passenger_count(reservation: Mapping[str, Any], passengers: int) -> None:
+    """M6: details may change, the number of passengers cannot."""
+    have = len(reservation["passengers"])
+    if passengers != have:
+        raise PolicyViolation(
+            "M6",
+            f"the number of passengers cannot change "
+            f"({have} on the reservation, {passengers} given)",
+        )
+
+
+def check_active(reservation: Mapping[str, Any]) -> None:
+    if reservation.get("status") == "cancelled":
+        raise PolicyViolation("C5", f"reservation {reservation['reservation_id']} is cancelled")
+
+
+# ---------------------------------------------------------------- cancellation (X2, X3)
+
+
+def check_cancellation(
+    reservation: Mapping[str, Any],
+    statuses: Sequence[str | None],
+    flown: bool,
+    reason: str | None,
+    now: datetime,
+) -> None:
+    """X2: nothing flown. X3: booked in the last 24 h, or an airline-cancelled flight, or
+    business, or insured with a covered reason (health, weather)."""
+    if flown:
+        raise PolicyViolation(
+            "X2", "a segment has already flown; the agent cannot cancel (transfer to a human)"
+        )
+    created = datetime.fromisoformat(reservation["created_at"])
+    if now - created <= timedelta(hours=24):
+        return
+    if any(status == "cancelled" for status in statuses):
+        return
+    if reservation["cabin"] == "business":
+        return
+    if reservation["insurance"] == "yes":
+        if reason in INSURED_REASONS:
+            return
+        if reason is None:
+            raise PolicyViolation(
+                "X3",
+                "ask the customer why they cancel: the travel insurance covers health or "
+                "weather reasons only; then call again with `reason`",
+            )
+        raise PolicyViolation(
+            "X3", f"the insurance covers health or weather reasons, not {reason.replace('_', ' ')}"
+        )
+    if reason == "airline_cancelled":
+        raise PolicyViolation(
+            "X3", "no flight of this reservation is cancelled by the airline (checked the schedule)"
+        )
+    raise PolicyViolation(
+        "X3",
+        "this reservation cannot be cancelled: booked more than 24 hours ago, no flight "
+        "cancelled by the airline, not business, and no travel insurance",
+    )
+
+
+# ---------------------------------------------------------------- compensation (P2–P4)
+
+
+def check_compensation(
+    membership: str,
+    reservation: Mapping[str, Any] | None,
+    reason: str | None,
+    amount: float,
+    statuses: Sequence[str | None],
+    changed_or_cancelled: bool,
+) -> None:
+    """P2 (who qualifies), P3 (cancelled flight: $100 × passengers), P4 (delayed flight:
+    $50 × passengers, after the change or cancellation)."""
+    if reservation is None or reason is None:
+        raise PolicyViolation(
+            "P2",
+            "ask the customer which reservation is affected and whether the flight was "
+            "cancelled or delayed; then call again with `reservation_id` and `reason` "
+            "(cancelled_flight or delayed_flight)",
+        )
+    eligible = (
+        membership in ("silver", "gold")
+        or reservation["insurance"] == "yes"
+        or reservation["cabin"] == "business"
+    )
+    if not eligible:
+        raise PolicyViolation(
+            "P2",
+            "only silver or gold members, insured customers or business passengers get "
+            "compensation; this customer is a regular member, uninsured, not in business",
+        )
+    passengers = len(reservation["passengers"])
+    if reason == "cancelled_flight":
+        if "cancelled" not in statuses:
+            raise PolicyViolation(
+                "P3", "no flight of this reservation was cancelled by the airline"
+            )
+        expected = CANCELLED_FLIGHT_CERTIFICATE * passengers
+        rule = "P3"
+    elif reason == "delayed_flight":
+        if not changed_or_cancelled:
+            raise PolicyViolation(
+                "P4",
+                "compensation for a delay comes after the customer changes or cancels the "
+                "reservation; do that first",
+            )
+        if "delayed" not in statuses and reservation.get("status") == "cancelled":
+            raise PolicyViolation("P4", "no flight of this reservation is delayed")
+        expected = DELAYED_FLIGHT_CERTIFICATE * passengers
+        rule = "P4"
+    else:
+        raise PolicyViolation(
+            "P5", f"no compensation for {reason!r}; only cancelled or delayed flights"
+        )
+    if amount != expected:
+        raise PolicyViolation(
+            rule, f"the certificate for {passengers} passenger(s) is {expected}, not {amount}"
+        )

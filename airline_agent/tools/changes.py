@@ -1,0 +1,110 @@
+"""Which database rows a write changed, before → after (`RowChange`).
+
+A SQLAlchemy `after_flush` listener on every ORM session reads the session's new, dirty
+and deleted rows (their attribute history is still there at that point) and adds them to
+the log of the `recording()` block running in this context. Several flushes in one
+transaction merge: the first `before` and the last `after` of a row are kept, and a row
+inserted and deleted again disappears. The log is only meaningful once the transaction
+committed; the caller drops it on failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from sqlalchemy import event, inspect
+from sqlalchemy.orm import Session
+
+from airline_agent.tools.outcome import RowChange
+
+_LOG: ContextVar[dict[tuple[str, str], list[Any]] | None] = ContextVar("row_changes", default=None)
+_listening = False
+
+
+class ChangeLog:
+    def __init__(self, rows: dict[tuple[str, str], list[Any]]) -> None:
+        self._rows = rows
+
+    def changes(self) -> tuple[RowChange, ...]:
+        result = []
+        for (table, key), (before, after) in self._rows.items():
+            if before is None and after is None:
+                continue
+            if before == after:
+                continue
+            result.append(RowChange(table=table, key=key, before=before, after=after))
+        return tuple(result)
+
+
+@contextmanager
+def recording() -> Iterator[ChangeLog]:
+    """Record the row changes of the writes inside the block."""
+    _listen()
+    rows: dict[tuple[str, str], list[Any]] = {}
+    token = _LOG.set(rows)
+    try:
+        yield ChangeLog(rows)
+    finally:
+        _LOG.reset(token)
+
+
+def _listen() -> None:
+    global _listening
+    if not _listening:
+        event.listen(Session, "after_flush", _after_flush)
+        _listening = True
+
+
+def _columns(state: Any) -> list[str]:
+    return [column.key for column in state.mapper.column_attrs]
+
+
+def _key(state: Any) -> str:
+    if state.mapper.local_table.name == "reservation":
+        return str(state.obj().reservation_id)  # `seq` is internal; the id is the name
+    identity = state.mapper.primary_key_from_instance(state.obj())
+    return "/".join(str(part) for part in identity)
+
+
+def _current(state: Any) -> dict[str, Any]:
+    obj = state.obj()
+    return {name: getattr(obj, name) for name in _columns(state)}
+
+
+def _previous(state: Any) -> dict[str, Any]:
+    values = {}
+    for name in _columns(state):
+        history = state.attrs[name].history
+        if history.deleted:
+            values[name] = history.deleted[0]
+        elif history.unchanged:
+            values[name] = history.unchanged[0]
+        else:
+            values[name] = getattr(state.obj(), name)
+    return values
+
+
+def _record(rows: dict, state: Any, before: dict | None, after: dict | None) -> None:
+    slot = (state.mapper.local_table.name, _key(state))
+    if slot in rows:
+        rows[slot][1] = after
+    else:
+        rows[slot] = [before, after]
+
+
+def _after_flush(session: Session, _context: Any) -> None:
+    rows = _LOG.get()
+    if rows is None:
+        return
+    for obj in session.new:
+        _record(rows, inspect(obj), None, _current(inspect(obj)))
+    for obj in session.dirty:
+        state = inspect(obj)
+        if session.is_modified(obj, include_collections=False):
+            _record(rows, state, _previous(state), _current(state))
+    for obj in session.deleted:
+        state = inspect(obj)
+        _record(rows, state, _previous(state), None)

@@ -1,0 +1,179 @@
+"""`Toolbox`: the one way the agent (and `call`, replays, the TUI) uses the tools.
+
+`call` parses and validates the arguments, runs the guard in front of write tools,
+runs the tool (a write in one transaction, its row changes recorded) and returns a
+`ToolOutcome`; it never raises. `preview` runs a write in a transaction that is rolled
+back and says in words what it would change.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session
+
+from airline_agent.domain.clock import Clock
+from airline_agent.domain.db import Database
+from airline_agent.domain.errors import DomainError
+from airline_agent.tools import airline as _airline  # noqa: F401  (registers the tools)
+from airline_agent.tools import guard as policy_guard
+from airline_agent.tools.changes import recording
+from airline_agent.tools.describe import describe_changes
+from airline_agent.tools.outcome import RowChange, ToolOutcome, error_result
+from airline_agent.tools.registry import (
+    REGISTRY,
+    ArgumentsRejected,
+    ToolSpec,
+    domain_error_result,
+    invoke,
+    parse_arguments,
+    validate,
+)
+
+_SCHEMAS: list[dict[str, Any]] | None = None
+
+
+class Toolbox:
+    def __init__(
+        self,
+        database: Database,
+        *,
+        clock: Clock,
+        guard: bool = True,
+        acting_user: str | None = None,
+    ) -> None:
+        self.database = database
+        self.clock = clock
+        self.guard = guard
+        self.acting_user = acting_user
+        # Reservations changed or cancelled in this session (P4: compensation after).
+        self.changed_reservations: set[str] = set()
+
+    # ---------------------------------------------------------------- catalogue
+
+    def schemas(self) -> list[dict[str, Any]]:
+        global _SCHEMAS
+        if _SCHEMAS is None:
+            _SCHEMAS = [spec.schema() for spec in REGISTRY.values()]
+        return [dict(schema) for schema in _SCHEMAS]
+
+    def names(self) -> list[str]:
+        return list(REGISTRY)
+
+    def is_write(self, name: str) -> bool:
+        spec = REGISTRY.get(name)
+        return spec is not None and spec.write
+
+    # ---------------------------------------------------------------- calling
+
+    def call(self, name: str, arguments: str | dict | None) -> ToolOutcome:
+        start = time.perf_counter()
+        parsed: dict[str, Any] | None = None
+        changes: tuple[RowChange, ...] = ()
+        try:
+            spec = REGISTRY.get(name) if isinstance(name, str) else None
+            try:
+                parsed = parse_arguments(arguments)
+            finally:
+                if spec is None:
+                    result: Any = error_result(
+                        "UNKNOWN_TOOL",
+                        f"there is no tool named {name!r}; the tools are: {', '.join(REGISTRY)}",
+                    )
+            if spec is not None:
+                result, changes = self._run(spec, parsed)
+        except ArgumentsRejected as rejected:
+            if spec is not None:
+                result = rejected.result
+        except Exception as exc:  # a tool never raises into the loop
+            result = error_result("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}")
+        error = result.get("error") if isinstance(result, dict) else None
+        if error is not None:
+            changes = ()
+        return ToolOutcome(
+            name=name if isinstance(name, str) else repr(name),
+            arguments=parsed,
+            result=result,
+            error=error,
+            elapsed_ms=(time.perf_counter() - start) * 1000,
+            changes=changes,
+        )
+
+    def _run(self, spec: ToolSpec, arguments: dict[str, Any]) -> tuple[Any, tuple[RowChange, ...]]:
+        validated = validate(spec, arguments)
+        try:
+            if not spec.write:
+                result = invoke(spec, self, validated)
+                if spec.name == "get_user_details" and self.acting_user is None:
+                    # I1: the first customer looked up is the one this session acts for.
+                    self.acting_user = result["user_id"]
+                return result, ()
+            if self.guard:
+                policy_guard.check(self, spec.name, validated)
+            with recording() as log:
+                result = invoke(spec, self, validated)
+            if isinstance(result, dict) and "reservation_id" in result:
+                self.changed_reservations.add(result["reservation_id"])
+            return result, log.changes()
+        except DomainError as exc:
+            return domain_error_result(exc), ()
+
+    # ---------------------------------------------------------------- preview
+
+    def preview(self, name: str, arguments: dict) -> str:
+        """What the write would change, in words; never raises, never writes."""
+        try:
+            spec = REGISTRY.get(name)
+            if spec is None:
+                return f"There is no tool named {name!r}."
+            if not spec.write:
+                return f"{name} only reads; it changes nothing."
+            validated = validate(spec, parse_arguments(arguments))
+            if self.guard:
+                try:
+                    policy_guard.check(self, name, validated)
+                except DomainError as exc:
+                    refusal = domain_error_result(exc)
+                    rule = f" {refusal['rule']}" if "rule" in refusal else ""
+                    return (
+                        f"The guard would refuse this ({refusal['error']}{rule}): "
+                        f"{refusal['message']}"
+                    )
+            dry_run = _DryRunContext(_DryRunDatabase(self.database), self.clock)
+            with recording() as log:
+                invoke(spec, dry_run, validated)
+            return describe_changes(name, log.changes())
+        except ArgumentsRejected as rejected:
+            return f"This call would be rejected: {rejected.result['message']}"
+        except DomainError as exc:
+            refusal = domain_error_result(exc)
+            return f"This would fail ({refusal['error']}): {refusal['message']}"
+        except Exception as exc:
+            return f"Cannot preview this call ({type(exc).__name__}: {exc})."
+
+
+class _DryRunDatabase:
+    """A database whose write transactions always roll back (for previews)."""
+
+    def __init__(self, database: Database) -> None:
+        self.engine = database.engine
+        self.location = database.location
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session:
+            session.begin()
+            try:
+                yield session
+            finally:
+                session.rollback()
+
+
+@dataclass
+class _DryRunContext:
+    database: Any
+    clock: Clock

@@ -1,0 +1,199 @@
+"""τ²-bench compatibility: every task's reference actions replay through our tools (guard
+off, no acting customer) with no error result and exactly the database changes of the
+reference tools, as computed by an independent oracle on the plain db.json dicts."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from airline_agent.domain.clock import Clock
+from airline_agent.domain.db import Database
+from airline_agent.domain.tau2 import export_tau2, import_tau2
+from airline_agent.tools.toolbox import Toolbox
+from tests.conftest import tau2_files
+from tests.support import tau2_oracle
+
+CLOCK = Clock.at("2024-05-15T15:00:00")
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, list]:
+    db_json, tasks_json = tau2_files()
+    path = tmp_path_factory.mktemp("tau2") / "tau2.db"
+    database = Database.create(path)
+    import_tau2(database, db_json)
+    database.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return path, json.loads(db_json.read_text()), json.loads(tasks_json.read_text())
+
+
+def _fresh(reference: tuple[Path, dict, list], tmp_path: Path) -> Database:
+    path = tmp_path / "task.db"
+    shutil.copyfile(reference[0], path)
+    return Database.open(path)
+
+
+def _actions(task: dict) -> list[dict]:
+    return (task.get("evaluation_criteria") or {}).get("actions") or []
+
+
+def _replay(toolbox: Toolbox, actions: list[dict]) -> list:
+    outcomes = []
+    for action in actions:
+        outcome = toolbox.call(action["name"], action["arguments"])
+        assert outcome.error is None, (action, outcome.result)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def test_all_fifty_tasks_replay_to_the_reference_state(reference, tmp_path: Path) -> None:
+    _, initial, tasks = reference
+    assert len(tasks) == 50
+    for task in tasks:
+        database = _fresh(reference, tmp_path)
+        try:
+            toolbox = Toolbox(database, clock=CLOCK, guard=False)
+            _replay(toolbox, _actions(task))
+            expected = copy.deepcopy(initial)
+            for action in _actions(task):
+                tau2_oracle.apply(expected, action["name"], action["arguments"])
+            assert export_tau2(database) == expected, f"task {task['id']}"
+        finally:
+            database.close()
+
+
+def _task(tasks: list, task_id: str) -> dict:
+    return next(t for t in tasks if str(t["id"]) == task_id)
+
+
+def test_booking_creates_hathat_takes_seats_and_debits_gift_cards(reference, tmp_path) -> None:
+    _, initial, tasks = reference
+    database = _fresh(reference, tmp_path)
+    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    booking = next(a for a in _actions(_task(tasks, "24")) if a["name"] == "book_reservation")
+    args = booking["arguments"]
+    outcome = toolbox.call("book_reservation", args)
+    assert outcome.error is None
+    assert outcome.result["reservation_id"] == "HATHAT"
+    assert outcome.result["created_at"] == "2024-05-15T15:00:00"
+    after = export_tau2(database)
+    for ref in args["flights"]:
+        before_seats = initial["flights"][ref["flight_number"]]["dates"][ref["date"]][
+            "available_seats"
+        ]
+        now_seats = after["flights"][ref["flight_number"]]["dates"][ref["date"]]["available_seats"]
+        assert now_seats[args["cabin"]] == before_seats[args["cabin"]] - len(args["passengers"])
+    user = args["user_id"]
+    for payment in args["payment_methods"]:
+        was = initial["users"][user]["payment_methods"][payment["payment_id"]]["amount"]
+        assert after["users"][user]["payment_methods"][payment["payment_id"]][
+            "amount"
+        ] == pytest.approx(was - payment["amount"])
+    assert after["users"][user]["reservations"][-1] == "HATHAT"
+    database.close()
+
+
+def test_three_bookings_take_hathat_hathau_hathav(reference, tmp_path) -> None:
+    _, _, tasks = reference
+    database = _fresh(reference, tmp_path)
+    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    outcomes = _replay(toolbox, _actions(_task(tasks, "23")))
+    booked = [o.result["reservation_id"] for o in outcomes if o.name == "book_reservation"]
+    assert booked == ["HATHAT", "HATHAU", "HATHAV"]
+    database.close()
+
+
+def test_cancel_appends_refund_lines_and_keeps_seats(reference, tmp_path) -> None:
+    _, initial, _ = reference
+    database = _fresh(reference, tmp_path)
+    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    outcome = toolbox.call("cancel_reservation", {"reservation_id": "EHGLP3"})
+    assert outcome.error is None
+    assert outcome.result["status"] == "cancelled"
+    assert outcome.result["payment_history"] == [
+        {"payment_id": "credit_card_5832574", "amount": 208},
+        {"payment_id": "credit_card_5832574", "amount": -208},
+    ]
+    after = export_tau2(database)
+    assert after["flights"]["HAT156"] == initial["flights"]["HAT156"]  # no seat released
+    assert after["users"]["emma_kim_9957"] == initial["users"]["emma_kim_9957"]
+    tables = {c.table for c in outcome.changes}
+    assert tables == {"reservation", "payment"}
+    database.close()
+
+
+def test_send_certificate_adds_the_first_free_certificate(reference, tmp_path) -> None:
+    database = _fresh(reference, tmp_path)
+    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    first = toolbox.call("send_certificate", {"user_id": "emma_kim_9957", "amount": 150})
+    second = toolbox.call("send_certificate", {"user_id": "emma_kim_9957", "amount": 50})
+    assert first.result.startswith("Certificate certificate_3221322 added")
+    assert "certificate_3221323" in second.result
+    methods = export_tau2(database)["users"]["emma_kim_9957"]["payment_methods"]
+    assert methods["certificate_3221322"] == {
+        "source": "certificate",
+        "id": "certificate_3221322",
+        "amount": 150,
+    }
+    database.close()
+
+
+def test_a_flight_change_refund_credits_the_gift_card(reference, tmp_path) -> None:
+    """EHGLP3's cabin to economy is a charge; back to basic economy prices is a refund
+    that goes to the gift card's balance."""
+    _, initial, _ = reference
+    database = _fresh(reference, tmp_path)
+    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    flights = [
+        {"flight_number": "HAT156", "date": "2024-05-17"},
+        {"flight_number": "HAT021", "date": "2024-05-17"},
+    ]
+    up = toolbox.call(
+        "update_reservation_flights",
+        {
+            "reservation_id": "EHGLP3",
+            "cabin": "economy",
+            "flights": flights,
+            "payment_id": "credit_card_5832574",
+        },
+    )
+    assert up.error is None
+    economy = [
+        initial["flights"][f["flight_number"]]["dates"]["2024-05-17"]["prices"]["economy"]
+        for f in flights
+    ]
+    charge = (sum(economy) - (50 + 54)) * 2
+    assert up.result["payment_history"][-1] == {
+        "payment_id": "credit_card_5832574",
+        "amount": charge,
+    }
+    down = toolbox.call(
+        "update_reservation_flights",
+        {
+            "reservation_id": "EHGLP3",
+            "cabin": "basic_economy",
+            "flights": flights,
+            "payment_id": "gift_card_9562694",
+        },
+    )
+    assert down.error is None
+    basic = [
+        initial["flights"][f["flight_number"]]["dates"]["2024-05-17"]["prices"]["basic_economy"]
+        for f in flights
+    ]
+    refund = (sum(basic) - sum(economy)) * 2
+    assert down.result["payment_history"][-1] == {
+        "payment_id": "gift_card_9562694",
+        "amount": refund,
+    }
+    balance = export_tau2(database)["users"]["emma_kim_9957"]["payment_methods"][
+        "gift_card_9562694"
+    ]["amount"]
+    assert balance == pytest.approx(103.0 - refund)
+    database.close()

@@ -1,0 +1,184 @@
+"""An independent oracle for the compatibility tests: the τ²-bench airline write tools'
+effects applied to the plain db.json dicts (written from the reference's documented
+behaviour, not from our operations). Only the effects matter here; the reads change
+nothing and are not modelled.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NOW = "2024-05-15T15:00:00"
+
+
+class OracleError(Exception):
+    pass
+
+
+def _key(mapping: dict, key: str) -> str:
+    if key in mapping:
+        return key
+    for candidate in mapping:
+        if candidate.lower() == key.strip().lower():
+            return candidate
+    raise OracleError(f"{key} not found")
+
+
+def _new_reservation_id(db: dict) -> str:
+    code = "HATHAT"
+    while code in db["reservations"]:
+        code = code[:-1] + chr(ord(code[-1]) + 1)
+    return code
+
+
+def book_reservation(db: dict, a: dict) -> None:
+    user = db["users"][_key(db["users"], a["user_id"])]
+    count = len(a["passengers"])
+    rid = _new_reservation_id(db)
+    segments, total, dates = [], 0, []
+    for ref in a["flights"]:
+        flight = db["flights"][_key(db["flights"], ref["flight_number"])]
+        day = flight["dates"][ref["date"]]
+        if day["status"] != "available" or day["available_seats"][a["cabin"]] < count:
+            raise OracleError("not bookable")
+        price = day["prices"][a["cabin"]]
+        segments.append(
+            {
+                "origin": flight["origin"],
+                "destination": flight["destination"],
+                "flight_number": flight["flight_number"],
+                "date": ref["date"],
+                "price": price,
+            }
+        )
+        dates.append(day)
+        total += price * count
+    total += (30 * count if a["insurance"] == "yes" else 0) + 50 * a["nonfree_baggages"]
+    if sum(p["amount"] for p in a["payment_methods"]) != total:
+        raise OracleError(f"does not add up: {total}")
+    for payment in a["payment_methods"]:
+        method = user["payment_methods"][payment["payment_id"]]
+        if method["source"] == "gift_card":
+            method["amount"] -= payment["amount"]
+        elif method["source"] == "certificate":
+            del user["payment_methods"][payment["payment_id"]]
+    for day in dates:
+        day["available_seats"][a["cabin"]] -= count
+    db["reservations"][rid] = {
+        "reservation_id": rid,
+        "user_id": user["user_id"],
+        "origin": a["origin"],
+        "destination": a["destination"],
+        "flight_type": a["flight_type"],
+        "cabin": a["cabin"],
+        "flights": segments,
+        "passengers": [dict(p) for p in a["passengers"]],
+        "payment_history": [dict(p) for p in a["payment_methods"]],
+        "created_at": NOW,
+        "total_baggages": a["total_baggages"],
+        "nonfree_baggages": a["nonfree_baggages"],
+        "insurance": a["insurance"],
+    }
+    user["reservations"].append(rid)
+
+
+def cancel_reservation(db: dict, a: dict) -> None:
+    reservation = db["reservations"][_key(db["reservations"], a["reservation_id"])]
+    refunds = [
+        {"payment_id": p["payment_id"], "amount": -p["amount"]}
+        for p in reservation["payment_history"]
+    ]
+    reservation["payment_history"].extend(refunds)
+    reservation["status"] = "cancelled"
+
+
+def _pay_change(user: dict, payment_id: str, amount: float) -> dict | None:
+    method = user["payment_methods"][payment_id]
+    if method["source"] == "certificate":
+        raise OracleError("certificate")
+    if method["source"] == "gift_card":
+        if method["amount"] < amount:
+            raise OracleError("gift card balance")
+        method["amount"] -= amount
+    return {"payment_id": payment_id, "amount": amount} if amount != 0 else None
+
+
+def update_reservation_baggages(db: dict, a: dict) -> None:
+    reservation = db["reservations"][_key(db["reservations"], a["reservation_id"])]
+    user = db["users"][reservation["user_id"]]
+    price = 50 * max(0, a["nonfree_baggages"] - reservation["nonfree_baggages"])
+    line = _pay_change(user, a["payment_id"], price)
+    if line:
+        reservation["payment_history"].append(line)
+    reservation["total_baggages"] = a["total_baggages"]
+    reservation["nonfree_baggages"] = a["nonfree_baggages"]
+
+
+def update_reservation_flights(db: dict, a: dict) -> None:
+    reservation = db["reservations"][_key(db["reservations"], a["reservation_id"])]
+    user = db["users"][reservation["user_id"]]
+    count = len(reservation["passengers"])
+    new, total = [], 0
+    for ref in a["flights"]:
+        flight = db["flights"][_key(db["flights"], ref["flight_number"])]
+        kept = [
+            s
+            for s in reservation["flights"]
+            if s["flight_number"] == flight["flight_number"]
+            and s["date"] == ref["date"]
+            and a["cabin"] == reservation["cabin"]
+        ]
+        if kept:
+            segment = kept[0]
+        else:
+            day = flight["dates"][ref["date"]]
+            if day["status"] != "available" or day["available_seats"][a["cabin"]] < count:
+                raise OracleError("not bookable")
+            segment = {
+                "flight_number": flight["flight_number"],
+                "date": ref["date"],
+                "price": day["prices"][a["cabin"]],
+                "origin": flight["origin"],
+                "destination": flight["destination"],
+            }
+        total += segment["price"] * count
+        new.append(segment)
+    total -= sum(s["price"] for s in reservation["flights"]) * count
+    line = _pay_change(user, a["payment_id"], total)
+    if line:
+        reservation["payment_history"].append(line)
+    reservation["flights"] = new
+    reservation["cabin"] = a["cabin"]
+
+
+def update_reservation_passengers(db: dict, a: dict) -> None:
+    reservation = db["reservations"][_key(db["reservations"], a["reservation_id"])]
+    if len(a["passengers"]) != len(reservation["passengers"]):
+        raise OracleError("passenger count")
+    reservation["passengers"] = [dict(p) for p in a["passengers"]]
+
+
+def send_certificate(db: dict, a: dict) -> None:
+    user = db["users"][_key(db["users"], a["user_id"])]
+    number = 3221322
+    while f"certificate_{number}" in user["payment_methods"]:
+        number += 1
+    cid = f"certificate_{number}"
+    user["payment_methods"][cid] = {"source": "certificate", "id": cid, "amount": a["amount"]}
+
+
+WRITES = {
+    "book_reservation": book_reservation,
+    "cancel_reservation": cancel_reservation,
+    "update_reservation_baggages": update_reservation_baggages,
+    "update_reservation_flights": update_reservation_flights,
+    "update_reservation_passengers": update_reservation_passengers,
+    "send_certificate": send_certificate,
+}
+
+
+def apply(db: dict, name: str, arguments: dict[str, Any]) -> None:
+    """Apply one action to `db` in place; reads are no-ops."""
+    write = WRITES.get(name)
+    if write is not None:
+        write(db, arguments)
