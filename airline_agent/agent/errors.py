@@ -56,11 +56,9 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
         retryable = isinstance(exc, StreamCutOff)
         return Failure(exc.kind, exc.message, exc.hint, retryable=retryable)
     where = base_url or "the API"
-    try:
-        import httpx
-        import openai
-    except ImportError:  # pragma: no cover - both are dependencies
-        return Failure("internal", f"The request failed: {exc}")
+    import openai
+
+    httpx = _http_library()
 
     if isinstance(exc, openai.APITimeoutError):
         return Failure(
@@ -94,6 +92,18 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
     if isinstance(exc, json.JSONDecodeError):
         return _not_a_completion(str(exc))
     return Failure("internal", f"The request failed unexpectedly: {type(exc).__name__}: {exc}")
+
+
+def _http_library() -> Any:
+    """The HTTP library under `openai` (newer releases ship it as `httpx2`)."""
+    try:
+        import httpx2
+
+        return httpx2
+    except ImportError:
+        import httpx
+
+        return httpx
 
 
 def _stream_cut(detail: str) -> Failure:
