@@ -11,8 +11,6 @@ them, so the first screen does not wait for them.
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,21 +84,18 @@ class SessionController:
         self.new_conversation()
 
     def save_scenario(self, path: Path) -> Path:
-        from airline_agent.scenarios import recorder
-
-        return recorder.save(self.events, path)  # type: ignore[attr-defined]
+        raise NotImplementedError
 
     def save_transcript(self, directory: Path) -> list[Path]:
-        from airline_agent.scenarios import transcript
-
-        return transcript.save(self.events, directory)  # type: ignore[attr-defined]
+        raise NotImplementedError
 
 
 class AgentController(SessionController):
     """The real thing: the agent loop, the toolbox and a database."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, library: Path | None = None) -> None:
         self.settings = settings
+        self.library = library  # None: the shipped library (data/scenarios)
         self.mode = "live" if settings.model_configured else "offline"
         self.secret = settings.api_key.get_secret_value() if settings.api_key else None
         super().__init__(
@@ -113,37 +108,53 @@ class AgentController(SessionController):
                 clock=settings.now,
             )
         )
+        self.customer: str | None = None  # live: who the session acts for from the start
         self._database: Any = None
         self._session: Any = None
-        self._toolbox: Any = None
-        self._backend: Any = None
         self._scenario: Scenario | None = None
         self._next_turn = 0
-        self._workdir: Path | None = None
+        self._copy: Path | None = None  # offline: this play's private database file
+        self._pristine: Path | None = None
+        self._paths: dict[str, Path] = {}  # scenario name -> its file
 
     # -- library ----------------------------------------------------------------
     def scenario_choices(self) -> list[ScenarioChoice]:
         from airline_agent.scenarios.library import SHOWCASE, library_dir
-        from airline_agent.scenarios.loader import ScenarioLoadError, load_library
+        from airline_agent.scenarios.loader import (
+            ScenarioLoadError,
+            load_scenario,
+            scenario_paths,
+        )
 
         choices = []
-        for item in load_library(library_dir()):
-            if isinstance(item, ScenarioLoadError):
-                choices.append(ScenarioChoice(item.name, str(item), 0, problem=str(item)))
-            else:
-                choices.append(ScenarioChoice(item.name, item.description, len(item.turns)))
-        choices.sort(key=lambda choice: (choice.name != SHOWCASE, choice.problem is not None))
+        for path in scenario_paths([self.library or library_dir()]):
+            try:
+                scenario = load_scenario(path)
+            except ScenarioLoadError as error:
+                choices.append(ScenarioChoice(path.stem, str(error), 0, problem=str(error)))
+                continue
+            self._paths[scenario.name] = path
+            choices.append(ScenarioChoice(scenario.name, scenario.description, len(scenario.turns)))
+        choices.sort(key=lambda c: (c.problem is not None, c.name != SHOWCASE, c.name))
         return choices
 
-    async def start_scenario(self, name: str, progress: Progress | None = None) -> None:
+    def _scenario_path(self, name: str) -> Path:
         from airline_agent.scenarios.library import library_dir
+
+        path = Path(name)
+        if path.suffix in (".yaml", ".yml"):
+            return path
+        if name not in self._paths:
+            self.scenario_choices()
+        return self._paths.get(name) or (self.library or library_dir()) / f"{name}.yaml"
+
+    async def start_scenario(self, name: str, progress: Progress | None = None) -> None:
         from airline_agent.scenarios.loader import load_scenario
 
-        path = library_dir() / f"{name}.yaml"
-        scenario = await asyncio.to_thread(load_scenario, path if path.exists() else name)
-        database = await asyncio.to_thread(self._fresh_dataset, scenario.dataset, progress)
-        await asyncio.to_thread(self._open_session, database, scenario)
+        scenario = await asyncio.to_thread(load_scenario, self._scenario_path(name))
+        await asyncio.to_thread(self._open_scenario, scenario)
         self._scenario = scenario
+        self._scenario_source = name
         self._next_turn = 0
         self.scenario_name = scenario.name
         approval = scenario.settings.approval
@@ -158,28 +169,26 @@ class AgentController(SessionController):
         )
         self.events.clear()
 
+    def _open_scenario(self, scenario: Scenario) -> None:
+        from airline_agent.domain.db import Database
+        from airline_agent.scenarios import datasets
+        from airline_agent.scenarios.runner import build_session
+
+        self._close()
+        self._copy, self._pristine = datasets.fresh_copy(scenario.dataset, scenario.name)
+        self._database = Database.open(self._copy)
+        self._session = build_session(scenario, self._database)
+        self._session.options.stream = True  # scripted text still arrives as deltas
+
     def next_customer_message(self) -> str | None:
-        from airline_agent.agent.backends import ScriptedResponse, ScriptedToolCall
-        from airline_agent.agent.events import Usage
+        from airline_agent.scenarios.runner import scripted_responses
 
         scenario = self._scenario
         if scenario is None or self._next_turn >= len(scenario.turns):
             return None
         turn = scenario.turns[self._next_turn]
         self._next_turn += 1
-        self._backend.load(
-            ScriptedResponse(
-                content=response.content,
-                tool_calls=tuple(
-                    ScriptedToolCall(call.name, call.arguments, call.id)
-                    for call in response.tool_calls
-                ),
-                reasoning=response.reasoning,
-                usage=Usage(**response.usage.model_dump()) if response.usage else None,
-                finish_reason=response.finish_reason,
-            )
-            for response in turn.responses
-        )
+        self._session.backend.load(scripted_responses(turn))
         return turn.customer
 
     @property
@@ -193,123 +202,143 @@ class AgentController(SessionController):
         if self.mode == "live":
             await asyncio.to_thread(self._open_live, progress)
 
-    def _open_live(self, progress: Progress | None) -> None:
+    def _open_live(self, progress: Progress | None, *, rebuild: bool = False) -> None:
         from airline_agent.agent.backends import OpenAIBackend
-        from airline_agent.domain.seed import ensure_database
-
-        database = ensure_database(self.settings.db, progress=progress)
-        self._backend = OpenAIBackend.from_settings(self.settings)
-        self._open_session(database, None)
-
-    def _open_session(self, database: Any, scenario: Scenario | None) -> None:
-        from airline_agent.agent.backends import ScriptedBackend
         from airline_agent.agent.loop import AgentSession, LoopOptions
-        from airline_agent.agent.prompt import build_system_prompt
         from airline_agent.domain.clock import Clock
+        from airline_agent.domain.seed import build_database, ensure_database
         from airline_agent.tools.toolbox import Toolbox
 
-        if self._database is not None and self._database is not database:
-            self._database.close()
-        self._database = database
+        self._close()
         settings = self.settings
-        if scenario is not None:
-            self._backend = ScriptedBackend(model=scenario.settings.model)
-            clock = Clock.at(scenario.settings.now or settings.now)
-            guard, customer = scenario.settings.guard, scenario.customer
-            approval = {"ask-accept": "ask", "ask-decline": "ask"}.get(
-                scenario.settings.approval, scenario.settings.approval
-            )
-            options = LoopOptions(
-                model=scenario.settings.model,
-                approval=approval,
-                max_tool_calls=scenario.settings.max_tool_calls,
-            )
+        if rebuild:
+            self._database = build_database(settings.db, force=True, progress=progress)
         else:
-            clock = Clock.at(self.status.clock)
-            guard, customer = self.status.guard, self.status.customer
-            options = LoopOptions(
-                model=settings.model or "",
-                approval=settings.approve,
-                stream=settings.stream,
-                max_tool_calls=settings.max_tool_calls,
-                max_requests=settings.max_requests,
-            )
-        self._toolbox = Toolbox(database, clock=clock, guard=guard, acting_user=customer)
-        self._session = AgentSession(
-            self._backend,
-            self._toolbox,
-            options,
-            system_prompt=build_system_prompt(clock, customer),
+            self._database = ensure_database(settings.db, progress=progress)
+        toolbox = Toolbox(
+            self._database,
+            clock=Clock.at(settings.now),
+            guard=self.status.guard,
+            acting_user=self.customer,
         )
+        options = LoopOptions(
+            model=settings.model,
+            approval=settings.approve,
+            stream=settings.stream,
+            max_tool_calls=settings.max_tool_calls,
+            max_requests=settings.max_requests,
+        )
+        backend = self._session.backend if self._session else OpenAIBackend.from_settings(settings)
+        self._session = AgentSession(backend, toolbox, options)
 
-    def _fresh_dataset(self, dataset: str, progress: Progress | None) -> Any:
-        """A private copy of the pristine dataset (built once per app run, then copied)."""
-        from airline_agent.domain.db import Database
-        from airline_agent.domain.seed import build_database
-
-        if self._workdir is None:
-            self._workdir = Path(tempfile.mkdtemp(prefix="airline-agent-tui-"))
-        pristine = self._workdir / f"{dataset}-pristine.db"
-        if not pristine.exists():
-            tau2 = None
-            if dataset == "tau2":
-                from airline_agent.scenarios.library import tau2_db_path  # type: ignore
-
-                tau2 = tau2_db_path()
-            build_database(pristine, tau2=tau2, progress=progress).close()
-        copy = self._workdir / f"{dataset}-play.db"
+    def _close(self) -> None:
         if self._database is not None:
             self._database.close()
             self._database = None
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{copy}{suffix}").unlink(missing_ok=True)
-        shutil.copyfile(pristine, copy)
-        return Database.open(copy)
+        if self._copy is not None:
+            from airline_agent.scenarios import datasets
+
+            datasets.discard(self._copy)
+            self._copy = None
 
     async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
         if self._session is None:
-            raise RuntimeError("no session yet")
+            raise RuntimeError("the session is not open yet")
         async for event in self._session.run_turn(text):
             if isinstance(event, ApprovalRequested) and self.approval_answer is not None:
                 event.decide(self.approval_answer)  # the scenario's own answer, no modal
             self.events.append(event)
             yield event
-        if self._toolbox is not None and self._toolbox.acting_user != self.status.customer:
-            self.status = self.status.with_(customer=self._toolbox.acting_user)
+            acting = self._session.toolbox.acting_user
+            if acting != self.status.customer:
+                self.status = self.status.with_(customer=acting)
 
     async def reset_database(self, progress: Progress | None = None) -> None:
         if self.mode == "offline":
-            if self.scenario_name:
-                await self.start_scenario(self.scenario_name, progress)
+            if self._scenario is not None:
+                await self.start_scenario(self._scenario_source, progress)
             return
-        from airline_agent.domain.seed import build_database
-
-        if self._database is not None:
-            self._database.close()
-            self._database = None
-        database = await asyncio.to_thread(
-            build_database, self.settings.db, force=True, progress=progress
-        )
-        await asyncio.to_thread(self._open_session, database, None)
+        await asyncio.to_thread(self._open_live, progress, rebuild=True)
+        self.status = self.status.with_(customer=self.customer)
         self.events.clear()
 
     def new_conversation(self) -> None:
         super().new_conversation()
         if self._session is not None:
-            if self._toolbox is not None and self.mode == "live":
-                self._toolbox.acting_user = self.status.customer
             self._session.new_conversation()
+            self.status = self.status.with_(customer=self._session.toolbox.acting_user)
+        if self._scenario is not None:
+            self._next_turn = 0  # the scenario starts over (on the same database copy)
 
     def set_guard(self, on: bool) -> None:
         super().set_guard(on)
-        if self._toolbox is not None:
-            self._toolbox.guard = on
+        if self._session is not None:
+            self._session.toolbox.guard = on
 
     def set_customer(self, customer: str | None) -> None:
+        self.customer = customer
         self.status = self.status.with_(customer=customer)
         self.events.clear()
-        if self._database is not None and self.mode == "live":
-            self._open_session(self._database, None)
+        if self._session is not None:
+            from airline_agent.agent.loop import AgentSession
+
+            toolbox = self._session.toolbox
+            toolbox.acting_user = customer
+            self._session = AgentSession(self._session.backend, toolbox, self._session.options)
+
+    # -- saving -----------------------------------------------------------------
+    def save_scenario(self, path: Path) -> Path:
+        from airline_agent.scenarios.dbdiff import diff_databases
+        from airline_agent.scenarios.model import ScenarioSettings
+        from airline_agent.scenarios.recorder import record_scenario, save_scenario
+
+        answers = {
+            answer
+            for event in self.events
+            if isinstance(event, ApprovalRequested) and event.decision.done()
+            for answer in event.decision.result().approved.values()
+        }
+        approval = self.status.approval
+        if approval in ("ask", "ask-accept", "ask-decline"):
+            approval = "ask-decline" if False in answers else "ask-accept"
+        # Offline, the pristine copy says what changed; live, the user's database has no
+        # pristine twin, so the final database is left unchecked.
+        changes = (
+            diff_databases(self._pristine, self._copy)
+            if self._pristine is not None and self._copy is not None
+            else None
+        )
+        name = _slug(path.stem)
+        scenario = record_scenario(
+            self.events,
+            name=name,
+            description=f"Recorded in the TUI ({self.status.source}).",
+            dataset=self._scenario.dataset if self._scenario else "sample",
+            customer=self.customer if self._scenario is None else self._scenario.customer,
+            settings=ScenarioSettings(
+                guard=self.status.guard,
+                approval=approval,  # type: ignore[arg-type]
+                max_tool_calls=self.settings.max_tool_calls,
+                model=self._session.model if self._session else "scripted",
+                now=self.status.clock,
+            ),
+            changes=changes,
+        )
+        return save_scenario(scenario, path)
+
+    def save_transcript(self, directory: Path) -> list[Path]:
+        from airline_agent.scenarios.transcript import write_transcript
+
+        name = _slug(self.scenario_name or "conversation")
+        secrets = [self.secret] if self.secret else []
+        return list(write_transcript(self.events, directory, name, secrets))
+
+
+def _slug(text: str) -> str:
+    import re
+
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug or "conversation"
 
 
 def _live_source(settings: Settings) -> str:

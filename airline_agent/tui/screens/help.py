@@ -20,7 +20,7 @@ HELP = """\
 | `a` | auto-play the scenario on / off |
 | `l` | open the scenario library |
 | `esc` | cancel the running turn (the history stays valid) · leave the input |
-| `i` | inspector: the exact request and raw response of any request (`c` copies) |
+| `i` | inspector: exact request and raw response (`[` `]` other requests, `c` copies) |
 | `u` | switch customer (starts a new conversation) |
 | `n` | new conversation |
 | `g` | guard on / off |

@@ -18,14 +18,14 @@ from airline_agent.tui.request_log import RequestLog
 class InspectorScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,i,q", "dismiss", "Close"),
-        Binding("left,[", "step(-1)", "Previous request"),
-        Binding("right,]", "step(1)", "Next request"),
+        Binding("[", "step(-1)", "Previous request"),
+        Binding("]", "step(1)", "Next request"),
         Binding("c", "copy", "Copy JSON"),
     ]
 
     def __init__(self, log: RequestLog, request: int | None = None, *, secret: str | None = None):
         super().__init__()
-        self.log = log
+        self.request_log = log
         self.numbers = log.numbers()
         self.secret = secret
         self.index = (
@@ -58,10 +58,10 @@ class InspectorScreen(ModalScreen[None]):
             request_area.text = response_area.text = ""
             return
         number = self.numbers[self.index]
-        exchange = self.log.exchanges[number]
+        exchange = self.request_log.exchanges[number]
         title.update(
             f"Request #{number} of {len(self.numbers)} · turn {exchange.sent.turn} · "
-            f"{len(exchange.sent.messages)} messages · ←/→ other requests · c copies"
+            f"{len(exchange.sent.messages)} messages · [ ] other requests · c copies"
         )
         request_area.text = self._json(exchange.request_body())
         response = exchange.response_body()

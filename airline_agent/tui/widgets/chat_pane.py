@@ -49,7 +49,7 @@ class ChatPane(Vertical):
         yield ChatInput(placeholder="Write as the customer, enter to send", id="chat-input")
 
     @property
-    def log(self) -> VerticalScroll:
+    def message_list(self) -> VerticalScroll:
         return self.query_one("#messages", VerticalScroll)
 
     @property
@@ -57,10 +57,10 @@ class ChatPane(Vertical):
         return self.query_one(ChatInput)
 
     def messages(self) -> list[ChatMessage]:
-        return list(self.log.query(ChatMessage))
+        return list(self.message_list.query(ChatMessage))
 
     def on_mount(self) -> None:
-        self.log.anchor()  # follow the end while new text arrives
+        self.message_list.anchor()  # follow the end while new text arrives
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -73,30 +73,30 @@ class ChatPane(Vertical):
 
     async def add_message(self, speaker: Speaker, text: str, **kwargs) -> ChatMessage:
         message = ChatMessage(speaker, text, **kwargs)
-        await self.log.mount(message)
+        await self.message_list.mount(message)
         await self._prune()
         return message
 
     async def _prune(self) -> None:
-        mounted = self.log.query(ChatMessage)
+        mounted = self.message_list.query(ChatMessage)
         excess = len(mounted) - MAX_MESSAGES
         if excess <= 0:
             return
         self._hidden += excess
-        await self.log.remove_children(list(mounted)[:excess])
-        note = self.log.query(".hidden-note")
+        await self.message_list.remove_children(list(mounted)[:excess])
+        note = self.message_list.query(".hidden-note")
         label = f"{self._hidden} earlier messages are in the trace"
         if note:
             note.first(Static).update(label)
         else:
-            await self.log.mount(Static(label, classes="hidden-note"), before=0)
+            await self.message_list.mount(Static(label, classes="hidden-note"), before=0)
 
     async def clear(self) -> None:
         self._reply = None
         self._by_request.clear()
         self._reasoned.clear()
         self._hidden = 0
-        await self.log.remove_children()
+        await self.message_list.remove_children()
 
     async def _agent_message(self) -> ChatMessage:
         if self._reply is None:
