@@ -92,6 +92,8 @@ def seed_command(
         typer.echo("error: --from-tau2 cannot be combined with --seed or --scale", err=True)
         raise typer.Exit(2)
 
+    from sqlalchemy.exc import SQLAlchemyError
+
     from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.domain.seed import DEFAULT_SEED, build_database
 
@@ -110,6 +112,8 @@ def seed_command(
         raise _fail(str(exc)) from None
     except OSError as exc:
         raise _fail(f"{settings.db}: {exc.strerror or exc}") from None
+    except SQLAlchemyError as exc:
+        raise _fail(f"{settings.db}: {getattr(exc, 'orig', None) or exc}") from None
     try:
         counts = _counts(database)
         source = database.meta().get("source", "?")

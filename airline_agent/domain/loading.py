@@ -88,7 +88,7 @@ def load_rows(
             # A bulk load through the WAL writes every page twice (WAL, then checkpoint);
             # a rollback journal writes it once. WAL comes back when the load is done.
             connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
-            connection.exec_driver_sql("PRAGMA journal_mode=DELETE")
+            connection.exec_driver_sql("PRAGMA journal_mode=DELETE").fetchall()
             connection.commit()
         try:
             with connection.begin():
@@ -116,6 +116,6 @@ def load_rows(
                         )
         finally:
             if sqlite:
-                connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+                connection.exec_driver_sql("PRAGMA journal_mode=WAL").fetchall()
                 connection.exec_driver_sql("PRAGMA foreign_keys=ON")
                 connection.commit()

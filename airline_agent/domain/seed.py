@@ -529,10 +529,9 @@ def build_database(
         database = Database.create(building)
         try:
             fill(database)
-            with database.engine.connect() as connection:
-                # Fold the WAL into the file so the rename moves the whole database.
-                connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
+            # Closing the last connection folds any WAL into the file, so the rename
+            # moves the whole database.
             database.close()
         _remove_database_files(target)
         os.replace(building, target)
