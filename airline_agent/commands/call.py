@@ -1,9 +1,99 @@
-"""Placeholder: commands of this module are not written yet."""
+"""`airline-agent call TOOL [JSON]`: run one tool exactly as the agent would.
+
+Exit status: 0 the tool succeeded, 1 it returned an error result (or the database is
+unusable), 2 bad usage (unknown option or tool, arguments that are not a JSON object).
+The domain and the tools are imported inside the command so `--help` stays fast.
+"""
 
 from __future__ import annotations
+
+import json
+from typing import Annotated
 
 import typer
 
 
+def _usage(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def call_command(
+    tool: Annotated[str, typer.Argument(help="Tool name, e.g. get_reservation_details.")],
+    arguments: Annotated[
+        str | None,
+        typer.Argument(help='Arguments as one JSON object, e.g. \'{"reservation_id": "EHGLP3"}\'.'),
+    ] = None,
+    as_user: Annotated[
+        str | None,
+        typer.Option("--as", help="Act for this customer (user id); writes on others are refused."),
+    ] = None,
+    no_guard: Annotated[
+        bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
+    ] = False,
+    db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
+) -> None:
+    """Run one tool and print its JSON result."""
+    parsed: dict = {}
+    if arguments is not None and arguments.strip():
+        try:
+            parsed = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            raise _usage(f"arguments are not valid JSON: {exc}") from None
+        if not isinstance(parsed, dict):
+            raise _usage('arguments must be a JSON object, e.g. \'{"user_id": "emma_kim_9957"}\'')
+
+    from airline_agent.config import Settings
+    from airline_agent.domain.clock import Clock
+    from airline_agent.domain.errors import DatabaseUnavailable
+    from airline_agent.tools.toolbox import Toolbox
+
+    settings = Settings().with_overrides(db=db, guard=False if no_guard else None)
+    toolbox_names = _tool_names()
+    if tool not in toolbox_names:
+        raise _usage(f"no tool named {tool!r}; the tools are: {', '.join(toolbox_names)}")
+    try:
+        clock = Clock.at(settings.now)
+    except ValueError:
+        typer.echo(f"error: AIRLINE_AGENT_NOW={settings.now!r} is not an ISO date-time", err=True)
+        raise typer.Exit(1) from None
+    try:
+        database = _open(settings.db)
+    except DatabaseUnavailable as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except Exception as exc:  # one clear line, never a traceback
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        typer.echo(f"error: {settings.db}: cannot open the database ({reason})", err=True)
+        raise typer.Exit(1) from None
+    try:
+        toolbox = Toolbox(database, clock=clock, guard=settings.guard, acting_user=as_user)
+        outcome = toolbox.call(tool, parsed)
+    finally:
+        database.close()
+    typer.echo(json.dumps(outcome.result, indent=2, ensure_ascii=False))
+    raise typer.Exit(0 if outcome.ok else 1)
+
+
+def _tool_names() -> list[str]:
+    from airline_agent.tools.toolbox import Toolbox
+
+    return Toolbox.__new__(Toolbox).names()
+
+
+def _open(location: str):
+    try:
+        from airline_agent.domain.seed import ensure_database
+    except ImportError:  # before the seed generator existed
+        from airline_agent.domain.db import Database
+
+        return Database.open(location)
+    return ensure_database(location)
+
+
 def register(app: typer.Typer) -> None:
-    pass
+    app.command(
+        "call",
+        help="Run one tool as the agent would and print its JSON result "
+        "(exit 0 ok, 1 error result, 2 bad usage).",
+    )(call_command)

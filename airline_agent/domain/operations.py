@@ -603,7 +603,7 @@ def book_reservation(
                 method.amount = (method.amount or 0) - amount
             elif method.source == "certificate":
                 session.delete(method)  # B4: a certificate's remainder is lost
-        for _flight_row_, flight_date in segments:
+        for _, flight_date in segments:
             column = f"seats_{cabin}"
             setattr(flight_date, column, _seats(flight_date, cabin) - count)
 

@@ -117,11 +117,13 @@ def has_flown(
     departures: Sequence[str | None],
     now: datetime,
 ) -> bool:
-    """A segment has flown when its flight is flying or landed, or its scheduled
-    departure is in the past by the domain clock."""
+    """A segment has flown when its flight is flying or landed, or (unless the airline
+    cancelled it) its scheduled departure is in the past by the domain clock."""
     for segment, status, departure_time in zip(segments, statuses, departures, strict=True):
         if status in FLOWN_STATUSES:
             return True
+        if status == "cancelled":
+            continue  # the airline cancelled it: it never flew
         when = departure(segment, departure_time)
         if when is not None and when <= now:
             return True

@@ -1,0 +1,358 @@
+"""For each rule the guard enforces: one call it allows and one it refuses (world:
+tests/support/world.py, clock 2024-05-15T15:00)."""
+
+from __future__ import annotations
+
+import pytest
+
+from airline_agent.domain.tau2 import export_tau2
+from tests.support.toolbox_fixtures import toolbox, world_db, world_template  # noqa: F401
+
+NOAH, EMMA, SOFIA = "noah_lee_1001", "emma_kim_9957", "sofia_ruiz_2002"
+
+
+def _booking(**changes) -> dict:
+    booking = {
+        "user_id": NOAH,
+        "origin": "PHX",
+        "destination": "JFK",
+        "flight_type": "one_way",
+        "cabin": "economy",
+        "flights": [{"flight_number": "HAT050", "date": "2024-05-16"}],
+        "passengers": [{"first_name": "Noah", "last_name": "Lee", "dob": "1980-01-01"}],
+        "payment_methods": [{"payment_id": "credit_card_1111111", "amount": 167}],
+        "total_baggages": 1,
+        "nonfree_baggages": 0,
+        "insurance": "no",
+    }
+    booking.update(changes)
+    return booking
+
+
+def _refused(outcome, rule: str) -> None:
+    assert outcome.error == "POLICY_VIOLATION", outcome.result
+    assert outcome.result["rule"] == rule, outcome.result
+    assert outcome.result["message"]
+
+
+def _allowed(outcome) -> None:
+    assert outcome.error is None, outcome.result
+
+
+# ---------------------------------------------------------------- identity (I1, I2)
+
+
+def test_i1_no_identified_customer_is_refused_until_one_is_looked_up(world_db) -> None:
+    tools = toolbox(world_db)
+    refused = tools.call("book_reservation", _booking())
+    assert refused.error == "PERMISSION_DENIED"
+    assert "get_user_details" in refused.result["message"]
+    assert tools.call("get_user_details", {"user_id": NOAH}).ok
+    _allowed(tools.call("book_reservation", _booking()))
+
+
+def test_i1_booking_for_another_customer_is_denied(world_db) -> None:
+    tools = toolbox(world_db, acting_user=EMMA)
+    assert tools.call("book_reservation", _booking()).error == "PERMISSION_DENIED"
+
+
+def test_i2_only_the_owner_changes_a_reservation(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    denied = tools.call("cancel_reservation", {"reservation_id": "ehglp3"})
+    assert denied.error == "PERMISSION_DENIED"
+    _allowed(tools.call("cancel_reservation", {"reservation_id": "NEW001"}))
+
+
+def test_with_the_guard_off_nothing_is_checked(world_db) -> None:
+    tools = toolbox(world_db, guard=False)
+    _allowed(tools.call("cancel_reservation", {"reservation_id": "FLOWN1"}))
+
+
+# ---------------------------------------------------------------- booking (B1–B5)
+
+
+def test_b1_only_available_flights(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    delayed = _booking(flights=[{"flight_number": "HAT021", "date": "2024-05-15"}])
+    _refused(tools.call("book_reservation", delayed), "B1")
+    _allowed(tools.call("book_reservation", _booking()))
+
+
+def test_b2_cabin_is_one_of_three(world_db) -> None:
+    from airline_agent.domain import policy
+    from airline_agent.domain.errors import PolicyViolation
+
+    tools = toolbox(world_db, acting_user=NOAH)
+    # The schema's enum already refuses a fourth cabin before the guard runs.
+    assert tools.call("book_reservation", _booking(cabin="first")).error == "INVALID_ARGUMENTS"
+    with pytest.raises(PolicyViolation) as refused:
+        policy.check_cabin("premium")
+    assert refused.value.rule == "B2"
+    policy.check_cabin("basic_economy")
+
+
+def test_b3_at_most_five_passengers(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    person = {"first_name": "A", "last_name": "B", "dob": "1990-01-01"}
+    _refused(tools.call("book_reservation", _booking(passengers=[person] * 6)), "B3")
+    _allowed(tools.call("book_reservation", _booking()))
+
+
+def test_b4_payment_mix(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    two_certificates = _booking(
+        payment_methods=[
+            {"payment_id": "certificate_3333333", "amount": 100},
+            {"payment_id": "certificate_4444444", "amount": 67},
+        ]
+    )
+    _refused(tools.call("book_reservation", two_certificates), "B4")
+    mixed = _booking(
+        payment_methods=[
+            {"payment_id": "certificate_4444444", "amount": 100},
+            {"payment_id": "credit_card_1111111", "amount": 67},
+        ]
+    )
+    _allowed(tools.call("book_reservation", mixed))
+
+
+def test_b5_nonfree_bags_follow_the_allowance(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    # Regular member in economy: 1 free bag per passenger, so 2 bags = 1 paid.
+    _refused(tools.call("book_reservation", _booking(total_baggages=2)), "B5")
+    paid = _booking(
+        total_baggages=2,
+        nonfree_baggages=1,
+        payment_methods=[{"payment_id": "credit_card_1111111", "amount": 217}],
+    )
+    _allowed(tools.call("book_reservation", paid))
+
+
+# ---------------------------------------------------------------- changes (M1–M7)
+
+ECON01_FLIGHTS = [
+    {"flight_number": "HAT156", "date": "2024-05-18"},
+    {"flight_number": "HAT021", "date": "2024-05-18"},
+]
+
+
+def _change(reservation: str, cabin: str, flights: list, payment: str) -> dict:
+    return {
+        "reservation_id": reservation,
+        "cabin": cabin,
+        "flights": flights,
+        "payment_id": payment,
+    }
+
+
+def test_m1_basic_economy_flights_cannot_change(world_db) -> None:
+    tools = toolbox(world_db, acting_user=EMMA)
+    other_day = [
+        {"flight_number": "HAT156", "date": "2024-05-18"},
+        {"flight_number": "HAT021", "date": "2024-05-18"},
+    ]
+    change = _change("EHGLP3", "basic_economy", other_day, "credit_card_5832574")
+    _refused(tools.call("update_reservation_flights", change), "M1")
+    same = [
+        {"flight_number": "HAT156", "date": "2024-05-17"},
+        {"flight_number": "HAT021", "date": "2024-05-17"},
+    ]
+    # M4: a cabin upgrade of the same flights is allowed, basic economy too.
+    _allowed(
+        tools.call(
+            "update_reservation_flights", _change("EHGLP3", "economy", same, "credit_card_5832574")
+        )
+    )
+
+
+def test_m2_origin_and_destination_stay(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    to_seattle = [{"flight_number": "HAT100", "date": "2024-05-18"}]
+    _refused(
+        tools.call(
+            "update_reservation_flights",
+            _change("ECON01", "economy", to_seattle, "credit_card_1111111"),
+        ),
+        "M2",
+    )
+    direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
+    _allowed(
+        tools.call(
+            "update_reservation_flights",
+            _change("ECON01", "economy", direct, "credit_card_1111111"),
+        )
+    )
+
+
+def test_m4_cabin_change_not_after_flying_nor_with_other_flights(world_db) -> None:
+    tools = toolbox(world_db, acting_user=SOFIA)
+    flown = [
+        {"flight_number": "HAT200", "date": "2024-05-14"},
+        {"flight_number": "HAT050", "date": "2024-05-18"},
+    ]
+    _refused(
+        tools.call(
+            "update_reservation_flights",
+            _change("FLOWN1", "business", flown, "credit_card_5555555"),
+        ),
+        "M4",
+    )
+    noah = toolbox(world_db, acting_user=NOAH)
+    direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
+    _refused(
+        noah.call(
+            "update_reservation_flights",
+            _change("ECON01", "business", direct, "credit_card_1111111"),
+        ),
+        "M4",
+    )
+    _allowed(
+        noah.call(
+            "update_reservation_flights",
+            _change("ECON01", "business", ECON01_FLIGHTS, "credit_card_1111111"),
+        )
+    )
+
+
+def test_m5_bags_only_added(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    fewer = {
+        "reservation_id": "ECON01",
+        "total_baggages": 0,
+        "nonfree_baggages": 0,
+        "payment_id": "credit_card_1111111",
+    }
+    _refused(tools.call("update_reservation_baggages", fewer), "M5")
+    more = {**fewer, "total_baggages": 2, "nonfree_baggages": 1}
+    _allowed(tools.call("update_reservation_baggages", more))
+
+
+def test_m6_passenger_count_stays(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    one = [{"first_name": "Noah", "last_name": "Lee", "dob": "1980-01-01"}]
+    _refused(
+        tools.call(
+            "update_reservation_passengers", {"reservation_id": "RTRIP1", "passengers": one}
+        ),
+        "M6",
+    )
+    two = [*one, {"first_name": "Maya", "last_name": "Lee", "dob": "1982-03-03"}]
+    _allowed(
+        tools.call("update_reservation_passengers", {"reservation_id": "RTRIP1", "passengers": two})
+    )
+
+
+def test_m7_no_certificate_for_a_change(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
+    _refused(
+        tools.call(
+            "update_reservation_flights",
+            _change("ECON01", "economy", direct, "certificate_3333333"),
+        ),
+        "M7",
+    )
+    _allowed(
+        tools.call(
+            "update_reservation_flights", _change("ECON01", "economy", direct, "gift_card_2222222")
+        )
+    )
+
+
+# ---------------------------------------------------------------- cancellation (X2, X3)
+
+
+def test_x2_nothing_flown(world_db) -> None:
+    tools = toolbox(world_db, acting_user=SOFIA)
+    _refused(tools.call("cancel_reservation", {"reservation_id": "FLOWN1"}), "X2")
+    _allowed(tools.call("cancel_reservation", {"reservation_id": "CXLD01"}))  # airline cancelled
+
+
+def test_x3_asks_for_the_reason_of_an_insured_cancellation(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    asked = tools.call("cancel_reservation", {"reservation_id": "ECON01"})
+    _refused(asked, "X3")
+    assert "reason" in asked.result["message"]
+    _refused(
+        tools.call("cancel_reservation", {"reservation_id": "ECON01", "reason": "change_of_plan"}),
+        "X3",
+    )
+    _allowed(tools.call("cancel_reservation", {"reservation_id": "ECON01", "reason": "weather"}))
+
+
+def test_x3_old_uninsured_economy_cannot_cancel_but_business_and_recent_can(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    _refused(tools.call("cancel_reservation", {"reservation_id": "RTRIP1"}), "X3")
+    _allowed(tools.call("cancel_reservation", {"reservation_id": "BIZ001"}))
+    _allowed(tools.call("cancel_reservation", {"reservation_id": "NEW001"}))
+
+
+def test_c5_a_cancelled_reservation_cannot_change(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    _allowed(tools.call("cancel_reservation", {"reservation_id": "BIZ001"}))
+    _refused(tools.call("cancel_reservation", {"reservation_id": "BIZ001"}), "C5")
+
+
+# ---------------------------------------------------------------- compensation (P2–P4)
+
+
+def test_p2_regular_uninsured_economy_gets_nothing(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    asked = tools.call("send_certificate", {"user_id": NOAH, "amount": 100})
+    _refused(asked, "P2")
+    assert "reservation_id" in asked.result["message"]
+    _refused(
+        tools.call(
+            "send_certificate",
+            {
+                "user_id": NOAH,
+                "amount": 100,
+                "reservation_id": "RTRIP1",
+                "reason": "delayed_flight",
+            },
+        ),
+        "P2",
+    )
+    # Business passengers qualify (BIZ001's flight is not cancelled, so P3 refuses).
+    _refused(
+        tools.call(
+            "send_certificate",
+            {
+                "user_id": NOAH,
+                "amount": 100,
+                "reservation_id": "BIZ001",
+                "reason": "cancelled_flight",
+            },
+        ),
+        "P3",
+    )
+
+
+def test_p3_cancelled_flight_is_100_per_passenger(world_db) -> None:
+    tools = toolbox(world_db, acting_user=SOFIA)
+    ask = {"user_id": SOFIA, "reservation_id": "CXLD01", "reason": "cancelled_flight"}
+    _refused(tools.call("send_certificate", {**ask, "amount": 150}), "P3")
+    _allowed(tools.call("send_certificate", {**ask, "amount": 100}))
+    methods = export_tau2(world_db)["users"][SOFIA]["payment_methods"]
+    assert methods["certificate_3221322"]["amount"] == 100
+
+
+def test_p4_delay_compensation_only_after_a_change(world_db) -> None:
+    tools = toolbox(world_db, acting_user=SOFIA)
+    ask = {"user_id": SOFIA, "reservation_id": "DELAY1", "reason": "delayed_flight", "amount": 100}
+    _refused(tools.call("send_certificate", ask), "P4")
+    later = [{"flight_number": "HAT300", "date": "2024-05-16"}]
+    _allowed(
+        tools.call(
+            "update_reservation_flights", _change("DELAY1", "economy", later, "credit_card_5555555")
+        )
+    )
+    _refused(tools.call("send_certificate", {**ask, "amount": 150}), "P4")
+    _allowed(tools.call("send_certificate", ask))
+
+
+def test_a_refusal_changes_nothing(world_db) -> None:
+    before = export_tau2(world_db)
+    tools = toolbox(world_db, acting_user=NOAH)
+    _refused(tools.call("cancel_reservation", {"reservation_id": "RTRIP1"}), "X3")
+    assert export_tau2(world_db) == before
