@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from pathlib import Path
@@ -84,7 +85,7 @@ def test_every_segment_is_a_real_flight_date_on_its_route(sample: dict):
                 segment["destination"],
             )
             assert segment["date"] in flight["dates"]
-        for leg, following in zip(segments, segments[1:], strict=False):
+        for leg, following in itertools.pairwise(segments):
             if reservation["flight_type"] == "one_way":
                 assert leg["destination"] == following["origin"]
         if reservation["flight_type"] == "one_way":
@@ -155,7 +156,7 @@ def test_scale_multiplies_users_and_reservations():
 def test_build_refuses_to_overwrite_without_force(tmp_path: Path):
     path = tmp_path / "db.sqlite"
     path.write_text("precious")
-    with pytest.raises(DatabaseExists, match="already exists.*--force"):
+    with pytest.raises(DatabaseExists, match=r"already exists.*--force"):
         build_database(path)
     assert path.read_text() == "precious"
     build_database(path, seed=3, force=True).close()
@@ -165,7 +166,7 @@ def test_build_refuses_to_overwrite_without_force(tmp_path: Path):
 def test_failed_build_leaves_nothing_behind(tmp_path: Path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(ValueError, match="bad.json"):
+    with pytest.raises(ValueError, match=r"bad\.json"):
         build_database(tmp_path / "x.db", tau2=bad)
     assert list(tmp_path.iterdir()) == [bad]
 
@@ -176,6 +177,6 @@ def test_ensure_database_builds_when_missing_and_refuses_garbage(tmp_path: Path)
     database.close()
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"not a database" * 100)
-    with pytest.raises(DatabaseUnavailable, match="garbage.db"):
+    with pytest.raises(DatabaseUnavailable, match=r"garbage\.db"):
         ensure_database(garbage)
     assert garbage.read_bytes() == b"not a database" * 100
