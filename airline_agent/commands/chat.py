@@ -1,9 +1,295 @@
-"""Placeholder: commands of this module are not written yet."""
+"""`airline-agent chat`: a line-by-line conversation with the agent, in any terminal or pipe.
+
+The customer types a line; the agent's reply streams back, with one compact line per
+tool call (name, arguments, ok / error code, ms) and a usage line per turn. With piped
+input each line is one customer message, and an approval question reads its answer
+from the next line. `/quit` (or end of input, or Ctrl-C) ends the chat; `/new` starts a
+new conversation. openai, sqlmodel and the loop are imported inside the command.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
+
 import typer
+
+if TYPE_CHECKING:
+    from airline_agent.agent.events import AgentEvent
+    from airline_agent.config import Settings
+
+NO_MODEL = """\
+error: no model is configured.
+  Set AIRLINE_AGENT_MODEL (or pass --model), for example:
+    export AIRLINE_AGENT_MODEL=gpt-4o-mini OPENAI_API_KEY=sk-...
+  or, for a local OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio):
+    export AIRLINE_AGENT_MODEL=llama3.1 OPENAI_BASE_URL=http://localhost:11434/v1
+  Without a model, `airline-agent tui` replays the scripted scenarios offline."""
+
+Observer = Callable[["AgentEvent"], None]
+
+
+def chat_command(
+    model: Annotated[
+        str | None, typer.Option("--model", help="Model name (AIRLINE_AGENT_MODEL).")
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", help="OpenAI-compatible server URL (OPENAI_BASE_URL)."),
+    ] = None,
+    as_user: Annotated[
+        str | None, typer.Option("--as", help="The customer's user id, already identified.")
+    ] = None,
+    approve: Annotated[
+        str | None,
+        typer.Option("--approve", help="Write tools: ask | auto | deny (AIRLINE_AGENT_APPROVE)."),
+    ] = None,
+    stream: Annotated[
+        bool | None, typer.Option("--stream/--no-stream", help="Stream the replies.")
+    ] = None,
+    max_tool_calls: Annotated[
+        int | None, typer.Option("--max-tool-calls", help="Tool calls per turn (default 8).")
+    ] = None,
+    db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
+    no_guard: Annotated[
+        bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
+    ] = False,
+) -> None:
+    """Chat with the agent line by line (works with piped input)."""
+    from pydantic import ValidationError
+
+    from airline_agent.config import Settings
+
+    if approve is not None and approve not in ("ask", "auto", "deny"):
+        _fail(f"--approve must be ask, auto or deny, not {approve!r}", 2)
+    try:
+        settings = Settings().with_overrides(
+            model=model,
+            base_url=base_url,
+            approve=approve,
+            stream=stream,
+            max_tool_calls=max_tool_calls,
+            db=db,
+            guard=False if no_guard else None,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        _fail(f"{'.'.join(map(str, first['loc']))}: {first['msg']}", 2)
+    if not settings.model_configured:
+        typer.echo(NO_MODEL, err=True)
+        raise typer.Exit(2)
+    try:
+        status = asyncio.run(run_chat(settings, as_user=as_user))
+    except KeyboardInterrupt:
+        typer.echo("")
+        status = 0
+    raise typer.Exit(status)
+
+
+def _fail(message: str, status: int) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(status)
+
+
+async def run_chat(
+    settings: Settings,
+    *,
+    as_user: str | None = None,
+    observers: tuple[Observer, ...] = (),
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+) -> int:
+    """The chat loop; returns the exit status. `observers` see every event (recording)."""
+    from airline_agent.agent.backends import BackendConfigError, OpenAIBackend
+    from airline_agent.agent.loop import AgentSession, LoopOptions
+    from airline_agent.domain.clock import Clock
+    from airline_agent.domain.errors import DatabaseUnavailable
+    from airline_agent.domain.seed import ensure_database
+    from airline_agent.tools.toolbox import Toolbox
+
+    stdin = stdin or sys.stdin
+    out = stdout or sys.stdout
+    try:
+        backend = OpenAIBackend.from_settings(settings)
+    except BackendConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 2
+    try:
+        clock = Clock.at(settings.now)
+    except ValueError:
+        typer.echo(f"error: AIRLINE_AGENT_NOW={settings.now!r} is not an ISO date-time", err=True)
+        return 2
+    try:
+        database = ensure_database(settings.db)
+    except DatabaseUnavailable as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 1
+    toolbox = Toolbox(database, clock=clock, guard=settings.guard, acting_user=as_user)
+    options = LoopOptions(
+        model=settings.model,
+        stream=settings.stream,
+        max_tool_calls=settings.max_tool_calls,
+        max_requests=settings.max_requests,
+        approval=settings.approve,
+    )
+    session = AgentSession(backend, toolbox, options)
+    interactive = stdin.isatty()
+    printer = _Printer(out, stdin, echo_input=not interactive)
+    status = 0
+    try:
+        if interactive:
+            out.write(f"Chatting with {settings.model}. /quit to leave, /new to start over.\n")
+        while True:
+            line = _read_line(stdin, out, "you> " if interactive else "")
+            if line is None:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if text in ("/quit", "/exit"):
+                break
+            if text == "/new":
+                session.new_conversation()
+                out.write("(new conversation)\n")
+                continue
+            if not interactive:
+                out.write(f"you> {text}\n")
+            reason = "answered"
+            async for event in session.run_turn(text):
+                for observe in observers:
+                    observe(event)
+                reason = printer.show(event) or reason
+            status = 1 if reason == "error" else 0
+    finally:
+        await backend.aclose()
+        database.close()
+    return status
+
+
+def _read_line(stdin: TextIO, out: TextIO, prompt: str) -> str | None:
+    """One line of input, or None at end of input (Ctrl-D)."""
+    if prompt:
+        out.write(prompt)
+        out.flush()
+    try:
+        line = stdin.readline()
+    except EOFError:
+        return None
+    if not line:
+        if prompt:
+            out.write("\n")
+        return None
+    return line
+
+
+class _Printer:
+    """Renders events as compact lines; returns a turn's end reason when it finishes."""
+
+    def __init__(self, out: TextIO, stdin: TextIO, *, echo_input: bool) -> None:
+        self.out, self.stdin, self.echo_input = out, stdin, echo_input
+        self.streaming = False  # inside an "agent> " line being streamed
+        self.usage_known = True
+        self.requests = 0
+        self.last_limit: str | None = None
+
+    def write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def end_stream(self) -> None:
+        if self.streaming:
+            self.write("\n")
+            self.streaming = False
+
+    def show(self, event: AgentEvent) -> str | None:
+        from airline_agent.agent import events as ev
+        from airline_agent.agent.usage import describe_cost, describe_usage
+
+        match event:
+            case ev.TurnStarted():
+                self.usage_known, self.requests, self.last_limit = True, 0, None
+            case ev.TextDelta(text=text):
+                if not self.streaming:
+                    self.write("agent> ")
+                    self.streaming = True
+                self.write(text)
+            case ev.AssistantMessage() as message:
+                if message.reasoning:
+                    self.end_stream()
+                    self.write(f"  (reasoning) {_one_line(message.reasoning, 160)}\n")
+                if message.content and not self.streaming:
+                    self.write(f"agent> {message.content}\n")
+                self.end_stream()
+            case ev.UsageReported(usage=usage):
+                self.requests += 1
+                self.usage_known = self.usage_known and usage is not None
+            case ev.ToolFinished() as done:
+                self.end_stream()
+                verdict = "ok" if done.error is None else f"error {done.error}"
+                arguments = json.dumps(done.arguments, ensure_ascii=False)
+                self.write(
+                    f"  → {done.name} {_one_line(arguments, 100)} {verdict} "
+                    f"{done.elapsed_ms:.0f} ms\n"
+                )
+            case ev.ApprovalRequested() as request:
+                self.end_stream()
+                request.decide(self.ask(request))
+            case ev.LimitReached(message=message, kind=kind):
+                self.end_stream()
+                self.last_limit = message
+                self.write(f"  ! {kind} limit: {message}\n")
+            case ev.GroundingWarning(unsupported=values):
+                self.end_stream()
+                self.write(
+                    f"  ! not found in any tool result or customer message: {', '.join(values)}\n"
+                )
+            case ev.RetryScheduled(attempt=attempt, delay_s=delay, reason=reason):
+                self.end_stream()
+                self.write(f"  … retry {attempt} in {delay:.1f} s: {reason}\n")
+            case ev.ErrorOccurred(message=message, hint=hint):
+                self.end_stream()
+                self.out.flush()
+                typer.echo(f"error: {message}", err=True)
+                if hint:
+                    typer.echo(f"  hint: {hint}", err=True)
+            case ev.TurnFinished(reason=reason, usage=usage, cost=cost):
+                self.end_stream()
+                if reason in ("tool_call_limit", "request_limit", "budget") and self.last_limit:
+                    self.write(f"agent> {self.last_limit}\n")
+                if self.requests:
+                    tokens = describe_usage(usage if self.usage_known else None)
+                    plural = "s" if self.requests != 1 else ""
+                    self.write(
+                        f"  [{tokens}, {self.requests} request{plural}, {describe_cost(cost)}]\n"
+                    )
+                return reason
+        return None
+
+    def ask(self, request: Any) -> dict[str, bool]:
+        """y/n per write call; with piped input the answer is the next line."""
+        answers: dict[str, bool] = {}
+        for call in request.calls:
+            arguments = _one_line(json.dumps(call.arguments, ensure_ascii=False), 100)
+            self.write(f"  ? {call.name} {arguments}\n    {call.preview}\n    approve? [y/N] ")
+            line = self.stdin.readline()
+            answer = line.strip().lower() in ("y", "yes")
+            if self.echo_input or not line:
+                self.write(f"{line.strip() or '(no answer)'}\n")
+            answers[call.call_id] = answer
+        return answers
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.command(
+        "chat",
+        help="Chat with the agent line by line in any terminal or pipe "
+        "(tool calls, usage and cost shown as they happen).",
+    )(chat_command)

@@ -1,0 +1,149 @@
+"""`airline-agent chat` with piped input, against the loopback Chat Completions server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from airline_agent.agent.history import problems
+from tests.support.chat_server import ChatServer
+
+LOOKUP = ("get_reservation_details", {"reservation_id": "EHGLP3"})
+CANCEL = ("cancel_reservation", {"reservation_id": "EHGLP3"})
+
+
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from airline_agent.domain.seed import build_database
+
+    path = tmp_path_factory.mktemp("chat") / "sample.db"
+    build_database(path).close()
+    return path
+
+
+@pytest.fixture
+def db(sample_db: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "airline.db"
+    shutil.copy(sample_db, copy)
+    return copy
+
+
+def chat(
+    *args: str, stdin: str = "", server: ChatServer | None = None, model: str | None = "gpt-4o-mini"
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AIRLINE_AGENT_"))}
+    if server is not None:
+        env["OPENAI_BASE_URL"] = server.url
+    if model is not None:
+        env["AIRLINE_AGENT_MODEL"] = model
+    return subprocess.run(
+        [sys.executable, "-m", "airline_agent", "chat", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_no_model_says_how_to_configure_one_and_exits_2():
+    result = chat(model=None)
+    assert result.returncode == 2
+    for needle in ("AIRLINE_AGENT_MODEL", "--model", "OPENAI_BASE_URL", "OPENAI_API_KEY", "tui"):
+        assert needle in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_a_piped_conversation(chat_server, db):
+    chat_server.stream(tool_calls=[LOOKUP], usage=(900, 20))
+    chat_server.stream("EHGLP3 goes from PHX to JFK.", usage=(1200, 12))
+    result = chat(
+        "--db", str(db), stdin="Please look up EHGLP3\n/quit\nnever sent\n", server=chat_server
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "you> Please look up EHGLP3" in out
+    assert "→ get_reservation_details" in out and '"EHGLP3"' in out and " ok " in out
+    assert "agent> EHGLP3 goes from PHX to JFK." in out
+    assert "2100 in / 32 out tokens, 2 requests, $" in out
+    assert len(chat_server.requests) == 2
+    assert problems(chat_server.requests[1]["messages"]) == []
+    assert "Traceback" not in result.stderr
+
+
+def test_no_input_exits_cleanly(chat_server, db):
+    result = chat("--db", str(db), stdin="", server=chat_server)
+    assert result.returncode == 0
+    assert chat_server.requests == []
+
+
+def test_an_unknown_model_cost_is_shown_as_unknown(chat_server, db):
+    chat_server.completion("Hello!", usage=(50, 3))
+    result = chat(
+        "--db", str(db), "--no-stream", stdin="hi\n", server=chat_server, model="llama3.1"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "cost unknown" in result.stdout
+    assert "$0" not in result.stdout
+
+
+def test_a_declined_write_is_not_run(chat_server, db):
+    chat_server.stream(tool_calls=[CANCEL])
+    chat_server.stream("All right, nothing was changed.")
+    result = chat(
+        "--db",
+        str(db),
+        "--approve",
+        "ask",
+        "--as",
+        "emma_kim_9957",
+        stdin="cancel EHGLP3\nn\n",
+        server=chat_server,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "? cancel_reservation" in result.stdout and "approve? [y/N]" in result.stdout
+    assert "→ cancel_reservation" in result.stdout and "error PERMISSION_DENIED" in result.stdout
+    last = chat_server.requests[1]["messages"][-1]
+    assert last["role"] == "tool" and "declined" in last["content"]
+
+
+def test_an_accepted_write_runs(chat_server, db):
+    chat_server.stream(tool_calls=[CANCEL])
+    chat_server.stream("Your reservation is cancelled.")
+    result = chat(
+        "--db",
+        str(db),
+        "--approve",
+        "ask",
+        "--as",
+        "emma_kim_9957",
+        "--no-guard",
+        stdin="cancel EHGLP3\ny\n",
+        server=chat_server,
+    )
+    assert result.returncode == 0, result.stderr
+    line = next(l for l in result.stdout.splitlines() if "→ cancel_reservation" in l)
+    assert " ok " in line
+    assert '"status": "cancelled"' in chat_server.requests[1]["messages"][-1]["content"].replace(
+        '"status":"cancelled"', '"status": "cancelled"'
+    )
+
+
+def test_a_server_error_is_one_clear_line_and_exit_1(chat_server, db):
+    chat_server.error(401, "Incorrect API key provided", code="invalid_api_key")
+    result = chat("--db", str(db), stdin="hi\n", server=chat_server)
+    assert result.returncode == 1
+    assert "error: The model server at" in result.stderr and "401" in result.stderr
+    assert "hint: Set OPENAI_API_KEY" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_bad_approve_value_is_a_usage_error():
+    result = chat("--approve", "maybe")
+    assert result.returncode == 2
+    assert "ask, auto or deny" in result.stderr
