@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# Fixtures of the tool tests (world_db: a small airline, fresh per test).
+pytest_plugins = ["tests.support.toolbox_fixtures"]
+
 ROOT = Path(__file__).resolve().parent.parent
 TAU2_DIR = Path(os.environ.get("AIRLINE_AGENT_TAU2_DIR", ROOT.parent / "shared/reference/tau2"))
 LLAMA_DIR = Path(

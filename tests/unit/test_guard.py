@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from airline_agent.domain.tau2 import export_tau2
-from tests.support.toolbox_fixtures import toolbox, world_db, world_template  # noqa: F401
+from tests.support.toolbox_fixtures import toolbox
 
 NOAH, EMMA, SOFIA = "noah_lee_1001", "emma_kim_9957", "sofia_ruiz_2002"
 
