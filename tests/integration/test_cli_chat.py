@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -127,11 +128,10 @@ def test_an_accepted_write_runs(chat_server, db):
         server=chat_server,
     )
     assert result.returncode == 0, result.stderr
-    line = next(l for l in result.stdout.splitlines() if "→ cancel_reservation" in l)
+    line = next(x for x in result.stdout.splitlines() if "→ cancel_reservation" in x)
     assert " ok " in line
-    assert '"status": "cancelled"' in chat_server.requests[1]["messages"][-1]["content"].replace(
-        '"status":"cancelled"', '"status": "cancelled"'
-    )
+    content = chat_server.requests[1]["messages"][-1]["content"]
+    assert json.loads(content)["status"] == "cancelled"
 
 
 def test_a_server_error_is_one_clear_line_and_exit_1(chat_server, db):
