@@ -1,0 +1,205 @@
+"""Every tool driven with generated arguments, good and bad: wrong types, missing and extra
+arguments, empty strings, malformed ids, negative and huge numbers, SQL metacharacters,
+long and non-ASCII strings. Nothing raises; a failure is a clear error result and leaves
+the database unchanged; the invariants always hold (no negative seats or balances; an
+active reservation's payments add up to its fares, insurance and paid bags, a cancelled
+one's to zero).
+
+Default: a modest number of examples. AIRLINE_AGENT_SLOW=1 selects a thorough profile.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from airline_agent.domain.db import Database
+from airline_agent.tools.outcome import ERROR_CODES
+from airline_agent.tools.toolbox import Toolbox
+from tests.support.world import CLOCK, world
+
+settings.register_profile(
+    "fast", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "slow", max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+PROFILE = "slow" if os.environ.get("AIRLINE_AGENT_SLOW") == "1" else "fast"
+
+WORLD = world()
+USERS = sorted(WORLD["users"])
+RESERVATIONS = sorted(WORLD["reservations"])
+FLIGHTS = sorted(WORLD["flights"])
+PAYMENTS = sorted({p for u in WORLD["users"].values() for p in u["payment_methods"]})
+DATES = [f"2024-05-{d:02d}" for d in range(13, 31)]
+
+junk_text = st.one_of(
+    st.just(""),
+    st.just("   "),
+    st.sampled_from(
+        [
+            "'; DROP TABLE reservation; --",
+            '" OR 1=1 --',
+            "%",
+            "_",
+            "HAT%",
+            "ÉMMA_KIM_9957",
+            "航班",
+            "x" * 5000,
+            "\x00",
+            "2024-02-30",
+            "24-05-17",
+            "null",
+        ]
+    ),
+    st.text(max_size=30),
+)
+junk_number = st.one_of(
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([-1, 0, 10**6, 2**63]),
+)
+junk = st.one_of(
+    junk_text,
+    junk_number,
+    st.none(),
+    st.booleans(),
+    st.lists(st.integers(), max_size=3),
+    st.just({}),
+)
+
+
+def mixed(good: st.SearchStrategy) -> st.SearchStrategy:
+    return st.one_of(good, good, junk)
+
+
+flight_ref = st.fixed_dictionaries(
+    {"flight_number": mixed(st.sampled_from(FLIGHTS)), "date": mixed(st.sampled_from(DATES))}
+)
+passenger = st.fixed_dictionaries(
+    {
+        "first_name": mixed(st.sampled_from(["Noah", "Zoë", "O'Brien"])),
+        "last_name": mixed(st.sampled_from(["Lee", "Núñez"])),
+        "dob": mixed(st.sampled_from(["1980-01-01", "2001-12-31"])),
+    }
+)
+payment_line = st.fixed_dictionaries(
+    {
+        "payment_id": mixed(st.sampled_from(PAYMENTS)),
+        "amount": mixed(st.integers(min_value=0, max_value=900)),
+    }
+)
+
+GOOD = {
+    "user_id": st.sampled_from(USERS),
+    "reservation_id": st.sampled_from(RESERVATIONS + [r.lower() for r in RESERVATIONS]),
+    "flight_number": st.sampled_from(FLIGHTS),
+    "date": st.sampled_from(DATES),
+    "origin": st.sampled_from(["PHX", "SEA", "JFK", "ATL"]),
+    "destination": st.sampled_from(["PHX", "SEA", "JFK", "ATL"]),
+    "cabin": st.sampled_from(["basic_economy", "economy", "business"]),
+    "flight_type": st.sampled_from(["one_way", "round_trip"]),
+    "insurance": st.sampled_from(["yes", "no"]),
+    "payment_id": st.sampled_from(PAYMENTS),
+    "amount": st.integers(min_value=1, max_value=500),
+    "total_baggages": st.integers(min_value=0, max_value=6),
+    "nonfree_baggages": st.integers(min_value=0, max_value=6),
+    "flights": st.lists(flight_ref, min_size=1, max_size=3),
+    "passengers": st.lists(passenger, min_size=1, max_size=3),
+    "payment_methods": st.lists(payment_line, min_size=1, max_size=3),
+    "expression": st.sampled_from(["2 + 2", "(100 - 3) / 7", "1/0", "9" * 400, "2**3"]),
+    "summary": st.text(max_size=50),
+    "reason": st.sampled_from(
+        ["change_of_plan", "health", "weather", "cancelled_flight", "delayed_flight"]
+    ),
+}
+
+_toolbox = Toolbox.__new__(Toolbox)
+SCHEMAS = {s["function"]["name"]: s["function"]["parameters"] for s in _toolbox.schemas()}
+
+
+@st.composite
+def tool_call(draw: st.DrawFn) -> tuple[str, object]:
+    name = draw(st.sampled_from(sorted(SCHEMAS)))
+    properties = SCHEMAS[name]["properties"]
+    arguments = {}
+    for parameter in properties:
+        if draw(st.integers(0, 9)) == 0:
+            continue  # a missing argument
+        arguments[parameter] = draw(mixed(GOOD.get(parameter, junk_text)))
+    if draw(st.integers(0, 9)) == 0:
+        arguments[draw(st.sampled_from(["extra", "user", "id"]))] = draw(junk)
+    shape = draw(st.integers(0, 19))
+    if shape == 0:
+        return name, draw(st.sampled_from(["{", "[1]", "null", '"text"', "{'a': 1}", ""]))
+    return name, arguments
+
+
+def _snapshot(path: Path) -> list:
+    with sqlite3.connect(path) as connection:
+        tables = [
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        ]
+        return [
+            (t, sorted(map(repr, connection.execute(f'SELECT * FROM "{t}"'))))
+            for t in sorted(tables)
+        ]
+
+
+def _check_invariants(path: Path, *, strict_payments: bool) -> None:
+    with sqlite3.connect(path) as db:
+        seats = db.execute(
+            "SELECT count(*) FROM flightdate WHERE seats_basic_economy < 0 OR seats_economy < 0 "
+            "OR seats_business < 0"
+        ).fetchone()[0]
+        assert seats == 0, "negative seats"
+        balances = db.execute("SELECT count(*) FROM paymentmethod WHERE amount < 0").fetchone()[0]
+        assert balances == 0, "negative balance"
+        rows = db.execute(
+            """SELECT r.reservation_id, r.status, r.insurance, r.nonfree_baggages,
+                      (SELECT count(*) FROM reservationpassenger p WHERE p.reservation_id = r.reservation_id),
+                      (SELECT coalesce(sum(price), 0) FROM reservationflight f WHERE f.reservation_id = r.reservation_id),
+                      (SELECT coalesce(sum(amount), 0) FROM payment m WHERE m.reservation_id = r.reservation_id)
+               FROM reservation r"""
+        ).fetchall()
+    for rid, status, insurance, nonfree, passengers, fares, paid in rows:
+        if status == "cancelled":
+            assert abs(paid) < 1e-6, (rid, paid)
+        elif strict_payments:
+            price = (
+                fares * passengers + (30 * passengers if insurance == "yes" else 0) + 50 * nonfree
+            )
+            assert abs(paid - price) < 1e-6, (rid, paid, price)
+
+
+@settings.get_profile(PROFILE)
+@given(calls=st.lists(tool_call(), min_size=1, max_size=3), guard=st.booleans())
+def test_any_arguments_give_a_result_and_keep_the_invariants(
+    world_template: Path, tmp_path_factory, calls, guard: bool
+) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "world.db"
+    shutil.copyfile(world_template, path)
+    database = Database.open(path)
+    try:
+        toolbox = Toolbox(database, clock=CLOCK, guard=guard, acting_user=None)
+        for name, arguments in calls:
+            if guard and isinstance(arguments, dict) and isinstance(arguments.get("user_id"), str):
+                toolbox.acting_user = arguments["user_id"]
+            before = _snapshot(path)
+            outcome = toolbox.call(name, arguments)
+            outcome.content()  # serialisable
+            if outcome.error is not None:
+                assert outcome.error in ERROR_CODES
+                assert outcome.error != "INTERNAL_ERROR", outcome.result
+                assert isinstance(outcome.result["message"], str) and outcome.result["message"]
+                assert _snapshot(path) == before, (name, arguments, outcome.result)
+                assert outcome.changes == ()
+            _check_invariants(path, strict_payments=guard)
+    finally:
+        database.close()
