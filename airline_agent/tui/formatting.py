@@ -38,7 +38,14 @@ def first_line(text: str | None, width: int = 80) -> str:
 
 
 def tokens(count: int | None) -> str:
-    return "—" if count is None else f"{count:,}"
+    """Token counts fit a narrow column: 9,999 then 12.3k then 1.2M."""
+    if count is None:
+        return "—"
+    if count < 10_000:
+        return f"{count:,}"
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.1f}M"
 
 
 def money(cost: float | None) -> str:

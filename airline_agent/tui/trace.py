@@ -156,7 +156,8 @@ class TraceBuilder:
             TraceEntry(
                 "developer",
                 f"system prompt + {len(sent.tools)} tool schemas",
-                body=f"{len(system or ''):,} characters of instructions\n" + ", ".join(names),
+                body=f"{len(system or ''):,} characters of instructions\n"
+                + first_line(", ".join(names), 100),
                 request=sent.request,
                 details={"system_prompt": system, "tools": sent.tools},
             )

@@ -59,9 +59,6 @@ class ChatPane(Vertical):
     def messages(self) -> list[ChatMessage]:
         return list(self.message_list.query(ChatMessage))
 
-    def on_mount(self) -> None:
-        self.message_list.anchor()  # follow the end while new text arrives
-
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         text = event.value.strip()
@@ -75,6 +72,7 @@ class ChatPane(Vertical):
         message = ChatMessage(speaker, text, **kwargs)
         await self.message_list.mount(message)
         await self._prune()
+        self.message_list.scroll_end(animate=False)
         return message
 
     async def _prune(self) -> None:
@@ -114,7 +112,10 @@ class ChatPane(Vertical):
             case TextDelta(request=request, text=fragment):
                 reply = await self._agent_message()
                 self._by_request[request] = reply
+                following = self.message_list.is_vertical_scroll_end
                 await reply.append(fragment)
+                if following:
+                    self.message_list.scroll_end(animate=False)
             case AssistantMessage(request=request, content=content, reasoning=reasoning):
                 streamed = request in self._by_request
                 if reasoning and request not in self._reasoned:

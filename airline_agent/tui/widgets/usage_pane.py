@@ -10,7 +10,7 @@ from textual.widgets import DataTable, ProgressBar, Static
 from airline_agent.agent.events import AgentEvent, TurnFinished, Usage, UsageReported
 from airline_agent.tui.formatting import money, tokens
 
-COLUMNS = ("req", "prompt", "cached", "compl", "reason", "ms", "cost")
+COLUMNS = ("req", "prompt", "cached", "compl", "reas", "ms")
 
 
 class UsagePane(Vertical):
@@ -51,11 +51,12 @@ class UsagePane(Vertical):
             case UsageReported() as reported:
                 self._request(reported)
             case TurnFinished(turn=turn, usage=usage, cost=cost):
+                # Two lines: the turn's sums, then its cost under the label.
                 self.table.add_row(
-                    Text(f"turn {turn}", style="bold"),
-                    *(Text(tokens(n), style="bold") for n in _counts(usage)),
+                    Text(f"turn {turn}\n{money(cost)}", style="bold"),
+                    *(Text(tokens(n), style="bold", justify="right") for n in _counts(usage)),
                     "",
-                    Text(money(cost), style="bold"),
+                    height=2,
                 )
                 self.table.move_cursor(row=self.table.row_count - 1)
 
@@ -65,9 +66,8 @@ class UsagePane(Vertical):
         cells = _counts(usage) if usage else (None, None, None, None)
         self.table.add_row(
             f"#{reported.request}",
-            *(tokens(n) for n in cells),
-            f"{reported.latency_ms:,.0f}",
-            money(reported.cost),
+            *(Text(tokens(n), justify="right") for n in cells),
+            Text(f"{reported.latency_ms:,.0f}", justify="right"),
         )
         self.table.move_cursor(row=self.table.row_count - 1)
         if usage is not None:
