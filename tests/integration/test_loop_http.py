@@ -5,6 +5,7 @@ Each test checks the events and that the history sent in the next request is val
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 
@@ -16,6 +17,7 @@ from airline_agent.agent.events import (
     AssistantMessage,
     ErrorOccurred,
     LimitReached,
+    ReasoningDelta,
     RetryScheduled,
     TextDelta,
     ToolCallDelta,
@@ -386,3 +388,35 @@ async def test_a_local_server_needs_no_real_key(chat_server):
     events = await run_turn(s, "hi")
     assert of_type(events, TurnFinished)[0].reason == "answered"
     assert chat_server.headers[0]["authorization"].startswith("Bearer ")
+
+
+async def test_streamed_reasoning_is_shown_and_not_sent_back(chat_server):
+    chat_server.stream(tool_calls=[LOOKUP], reasoning="The customer wants EHGLP3 looked up.")
+    chat_server.stream(ANSWER)
+    s = make_session(chat_server)
+    events = await run_turn(s, "EHGLP3?")
+    deltas = "".join(e.text for e in of_type(events, ReasoningDelta))
+    assert deltas == "The customer wants EHGLP3 looked up."
+    assert of_type(events, AssistantMessage)[0].reasoning == deltas
+    assert all("reasoning_content" not in m for m in chat_server.requests[1]["messages"])
+
+
+async def test_cancelling_a_turn_waiting_on_the_server_then_sending_it_again(chat_server):
+    chat_server.completion(ANSWER, delay=10)
+    s = make_session(chat_server, stream=False)
+
+    async def consume():
+        async for _ in s.run_turn("hello"):
+            pass
+
+    task = asyncio.create_task(consume())
+    while not chat_server.requests:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert problems(s.history) == [] and [m["role"] for m in s.history] == ["system"]
+    chat_server.completion(ANSWER)
+    events = await run_turn(s, "hello")
+    assert of_type(events, TurnFinished)[0].reason == "answered"
+    assert chat_server.requests[1]["messages"] == chat_server.requests[0]["messages"]
