@@ -143,8 +143,12 @@ def _payment_method_dict(row: Any) -> dict[str, Any]:
 def get_user(database: Database, user_id: str) -> dict[str, Any]:
     """The customer's profile in τ² shape, with payment methods, passengers, reservations."""
     with _connect(database) as conn:
-        key = _require(conn, _user.user_id, user_id, "User")
-        user = conn.execute(select(_user).where(_user.user_id == key)).one()
+        # The exact id is the common case: one query; tolerant resolution only on a miss.
+        user = conn.execute(select(_user).where(_user.user_id == user_id)).first()
+        if user is None:
+            key = _require(conn, _user.user_id, user_id, "User")
+            user = conn.execute(select(_user).where(_user.user_id == key)).one()
+        key = user.user_id
         methods = conn.execute(
             select(_method).where(_method.user_id == key).order_by(_method.position)
         ).all()
@@ -181,7 +185,16 @@ def get_user(database: Database, user_id: str) -> dict[str, Any]:
 
 
 def _reservation_dict(conn: Connection, key: str) -> dict[str, Any]:
-    reservation = conn.execute(select(_reservation).where(_reservation.reservation_id == key)).one()
+    # The exact id is the common case: one query; tolerant resolution only on a miss.
+    reservation = conn.execute(
+        select(_reservation).where(_reservation.reservation_id == key)
+    ).first()
+    if reservation is None:
+        key = _require(conn, _reservation.reservation_id, key, "Reservation")
+        reservation = conn.execute(
+            select(_reservation).where(_reservation.reservation_id == key)
+        ).one()
+    key = reservation.reservation_id
     segments = conn.execute(
         select(_segment.origin, _segment.destination, _segment.flight_number, _segment.date)
         .add_columns(_segment.price)
@@ -234,8 +247,7 @@ def _reservation_dict(conn: Connection, key: str) -> dict[str, Any]:
 def get_reservation(database: Database, reservation_id: str) -> dict[str, Any]:
     """One reservation in τ² shape: segments with prices, passengers, payment history."""
     with _connect(database) as conn:
-        key = _require(conn, _reservation.reservation_id, reservation_id, "Reservation")
-        return _reservation_dict(conn, key)
+        return _reservation_dict(conn, reservation_id)
 
 
 def list_airports(database: Database) -> list[dict[str, str]]:
