@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from airline_agent.agent import history as hist
-from airline_agent.agent.errors import backoff_delay, classify
+from airline_agent.agent.errors import NotACompletion, backoff_delay, classify
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -307,6 +307,7 @@ class AgentSession:
             params=params,
         )
         attempt = 0
+        reply: ModelReply | None = None
         while True:
             started = time.perf_counter()
             try:
@@ -321,6 +322,8 @@ class AgentSession:
                         yield ToolCallDelta(
                             number, piece.index, piece.call_id, piece.name, piece.arguments
                         )
+                if reply is None:
+                    raise NotACompletion("The backend ended without a reply.")
                 break
             except asyncio.CancelledError:
                 raise
