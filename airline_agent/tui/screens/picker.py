@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from airline_agent.tui.controller import ScenarioChoice
@@ -27,7 +27,7 @@ class ScenarioPicker(ModalScreen[str | None]):
         with Vertical(id="picker"):
             yield Label("Scenario library — enter plays the highlighted one", id="picker-title")
             if self.offline_reason:
-                yield Label(self.offline_reason, id="picker-reason")
+                yield Static(self.offline_reason, id="picker-reason", markup=False)
             options = []
             for choice in self.choices:
                 prompt = Text()

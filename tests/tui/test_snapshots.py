@@ -1,0 +1,65 @@
+"""Pictures of the screens that matter, with every value pinned (events are hand-made)."""
+
+from __future__ import annotations
+
+from airline_agent.tui.app import AirlineApp
+from airline_agent.tui.screens.approval import ApprovalScreen
+from airline_agent.tui.screens.inspector import InspectorScreen
+from airline_agent.tui.screens.picker import ScenarioPicker
+from airline_agent.tui.widgets.trace_pane import TracePane
+from tests.tui.helpers import wait_until
+from tests.tui.scripted_events import two_turn_controller
+
+WIDE = (150, 42)
+
+
+def _app() -> AirlineApp:
+    return AirlineApp(two_turn_controller(), pace=0)
+
+
+async def _mid_scenario(pilot) -> None:
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+    await pilot.press("escape")
+    await pilot.press("space")
+    await wait_until(pilot, lambda: len(app.main.query_one(TracePane).entries) == 8)
+    await wait_until(pilot, lambda: not app.main.turn_running)
+    app.clear_notifications()
+    await pilot.pause()
+
+
+def test_main_screen_mid_scenario(snap_compare) -> None:
+    assert snap_compare(_app(), terminal_size=WIDE, run_before=_mid_scenario)
+
+
+def test_narrow_layout(snap_compare) -> None:
+    assert snap_compare(_app(), terminal_size=(80, 40), run_before=_mid_scenario)
+
+
+def test_inspector(snap_compare) -> None:
+    async def open_inspector(pilot) -> None:
+        await _mid_scenario(pilot)
+        await pilot.press("i")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=WIDE, run_before=open_inspector)
+
+
+def test_approval_modal(snap_compare) -> None:
+    async def reach_approval(pilot) -> None:
+        await _mid_scenario(pilot)
+        await pilot.press("space")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen))
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=WIDE, run_before=reach_approval)
+
+
+def test_scenario_library(snap_compare) -> None:
+    async def library(pilot) -> None:
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ScenarioPicker))
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=(120, 36), run_before=library)
