@@ -6,9 +6,11 @@ foreign keys, WAL and a busy timeout on every connection.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import event, inspect
 from sqlalchemy.engine import Engine, make_url
@@ -17,6 +19,7 @@ from sqlmodel import Session, SQLModel, create_engine, select
 
 from airline_agent.domain import schema
 from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.reads import ReadSource, read_source
 
 
 def database_url(db: str | Path) -> str:
@@ -65,6 +68,8 @@ class Database:
     def __init__(self, engine: Engine, location: str) -> None:
         self.engine = engine
         self.location = location
+        self._read_source: ReadSource | None = None
+        self._read_source_lock = threading.Lock()
 
     @classmethod
     def create(cls, db: str | Path) -> Database:
@@ -128,9 +133,24 @@ class Database:
         with Session(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
 
+    def reads(self, consistent: bool = True) -> Any:
+        """A read snapshot for plain SQL (`domain/reads.py`): `with database.reads() as r:`.
+        Opened on first use; committed writes are visible to the next snapshot.
+        `consistent=False`: each statement is its own snapshot (for one-statement reads)."""
+        source = self._read_source
+        if source is None:
+            with self._read_source_lock:
+                if self._read_source is None:
+                    self._read_source = read_source(self.engine)
+                source = self._read_source
+        return source.snapshot(consistent)
+
     def meta(self) -> dict[str, str]:
         with self.session() as session:
             return {m.key: m.value for m in session.exec(select(schema.Meta))}
 
     def close(self) -> None:
+        if self._read_source is not None:
+            self._read_source.close()
+            self._read_source = None
         self.engine.dispose()

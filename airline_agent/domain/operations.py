@@ -8,8 +8,9 @@ leg of a one-stop search on an overnight first leg is looked up on
 negative seat count or balance (the same gift card or flight listed twice), we check
 the totals instead.
 
-Reads use SQLAlchemy Core on one pooled connection (no ORM objects: they are the hot
-path of every conversation). Each write is one `database.write()` transaction on ORM
+Reads are plain SQL in one snapshot (`database.reads()`, see reads.py: bare sqlite3 for a
+SQLite file, SQLAlchemy otherwise; no ORM objects: they are the hot path of every
+conversation). Each write is one `database.write()` transaction on ORM
 rows, so a failure rolls everything back and the change recorder sees every row.
 Failures raise the precise errors of `errors.py`; the tool layer turns them into results.
 """
@@ -22,15 +23,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import func, select
 from sqlmodel import Session
 
 from airline_agent.domain import policy
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import Conflict, InvalidArguments, NotFound
+from airline_agent.domain.reads import ConnectionReads, Reads
 from airline_agent.domain.schema import (
-    Airport,
     Flight,
     FlightDate,
     Payment,
@@ -38,23 +39,13 @@ from airline_agent.domain.schema import (
     Reservation,
     ReservationFlight,
     ReservationPassenger,
-    SavedPassenger,
     User,
 )
 
 FIRST_RESERVATION_ID = "HATHAT"
 FIRST_CERTIFICATE_NUMBER = 3221322
 
-_user = User.__table__.c
-_method = PaymentMethod.__table__.c
-_saved = SavedPassenger.__table__.c
 _reservation = Reservation.__table__.c
-_segment = ReservationFlight.__table__.c
-_passenger = ReservationPassenger.__table__.c
-_payment = Payment.__table__.c
-_flight = Flight.__table__.c
-_flight_date = FlightDate.__table__.c
-_airport = Airport.__table__.c
 
 
 # ---------------------------------------------------------------- plain values in
@@ -97,227 +88,229 @@ def money(amount: float | int | None) -> float | int | None:
     return amount
 
 
-def _resolve(conn: Connection, column: Any, key: str) -> str | None:
+class _Key:
+    """How to find a stored id: exactly, and case-insensitively (a scan, only on a miss)."""
+
+    __slots__ = ("exact", "folded")
+
+    def __init__(self, table: str, column: str) -> None:
+        self.exact = f"SELECT {column} FROM {table} WHERE {column} = :key"
+        self.folded = f"SELECT {column} FROM {table} WHERE lower({column}) = :key"
+
+
+_USER_KEY = _Key('"user"', "user_id")
+_RESERVATION_KEY = _Key("reservation", "reservation_id")
+_FLIGHT_KEY = _Key("flight", "flight_number")
+
+
+def _resolve(reads: Reads, where: _Key, key: str) -> str | None:
     """The stored key matching `key` exactly, then stripped, then folded."""
     if not isinstance(key, str):
         return None
-    found = conn.execute(select(column).where(column == key)).scalar()
+    found = reads.value(where.exact, {"key": key})
     if found is not None:
         return found
     stripped = key.strip()
     if stripped != key and stripped:
-        found = conn.execute(select(column).where(column == stripped)).scalar()
+        found = reads.value(where.exact, {"key": stripped})
         if found is not None:
             return found
     folded = fold(key)
     if not folded:
         return None
     # Stored keys are ASCII, so SQL lower() equals casefold for them; a miss scans.
-    return conn.execute(select(column).where(func.lower(column) == folded)).scalar()
+    return reads.value(where.folded, {"key": folded})
 
 
-def _require(conn: Connection, column: Any, key: str, what: str) -> str:
-    found = _resolve(conn, column, key)
+def _require(reads: Reads, where: _Key, key: str, what: str) -> str:
+    found = _resolve(reads, where, key)
     if found is None:
         raise NotFound(f"{what} {key!r} not found")
     return found
 
 
-def _connect(database: Database) -> Connection:
-    return database.engine.connect()
+def _in_session(session: Session) -> Reads:
+    """The plain-SQL reads on a write transaction's connection (it sees its own rows)."""
+    return ConnectionReads(session.connection())
 
 
 # ---------------------------------------------------------------- reads
+#
+# Plain SQL through `database.reads()` (see reads.py): the same text runs on bare sqlite3
+# and on any SQLAlchemy connection. Every query is served by an index (see schema.py;
+# tests/unit/test_read_plans.py checks the plans).
 
-
-def _payment_method_dict(row: Any) -> dict[str, Any]:
-    method: dict[str, Any] = {"source": row.source, "id": row.payment_id}
-    if row.source == "credit_card":
-        method["brand"] = row.brand
-        method["last_four"] = row.last_four
-    else:
-        method["amount"] = row.amount
-    return method
+_USER = (
+    "SELECT user_id, first_name, last_name, address1, address2, city, country, state, zip, "
+    'email, dob, membership FROM "user" WHERE user_id = :key'
+)
+_USER_METHODS = (
+    "SELECT payment_id, source, brand, last_four, amount FROM paymentmethod "
+    "WHERE user_id = :key ORDER BY position"
+)
+_USER_PASSENGERS = (
+    "SELECT first_name, last_name, dob FROM savedpassenger WHERE user_id = :key ORDER BY position"
+)
+_USER_RESERVATIONS = "SELECT reservation_id FROM reservation WHERE user_id = :key ORDER BY seq"
 
 
 def get_user(database: Database, user_id: str) -> dict[str, Any]:
     """The customer's profile in τ² shape, with payment methods, passengers, reservations."""
-    with _connect(database) as conn:
+    with database.reads() as reads:
         # The exact id is the common case: one query; tolerant resolution only on a miss.
-        user = conn.execute(select(_user).where(_user.user_id == user_id)).first()
+        user = reads.row(_USER, {"key": user_id})
         if user is None:
-            key = _require(conn, _user.user_id, user_id, "User")
-            user = conn.execute(select(_user).where(_user.user_id == key)).one()
-        key = user.user_id
-        methods = conn.execute(
-            select(_method).where(_method.user_id == key).order_by(_method.position)
-        ).all()
-        saved = conn.execute(
-            select(_saved.first_name, _saved.last_name, _saved.dob)
-            .where(_saved.user_id == key)
-            .order_by(_saved.position)
-        ).all()
-        reservations = conn.execute(
-            select(_reservation.reservation_id)
-            .where(_reservation.user_id == key)
-            .order_by(_reservation.seq)
-        ).scalars()
-        return {
-            "user_id": user.user_id,
-            "name": {"first_name": user.first_name, "last_name": user.last_name},
-            "address": {
-                "address1": user.address1,
-                "address2": user.address2,
-                "city": user.city,
-                "country": user.country,
-                "state": user.state,
-                "zip": user.zip,
-            },
-            "email": user.email,
-            "dob": user.dob,
-            "payment_methods": {m.payment_id: _payment_method_dict(m) for m in methods},
-            "saved_passengers": [
-                {"first_name": p.first_name, "last_name": p.last_name, "dob": p.dob} for p in saved
-            ],
-            "membership": user.membership,
-            "reservations": list(reservations),
-        }
+            user = reads.row(_USER, {"key": _require(reads, _USER_KEY, user_id, "User")})
+        key = {"key": user[0]}
+        methods = reads.rows(_USER_METHODS, key)
+        saved = reads.rows(_USER_PASSENGERS, key)
+        reservations = reads.rows(_USER_RESERVATIONS, key)
+    payment_methods: dict[str, Any] = {}
+    for payment_id, source, brand, last_four, amount in methods:
+        if source == "credit_card":
+            method = {"source": source, "id": payment_id, "brand": brand, "last_four": last_four}
+        else:
+            method = {"source": source, "id": payment_id, "amount": amount}
+        payment_methods[payment_id] = method
+    return {
+        "user_id": user[0],
+        "name": {"first_name": user[1], "last_name": user[2]},
+        "address": {
+            "address1": user[3],
+            "address2": user[4],
+            "city": user[5],
+            "country": user[6],
+            "state": user[7],
+            "zip": user[8],
+        },
+        "email": user[9],
+        "dob": user[10],
+        "payment_methods": payment_methods,
+        "saved_passengers": [
+            {"first_name": first, "last_name": last, "dob": dob} for first, last, dob in saved
+        ],
+        "membership": user[11],
+        "reservations": [reservation_id for (reservation_id,) in reservations],
+    }
 
 
-def _reservation_dict(conn: Connection, key: str) -> dict[str, Any]:
+_RESERVATION = (
+    "SELECT reservation_id, user_id, origin, destination, flight_type, cabin, created_at, "
+    "total_baggages, nonfree_baggages, insurance, status FROM reservation "
+    "WHERE reservation_id = :key"
+)
+_RESERVATION_SEGMENTS = (
+    "SELECT origin, destination, flight_number, date, price FROM reservationflight "
+    "WHERE reservation_id = :key ORDER BY position"
+)
+_RESERVATION_PASSENGERS = (
+    "SELECT first_name, last_name, dob FROM reservationpassenger "
+    "WHERE reservation_id = :key ORDER BY position"
+)
+_RESERVATION_PAYMENTS = (
+    "SELECT payment_id, amount FROM payment WHERE reservation_id = :key ORDER BY position"
+)
+
+
+def _reservation_dict(reads: Reads, reservation_id: str) -> dict[str, Any]:
     # The exact id is the common case: one query; tolerant resolution only on a miss.
-    reservation = conn.execute(
-        select(_reservation).where(_reservation.reservation_id == key)
-    ).first()
+    reservation = reads.row(_RESERVATION, {"key": reservation_id})
     if reservation is None:
-        key = _require(conn, _reservation.reservation_id, key, "Reservation")
-        reservation = conn.execute(
-            select(_reservation).where(_reservation.reservation_id == key)
-        ).one()
-    key = reservation.reservation_id
-    segments = conn.execute(
-        select(_segment.origin, _segment.destination, _segment.flight_number, _segment.date)
-        .add_columns(_segment.price)
-        .where(_segment.reservation_id == key)
-        .order_by(_segment.position)
-    ).all()
-    passengers = conn.execute(
-        select(_passenger.first_name, _passenger.last_name, _passenger.dob)
-        .where(_passenger.reservation_id == key)
-        .order_by(_passenger.position)
-    ).all()
-    payments = conn.execute(
-        select(_payment.payment_id, _payment.amount)
-        .where(_payment.reservation_id == key)
-        .order_by(_payment.position)
-    ).all()
+        key = _require(reads, _RESERVATION_KEY, reservation_id, "Reservation")
+        reservation = reads.row(_RESERVATION, {"key": key})
+    key = {"key": reservation[0]}
+    segments = reads.rows(_RESERVATION_SEGMENTS, key)
+    passengers = reads.rows(_RESERVATION_PASSENGERS, key)
+    payments = reads.rows(_RESERVATION_PAYMENTS, key)
     result: dict[str, Any] = {
-        "reservation_id": reservation.reservation_id,
-        "user_id": reservation.user_id,
-        "origin": reservation.origin,
-        "destination": reservation.destination,
-        "flight_type": reservation.flight_type,
-        "cabin": reservation.cabin,
+        "reservation_id": reservation[0],
+        "user_id": reservation[1],
+        "origin": reservation[2],
+        "destination": reservation[3],
+        "flight_type": reservation[4],
+        "cabin": reservation[5],
         "flights": [
             {
-                "origin": s.origin,
-                "destination": s.destination,
-                "flight_number": s.flight_number,
-                "date": s.date,
-                "price": s.price,
+                "origin": origin,
+                "destination": destination,
+                "flight_number": number,
+                "date": date,
+                "price": price,
             }
-            for s in segments
+            for origin, destination, number, date, price in segments
         ],
         "passengers": [
-            {"first_name": p.first_name, "last_name": p.last_name, "dob": p.dob} for p in passengers
+            {"first_name": first, "last_name": last, "dob": dob} for first, last, dob in passengers
         ],
         "payment_history": [
-            {"payment_id": p.payment_id, "amount": money(p.amount)} for p in payments
+            {"payment_id": payment_id, "amount": money(amount)} for payment_id, amount in payments
         ],
-        "created_at": reservation.created_at,
-        "total_baggages": reservation.total_baggages,
-        "nonfree_baggages": reservation.nonfree_baggages,
-        "insurance": reservation.insurance,
+        "created_at": reservation[6],
+        "total_baggages": reservation[7],
+        "nonfree_baggages": reservation[8],
+        "insurance": reservation[9],
     }
-    if reservation.status is not None:
-        result["status"] = reservation.status
+    if reservation[10] is not None:
+        result["status"] = reservation[10]
     return result
 
 
 def get_reservation(database: Database, reservation_id: str) -> dict[str, Any]:
     """One reservation in τ² shape: segments with prices, passengers, payment history."""
-    with _connect(database) as conn:
-        return _reservation_dict(conn, reservation_id)
+    with database.reads() as reads:
+        return _reservation_dict(reads, reservation_id)
+
+
+_AIRPORTS = "SELECT iata, city FROM airport ORDER BY position, iata"
 
 
 def list_airports(database: Database) -> list[dict[str, str]]:
-    with _connect(database) as conn:
-        rows = conn.execute(
-            select(_airport.iata, _airport.city).order_by(_airport.position, _airport.iata)
-        ).all()
+    with database.reads(consistent=False) as reads:
+        rows = reads.rows(_AIRPORTS)
     return [{"iata": iata, "city": city} for iata, city in rows]
 
 
-_DIRECT_COLUMNS = (
-    _flight.flight_number,
-    _flight.origin,
-    _flight.destination,
-    _flight.scheduled_departure_time_est,
-    _flight.scheduled_arrival_time_est,
-    _flight_date.date,
-    _flight_date.seats_basic_economy,
-    _flight_date.seats_economy,
-    _flight_date.seats_business,
-    _flight_date.price_basic_economy,
-    _flight_date.price_economy,
-    _flight_date.price_business,
+# Bookable flights: the flight (by route, `ix_flight_route`) first, then its date by
+# primary key. CROSS JOIN fixes that order in SQLite, whose planner would otherwise
+# start from every flight of the date (`ix_flight_date_date_status`); other databases
+# plan it freely (it is an inner join either way).
+_BOOKABLE = (
+    "SELECT f.flight_number, f.origin, f.destination, f.scheduled_departure_time_est, "
+    "f.scheduled_arrival_time_est, d.date, d.seats_basic_economy, d.seats_economy, "
+    "d.seats_business, d.price_basic_economy, d.price_economy, d.price_business "
+    "FROM flight AS f CROSS JOIN flightdate AS d "
+    "WHERE d.flight_number = f.flight_number AND d.status = 'available' "
 )
+_DIRECT = (
+    _BOOKABLE + "AND f.origin = :origin AND f.destination = :destination AND d.date = :date "
+    "ORDER BY f.flight_number"
+)
+_FROM_ORIGIN = _BOOKABLE + "AND f.origin = :origin AND d.date = :date ORDER BY f.flight_number"
 
 
-def _bookable(rows: Iterable[Any]) -> list[dict[str, Any]]:
+def _bookable(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
     return [
         {
-            "flight_number": r.flight_number,
-            "origin": r.origin,
-            "destination": r.destination,
+            "flight_number": r[0],
+            "origin": r[1],
+            "destination": r[2],
             "status": "available",
-            "scheduled_departure_time_est": r.scheduled_departure_time_est,
-            "scheduled_arrival_time_est": r.scheduled_arrival_time_est,
-            "date": r.date,
-            "available_seats": {
-                "basic_economy": r.seats_basic_economy,
-                "economy": r.seats_economy,
-                "business": r.seats_business,
-            },
-            "prices": {
-                "basic_economy": r.price_basic_economy,
-                "economy": r.price_economy,
-                "business": r.price_business,
-            },
+            "scheduled_departure_time_est": r[3],
+            "scheduled_arrival_time_est": r[4],
+            "date": r[5],
+            "available_seats": {"basic_economy": r[6], "economy": r[7], "business": r[8]},
+            "prices": {"basic_economy": r[9], "economy": r[10], "business": r[11]},
         }
         for r in rows
     ]
-
-
-def _available_on(*dates: str) -> Any:
-    return (
-        select(*_DIRECT_COLUMNS)
-        .join(FlightDate.__table__, _flight_date.flight_number == _flight.flight_number)
-        .where(_flight_date.date.in_(dates) if len(dates) > 1 else _flight_date.date == dates[0])
-        .where(_flight_date.status == "available")
-    )
 
 
 def search_direct(
     database: Database, origin: str, destination: str, date: str
 ) -> list[dict[str, Any]]:
     """Flights from `origin` to `destination` bookable (status `available`) on `date`."""
-    with _connect(database) as conn:
-        rows = conn.execute(
-            _available_on(date)
-            .where(_flight.origin == origin, _flight.destination == destination)
-            .order_by(_flight.flight_number)
-        ).all()
+    with database.reads(consistent=False) as reads:
+        rows = reads.rows(_DIRECT, {"origin": origin, "destination": destination, "date": date})
     return _bookable(rows)
 
 
@@ -332,29 +325,35 @@ def second_leg_date(date: str, first_arrival: str) -> str:
         return date
 
 
+def _placeholders(prefix: str, values: Sequence[str], params: dict[str, str]) -> str:
+    names = []
+    for i, value in enumerate(values):
+        params[f"{prefix}{i}"] = value
+        names.append(f":{prefix}{i}")
+    return ", ".join(names)
+
+
 def search_onestop(
     database: Database, origin: str, destination: str, date: str
 ) -> list[list[dict[str, Any]]]:
     """Pairs of bookable flights origin → X → destination; the second leg leaves at or
     after the first one's scheduled arrival (compared as text, as the reference does)."""
-    with _connect(database) as conn:
-        first_legs = _bookable(
-            conn.execute(
-                _available_on(date).where(_flight.origin == origin).order_by(_flight.flight_number)
-            ).all()
-        )
+    with database.reads() as reads:
+        first_legs = _bookable(reads.rows(_FROM_ORIGIN, {"origin": origin, "date": date}))
         if not first_legs:
             return []
         stops = sorted({leg["destination"] for leg in first_legs})
         dates = sorted(
             {second_leg_date(date, leg["scheduled_arrival_time_est"]) for leg in first_legs}
         )
+        params = {"destination": destination}
         second_legs = _bookable(
-            conn.execute(
-                _available_on(*dates)
-                .where(_flight.destination == destination, _flight.origin.in_(stops))
-                .order_by(_flight.flight_number)
-            ).all()
+            reads.rows(
+                _BOOKABLE + f"AND f.origin IN ({_placeholders('s', stops, params)}) "
+                "AND f.destination = :destination "
+                f"AND d.date IN ({_placeholders('d', dates, params)}) ORDER BY f.flight_number",
+                params,
+            )
         )
     pairs = []
     for first in first_legs:
@@ -369,21 +368,16 @@ def search_onestop(
     return pairs
 
 
+_STATUS = "SELECT status FROM flightdate WHERE flight_number = :number AND date = :date"
+
+
 def flight_status(database: Database, flight_number: str, date: str) -> str:
-    with _connect(database) as conn:
-        status = conn.execute(
-            select(_flight_date.status).where(
-                _flight_date.flight_number == flight_number, _flight_date.date == date
-            )
-        ).scalar()
+    with database.reads(consistent=False) as reads:
+        status = reads.value(_STATUS, {"number": flight_number, "date": date})
         if status is not None:
             return status
-        number = _require(conn, _flight.flight_number, flight_number, "Flight")
-        status = conn.execute(
-            select(_flight_date.status).where(
-                _flight_date.flight_number == number, _flight_date.date == date
-            )
-        ).scalar()
+        number = _require(reads, _FLIGHT_KEY, flight_number, "Flight")
+        status = reads.value(_STATUS, {"number": number, "date": date})
     if status is None:
         raise NotFound(f"Flight {number} not found on date {date}")
     return status
@@ -398,17 +392,17 @@ def calculate(expression: str) -> str:
 
 
 def _user_row(session: Session, user_id: str) -> User:
-    key = _require(session.connection(), _user.user_id, user_id, "User")
+    key = _require(_in_session(session), _USER_KEY, user_id, "User")
     return session.get(User, key)  # type: ignore[return-value]
 
 
 def _reservation_row(session: Session, reservation_id: str) -> Reservation:
-    key = _require(session.connection(), _reservation.reservation_id, reservation_id, "Reservation")
+    key = _require(_in_session(session), _RESERVATION_KEY, reservation_id, "Reservation")
     return session.scalars(select(Reservation).where(Reservation.reservation_id == key)).one()
 
 
 def _flight_row(session: Session, flight_number: str) -> Flight:
-    key = _require(session.connection(), _flight.flight_number, flight_number, "Flight")
+    key = _require(_in_session(session), _FLIGHT_KEY, flight_number, "Flight")
     return session.get(Flight, key)  # type: ignore[return-value]
 
 
@@ -667,7 +661,7 @@ def book_reservation(
                 )
             )
         session.flush()
-        return _reservation_dict(session.connection(), reservation_id)
+        return _reservation_dict(_in_session(session), reservation_id)
 
 
 def cancel_reservation(database: Database, reservation_id: str) -> dict[str, Any]:
@@ -689,7 +683,7 @@ def cancel_reservation(database: Database, reservation_id: str) -> dict[str, Any
             )
         reservation.status = "cancelled"
         session.flush()
-        return _reservation_dict(session.connection(), reservation.reservation_id)
+        return _reservation_dict(_in_session(session), reservation.reservation_id)
 
 
 def update_baggages(
@@ -712,7 +706,7 @@ def update_baggages(
         reservation.total_baggages = total_baggages
         reservation.nonfree_baggages = nonfree_baggages
         session.flush()
-        return _reservation_dict(session.connection(), reservation.reservation_id)
+        return _reservation_dict(_in_session(session), reservation.reservation_id)
 
 
 def update_flights(
@@ -791,7 +785,7 @@ def update_flights(
         if reservation.cabin != cabin:
             reservation.cabin = cabin
         session.flush()
-        return _reservation_dict(session.connection(), reservation.reservation_id)
+        return _reservation_dict(_in_session(session), reservation.reservation_id)
 
 
 def update_passengers(
@@ -812,7 +806,7 @@ def update_passengers(
                 if getattr(row, field) != value:
                     setattr(row, field, value)
         session.flush()
-        return _reservation_dict(session.connection(), reservation.reservation_id)
+        return _reservation_dict(_in_session(session), reservation.reservation_id)
 
 
 def send_certificate(database: Database, *, user_id: str, amount: int | float) -> str:
@@ -847,44 +841,38 @@ class SegmentFacts:
     status: str | None
 
 
+_FLIGHT = (
+    "SELECT origin, destination, scheduled_departure_time_est FROM flight "
+    "WHERE flight_number = :key"
+)
+
+
 def segment_facts(database: Database, flights: Sequence[FlightRef]) -> list[SegmentFacts]:
     """Route, departure time and status of each flight on its date, for the guard."""
     facts = []
-    with _connect(database) as conn:
+    with database.reads() as reads:
         for ref in flights:
-            number = _resolve(conn, _flight.flight_number, ref.flight_number)
+            number = _resolve(reads, _FLIGHT_KEY, ref.flight_number)
             if number is None:
                 facts.append(SegmentFacts(ref.flight_number, ref.date, None, None, None, None))
                 continue
-            flight = conn.execute(select(_flight).where(_flight.flight_number == number)).one()
-            status = conn.execute(
-                select(_flight_date.status).where(
-                    _flight_date.flight_number == number, _flight_date.date == ref.date
-                )
-            ).scalar()
-            facts.append(
-                SegmentFacts(
-                    number,
-                    ref.date,
-                    flight.origin,
-                    flight.destination,
-                    flight.scheduled_departure_time_est,
-                    status,
-                )
-            )
+            origin, destination, departure = reads.row(_FLIGHT, {"key": number})
+            status = reads.value(_STATUS, {"number": number, "date": ref.date})
+            facts.append(SegmentFacts(number, ref.date, origin, destination, departure, status))
     return facts
 
 
+_OWNER = "SELECT user_id FROM reservation WHERE reservation_id = :key"
+
+
 def reservation_owner(database: Database, reservation_id: str) -> str | None:
-    with _connect(database) as conn:
-        key = _resolve(conn, _reservation.reservation_id, reservation_id)
+    with database.reads(consistent=False) as reads:
+        key = _resolve(reads, _RESERVATION_KEY, reservation_id)
         if key is None:
             return None
-        return conn.execute(
-            select(_reservation.user_id).where(_reservation.reservation_id == key)
-        ).scalar()
+        return reads.value(_OWNER, {"key": key})
 
 
 def resolve_user_id(database: Database, user_id: str) -> str | None:
-    with _connect(database) as conn:
-        return _resolve(conn, _user.user_id, user_id)
+    with database.reads(consistent=False) as reads:
+        return _resolve(reads, _USER_KEY, user_id)

@@ -1,0 +1,198 @@
+"""How the read tools reach the database: plain SQL, one consistent snapshot per tool call.
+
+Reads are the hot path of every conversation (each turn looks up a customer, a
+reservation, flights), so they skip SQLAlchemy's statement building, connection pool and
+result machinery. The SQL is written once, with `:name` parameters, and runs on one of:
+
+- `SqliteReads`: a SQLite file database. One long-lived `sqlite3` connection per
+  `Database` in autocommit mode, so sqlite3's statement cache keeps every read prepared.
+  Thread-safety: the TUI calls tools from worker threads, so the connection is opened
+  with `check_same_thread=False` and every snapshot holds a lock. One connection and a
+  lock (rather than one connection per thread) because reads take microseconds, so
+  contention is negligible, and `Database.close()` can close the one connection from
+  any thread (a per-thread connection could only be closed by its own thread).
+- `ConnectionReads`: any SQLAlchemy connection, through `text()` (other URLs, in-memory
+  SQLite, and the reads a write transaction makes of its own uncommitted rows).
+
+A snapshot is one read transaction (`BEGIN` … `COMMIT`): the several queries of one
+lookup see the same committed state, and committed writes from other connections are
+visible to the next snapshot (WAL). A lookup that is one statement (or whose later
+statements only resolve ids that never change) asks for `consistent=False` and skips
+the two extra statements: in autocommit mode each statement is its own snapshot.
+Every query is fetched completely so no statement keeps a read transaction open after
+the snapshot ends.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from sqlalchemy import Connection, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.sql.elements import TextClause
+
+
+class Reads(Protocol):
+    """Plain SQL (with `:name` parameters) in, rows as tuples out."""
+
+    def rows(self, sql: str, params: Mapping[str, Any] = ...) -> Sequence[Sequence[Any]]: ...
+
+    def row(self, sql: str, params: Mapping[str, Any] = ...) -> Sequence[Any] | None: ...
+
+    def value(self, sql: str, params: Mapping[str, Any] = ...) -> Any: ...
+
+
+class ReadSource(Protocol):
+    """Something that opens a snapshot: `with source.snapshot() as reads: ...`."""
+
+    def snapshot(self, consistent: bool = True) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+_NO_PARAMS: Mapping[str, Any] = {}
+
+
+# ---------------------------------------------------------------- SQLite file: bare sqlite3
+
+
+class SqliteReads:
+    """One sqlite3 connection for every read of one database (see the module docstring)."""
+
+    def __init__(self, path: str) -> None:
+        connection = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, cached_statements=512
+        )
+        # The same settings as the engine's connections (db.py); WAL is a property of
+        # the file and already set by whoever created it.
+        connection.execute("PRAGMA foreign_keys=ON")
+        connection.execute("PRAGMA busy_timeout=5000")
+        connection.execute("PRAGMA query_only=ON")  # this connection never writes
+        self._connection = connection
+        self._lock = threading.Lock()
+
+    def snapshot(self, consistent: bool = True) -> _SqliteSnapshot:
+        return _SqliteSnapshot(self._connection, self._lock, consistent)
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+
+class _SqliteSnapshot:
+    """The lock held and one read transaction open for the duration of a `with` block."""
+
+    __slots__ = ("_connection", "_consistent", "_lock")
+
+    def __init__(
+        self, connection: sqlite3.Connection, lock: threading.Lock, consistent: bool
+    ) -> None:
+        self._connection = connection
+        self._lock = lock
+        self._consistent = consistent
+
+    def __enter__(self) -> _SqliteSnapshot:
+        self._lock.acquire()
+        if self._consistent:
+            try:
+                self._connection.execute("BEGIN")
+            except BaseException:
+                self._lock.release()
+                raise
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        try:
+            if self._connection.in_transaction:
+                self._connection.execute("COMMIT")  # nothing was written: just ends the read
+        finally:
+            self._lock.release()
+
+    def rows(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> list[tuple[Any, ...]]:
+        return self._connection.execute(sql, params).fetchall()
+
+    def row(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> tuple[Any, ...] | None:
+        found = self._connection.execute(sql, params).fetchall()
+        return found[0] if found else None
+
+    def value(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+        found = self._connection.execute(sql, params).fetchall()
+        return found[0][0] if found else None
+
+
+# ---------------------------------------------------------------- anything else: SQLAlchemy
+
+
+_TEXTS: dict[str, TextClause] = {}
+
+
+def _text(sql: str) -> TextClause:
+    clause = _TEXTS.get(sql)
+    if clause is None:
+        clause = _TEXTS[sql] = text(sql)
+    return clause
+
+
+class ConnectionReads:
+    """The same reads on a SQLAlchemy connection (inside a write, or a non-SQLite URL)."""
+
+    __slots__ = ("_connection",)
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+
+    def rows(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> list[Any]:
+        return self._connection.execute(_text(sql), dict(params)).all()
+
+    def row(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+        return self._connection.execute(_text(sql), dict(params)).first()
+
+    def value(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+        found = self._connection.execute(_text(sql), dict(params)).first()
+        return None if found is None else found[0]
+
+
+class EngineReads:
+    """Snapshots on pooled SQLAlchemy connections (one transaction each)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def snapshot(self, consistent: bool = True) -> _EngineSnapshot:
+        return _EngineSnapshot(self._engine)
+
+    def close(self) -> None:  # the engine's pool is closed with the engine
+        pass
+
+
+class _EngineSnapshot:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._connection: Connection | None = None
+
+    def __enter__(self) -> ConnectionReads:
+        self._connection = self._engine.connect()
+        return ConnectionReads(self._connection)
+
+    def __exit__(self, *_exc: object) -> None:
+        assert self._connection is not None
+        self._connection.close()  # rolls back the read transaction
+        self._connection = None
+
+
+def read_source(engine: Engine) -> ReadSource:
+    """Bare sqlite3 for a SQLite file; SQLAlchemy connections for anything else (an
+    in-memory database only exists on the engine's own connections)."""
+    url = engine.url
+    if (
+        engine.dialect.name == "sqlite"
+        and engine.dialect.driver == "pysqlite"
+        and url.database
+        and url.database != ":memory:"
+        and not url.query
+    ):
+        return SqliteReads(url.database)
+    return EngineReads(engine)
