@@ -13,6 +13,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
@@ -57,6 +58,14 @@ def chat_command(
     no_guard: Annotated[
         bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
     ] = False,
+    record: Annotated[
+        Path | None,
+        typer.Option("--record", help="Save the session as a scenario file (replayable)."),
+    ] = None,
+    transcript: Annotated[
+        Path | None,
+        typer.Option("--transcript", help="Write the session as JSONL and Markdown into DIR."),
+    ] = None,
 ) -> None:
     """Chat with the agent line by line (works with piped input)."""
     from pydantic import ValidationError
@@ -82,7 +91,9 @@ def chat_command(
         typer.echo(NO_MODEL, err=True)
         raise typer.Exit(2)
     try:
-        status = asyncio.run(run_chat(settings, as_user=as_user))
+        status = asyncio.run(
+            run_chat(settings, as_user=as_user, record=record, transcript=transcript)
+        )
     except KeyboardInterrupt:
         typer.echo("")
         status = 0
@@ -101,8 +112,13 @@ async def run_chat(
     observers: tuple[Observer, ...] = (),
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
+    record: Path | None = None,
+    transcript: Path | None = None,
 ) -> int:
-    """The chat loop; returns the exit status. `observers` see every event (recording)."""
+    """The chat loop; returns the exit status. `observers` see every event (recording).
+
+    `record` / `transcript`: save the session as a scenario file / as JSONL and Markdown
+    when it ends (see `scenarios.live`)."""
     from airline_agent.agent.backends import BackendConfigError, OpenAIBackend
     from airline_agent.agent.loop import AgentSession, LoopOptions
     from airline_agent.domain.clock import Clock
@@ -136,6 +152,10 @@ async def run_chat(
         approval=settings.approve,
     )
     session = AgentSession(backend, toolbox, options)
+    recording = None
+    if record is not None or transcript is not None:
+        recording = _start_recording(settings, database, as_user, record, transcript)
+        observers = (*observers, recording.observe)
     interactive = stdin.isatty()
     printer = _Printer(out, stdin, echo_input=not interactive)
     status = 0
@@ -166,7 +186,38 @@ async def run_chat(
     finally:
         await backend.aclose()
         database.close()
+        if recording is not None:
+            for path in recording.finish():
+                typer.echo(f"saved {path}", err=True)
     return status
+
+
+def _start_recording(
+    settings: Settings,
+    database: Any,
+    as_user: str | None,
+    record: Path | None,
+    transcript: Path | None,
+) -> Any:
+    """Snapshot the database now; the recording is written when the chat ends."""
+    from airline_agent.scenarios.live import LiveRecording, sqlite_file
+    from airline_agent.scenarios.model import ScenarioSettings
+
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    return LiveRecording(
+        sqlite_file(database.engine.url),
+        record=record,
+        transcript=transcript,
+        customer=as_user,
+        settings=ScenarioSettings(
+            guard=settings.guard,
+            approval="ask-accept" if settings.approve == "ask" else settings.approve,
+            max_tool_calls=settings.max_tool_calls,
+            model=settings.model or "scripted",
+            now=settings.now,
+        ),
+        secrets=[key] if key else [],
+    ).start()
 
 
 def _read_line(stdin: TextIO, out: TextIO, prompt: str) -> str | None:

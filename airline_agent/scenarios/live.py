@@ -1,0 +1,117 @@
+"""Recording a live session (`airline-agent chat --record FILE --transcript DIR`).
+
+At the start the database file is copied (SQLite's backup API, so a database in WAL mode
+is copied whole); the session's events are collected as they come; at the end the
+recording is a scenario whose final database expectation is the difference between that
+copy and the database as the chat left it, and the transcript is written as JSONL and
+Markdown. The API key is never part of the events; it is blanked out anyway.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from airline_agent.agent.events import AgentEvent, ApprovalRequested
+from airline_agent.scenarios.model import Approval, ScenarioSettings
+
+
+@dataclass
+class LiveRecording:
+    """The events of one live session, and the database as it was when it began."""
+
+    database_file: Path | None  # None: not a SQLite file; the final database is not checked
+    record: Path | None = None
+    transcript: Path | None = None
+    customer: str | None = None
+    settings: ScenarioSettings = field(default_factory=ScenarioSettings)
+    secrets: Sequence[str] = ()
+    events: list[AgentEvent] = field(default_factory=list)
+    _scratch: Path | None = None
+    _snapshot: Path | None = None
+
+    def start(self) -> LiveRecording:
+        """Copy the database as it is now, before the first turn."""
+        if self.record is not None and self.database_file is not None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="airline-agent-record-"))
+            self._snapshot = self._scratch / "start.db"
+            _copy_sqlite(self.database_file, self._snapshot)
+        return self
+
+    def observe(self, event: AgentEvent) -> None:
+        self.events.append(event)
+
+    def finish(self) -> list[Path]:
+        """Write the recording and the transcript; returns the files written."""
+        written: list[Path] = []
+        try:
+            if self.record is not None:
+                written.append(self._save_scenario(self.record))
+            if self.transcript is not None:
+                from airline_agent.scenarios.transcript import write_transcript
+
+                name = _slug(self.record.stem if self.record else "chat")
+                written.extend(write_transcript(self.events, self.transcript, name, self.secrets))
+        finally:
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+        return written
+
+    def _save_scenario(self, path: Path) -> Path:
+        from airline_agent.scenarios.dbdiff import diff_databases
+        from airline_agent.scenarios.recorder import record_scenario, save_scenario
+
+        changes = None
+        if self._snapshot is not None and self.database_file is not None:
+            changes = diff_databases(self._snapshot, self.database_file)
+        settings = self.settings.model_copy(update={"approval": self._approval()})
+        scenario = record_scenario(
+            self.events,
+            name=_slug(path.stem),
+            description="Recorded with `airline-agent chat --record`.",
+            customer=self.customer,
+            settings=settings,
+            changes=changes,
+        )
+        return save_scenario(scenario, path)
+
+    def _approval(self) -> Approval:
+        """A replay answers every approval the same way: declined if any was declined."""
+        if self.settings.approval in ("auto", "deny"):
+            return self.settings.approval
+        answers = {
+            answer
+            for event in self.events
+            if isinstance(event, ApprovalRequested) and event.decision.done()
+            for answer in event.decision.result().approved.values()
+        }
+        return "ask-decline" if False in answers else "ask-accept"
+
+
+def sqlite_file(url: Any) -> Path | None:
+    """The file behind a database's SQLAlchemy URL, if it is a SQLite file."""
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database)
+
+
+def _copy_sqlite(source: Path, target: Path) -> None:
+    origin = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    copy = sqlite3.connect(target)
+    try:
+        origin.backup(copy)
+    finally:
+        copy.close()
+        origin.close()
+
+
+def _slug(text: str) -> str:
+    import re
+
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug or "recording"
