@@ -138,7 +138,7 @@ def _in_session(session: Session) -> Reads:
 #
 # Plain SQL through `database.reads()` (see reads.py): the same text runs on bare sqlite3
 # and on any SQLAlchemy connection. Every query is served by an index (see schema.py;
-# tests/unit/test_read_plans.py checks the plans).
+# tests/unit/test_reads.py checks the plans).
 
 _USER = (
     "SELECT user_id, first_name, last_name, address1, address2, city, country, state, zip, "

@@ -7,7 +7,7 @@ result machinery. The SQL is written once, with `:name` parameters, and runs on 
 - `SqliteReads`: a SQLite file database. One long-lived `sqlite3` connection per
   `Database` in autocommit mode, so sqlite3's statement cache keeps every read prepared.
   Thread-safety: the TUI calls tools from worker threads, so the connection is opened
-  with `check_same_thread=False` and every snapshot holds a lock. One connection and a
+  with `check_same_thread=False` and every snapshot holds a (re-entrant) lock. One connection and a
   lock (rather than one connection per thread) because reads take microseconds, so
   contention is negligible, and `Database.close()` can close the one connection from
   any thread (a per-thread connection could only be closed by its own thread).
@@ -72,10 +72,13 @@ class SqliteReads:
         connection.execute("PRAGMA busy_timeout=5000")
         connection.execute("PRAGMA query_only=ON")  # this connection never writes
         self._connection = connection
-        self._lock = threading.Lock()
+        self._cursor = connection.cursor()  # only used with the lock held
+        # Re-entrant: a read made inside another read of the same thread (a helper that
+        # looks something up) joins it instead of waiting for itself forever.
+        self._lock = threading.RLock()
 
     def snapshot(self, consistent: bool = True) -> _SqliteSnapshot:
-        return _SqliteSnapshot(self._connection, self._lock, consistent)
+        return _SqliteSnapshot(self, consistent)
 
     def close(self) -> None:
         with self._lock:
@@ -83,43 +86,45 @@ class SqliteReads:
 
 
 class _SqliteSnapshot:
-    """The lock held and one read transaction open for the duration of a `with` block."""
+    """The lock held (and, if consistent, one read transaction open) for a `with` block."""
 
-    __slots__ = ("_connection", "_consistent", "_lock")
+    __slots__ = ("_began", "_connection", "_consistent", "_cursor", "_lock")
 
-    def __init__(
-        self, connection: sqlite3.Connection, lock: threading.Lock, consistent: bool
-    ) -> None:
-        self._connection = connection
-        self._lock = lock
+    def __init__(self, source: SqliteReads, consistent: bool) -> None:
+        self._connection = source._connection
+        self._cursor = source._cursor
+        self._lock = source._lock
         self._consistent = consistent
+        self._began = False
 
     def __enter__(self) -> _SqliteSnapshot:
         self._lock.acquire()
-        if self._consistent:
+        # Inside an enclosing snapshot, its transaction is already the snapshot.
+        if self._consistent and not self._connection.in_transaction:
             try:
-                self._connection.execute("BEGIN")
+                self._cursor.execute("BEGIN")
             except BaseException:
                 self._lock.release()
                 raise
+            self._began = True
         return self
 
     def __exit__(self, *_exc: object) -> None:
         try:
-            if self._connection.in_transaction:
-                self._connection.execute("COMMIT")  # nothing was written: just ends the read
+            if self._began and self._connection.in_transaction:
+                self._cursor.execute("COMMIT")  # nothing was written: just ends the read
         finally:
             self._lock.release()
 
     def rows(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> list[tuple[Any, ...]]:
-        return self._connection.execute(sql, params).fetchall()
+        return self._cursor.execute(sql, params).fetchall()
 
     def row(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> tuple[Any, ...] | None:
-        found = self._connection.execute(sql, params).fetchall()
+        found = self._cursor.execute(sql, params).fetchall()
         return found[0] if found else None
 
     def value(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
-        found = self._connection.execute(sql, params).fetchall()
+        found = self._cursor.execute(sql, params).fetchall()
         return found[0][0] if found else None
 
 

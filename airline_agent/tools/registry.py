@@ -36,6 +36,9 @@ class ToolSpec:
     write: bool
     description: str
     arguments: type[BaseModel]
+    # The argument names in signature order, read once (pydantic's `model_fields` is a
+    # property that costs a microsecond on every call).
+    parameters: tuple[str, ...] = ()
 
     def schema(self) -> dict[str, Any]:
         """One entry of the Chat Completions `tools` list."""
@@ -63,12 +66,14 @@ def tool(*, write: bool = False) -> Callable[[Callable[..., Any]], Callable[...,
     guard, change capture apply to them)."""
 
     def register(function: Callable[..., Any]) -> Callable[..., Any]:
+        arguments = _arguments_model(function)
         REGISTRY[function.__name__] = ToolSpec(
             name=function.__name__,
             function=function,
             write=write,
             description=inspect.cleandoc(function.__doc__ or ""),
-            arguments=_arguments_model(function),
+            arguments=arguments,
+            parameters=tuple(arguments.model_fields),
         )
         return function
 
@@ -145,7 +150,9 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
 
 def validate(spec: ToolSpec, arguments: dict[str, Any]) -> BaseModel:
     try:
-        return spec.arguments.model_validate(arguments)
+        # The model's compiled validator, called directly (what `model_validate` does
+        # after checking its keyword options).
+        return spec.arguments.__pydantic_validator__.validate_python(arguments)
     except ValidationError as exc:
         raise ArgumentsRejected(
             error_result("INVALID_ARGUMENTS", f"{spec.name}: {plain_errors(spec, exc)}")
@@ -189,5 +196,5 @@ def domain_error_result(error: DomainError) -> dict[str, Any]:
 
 def invoke(spec: ToolSpec, context: Any, arguments: BaseModel) -> Any:
     """Call the tool function with validated arguments (may raise domain errors)."""
-    values = {name: getattr(arguments, name) for name in spec.arguments.model_fields}
-    return spec.function(context, **values)
+    names = spec.parameters or tuple(spec.arguments.model_fields)
+    return spec.function(context, **{name: getattr(arguments, name) for name in names})
