@@ -6,7 +6,9 @@ from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.screens.approval import ApprovalScreen
 from airline_agent.tui.screens.inspector import InspectorScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
+from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
+from airline_agent.tui.widgets.usage_pane import UsagePane
 from tests.tui.helpers import wait_until
 from tests.tui.scripted_events import two_turn_controller
 
@@ -24,7 +26,11 @@ async def _mid_scenario(pilot) -> None:
     await pilot.press("space")
     await wait_until(pilot, lambda: len(app.main.query_one(TracePane).entries) == 8)
     await wait_until(pilot, lambda: not app.main.turn_running)
+    chat = app.main.query_one(ChatPane)
+    await wait_until(pilot, lambda: len(chat.messages()) == 2 and chat.messages()[1].warnings)
+    await wait_until(pilot, lambda: app.main.query_one(UsagePane).table.row_count == 3)
     app.clear_notifications()
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
 

@@ -15,7 +15,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar
 from textual.worker import Worker, WorkerState
 
-from airline_agent.agent.events import ApprovalRequested, TurnFinished, TurnStarted, Usage
+from airline_agent.agent.events import (
+    AgentEvent,
+    ApprovalRequested,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
 from airline_agent.tui.messages import AgentEventArrived, SeedingProgress, TurnEnded
 from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.screens.approval import ApprovalScreen
@@ -31,6 +37,9 @@ from airline_agent.tui.widgets.usage_pane import UsagePane
 
 if TYPE_CHECKING:
     from airline_agent.tui.controller import SessionController
+
+
+MAX_BEHIND = 4  # events posted but not yet shown before the worker waits
 
 
 class MainScreen(Screen[None]):
@@ -57,6 +66,11 @@ class MainScreen(Screen[None]):
         self.trace_builder = TraceBuilder()
         self.turn_worker: Worker | None = None
         self.current_turn = 0
+        # Backpressure: the worker waits while the screen is behind, so key presses never
+        # queue behind a flood of events.
+        self._posted = 0
+        self._handled = 0
+        self._caught_up = asyncio.Event()
         self.ready = controller.mode == "offline"
 
     def compose(self) -> ComposeResult:
@@ -137,7 +151,11 @@ class MainScreen(Screen[None]):
     async def run_turn(self, text: str) -> None:
         try:
             async for event in self.controller.run_turn(text):
+                self._posted += 1
+                self._caught_up.clear()
                 self.post_message(AgentEventArrived(event))
+                if self._posted - self._handled > MAX_BEHIND:
+                    await self._caught_up.wait()
                 if self.autoplay and self.pace:
                     await asyncio.sleep(self.pace)
         except asyncio.CancelledError:
@@ -150,6 +168,14 @@ class MainScreen(Screen[None]):
 
     async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
         event = message.event
+        try:
+            await self._show(event)
+        finally:
+            self._handled += 1
+            if self._handled >= self._posted:
+                self._caught_up.set()
+
+    async def _show(self, event: AgentEvent) -> None:
         if isinstance(event, TurnStarted):
             self.current_turn = event.turn
         self.requests.record(event)
