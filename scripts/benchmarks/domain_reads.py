@@ -3,16 +3,20 @@
 For each read tool: the median time on the default sample and on a scaled sample
 (--scale 100; quick: 10), and the bare lookup a hand-written app would run (same
 rows, same dict shape) in the same run. Targets: ≤ 3× bare, and the scaled database no
-slower than the default one (indexed, so flat).
+slower than the default one (indexed, so flat). The four (ours and bare, on each
+database) are timed in alternating turns, so a busy spell on this shared machine does
+not pass for a difference between them.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.common import Row, Timing, measure
+from benchmarks.common import Row, Timing, timing
 
 CABINS = ("basic_economy", "economy", "business")
 
@@ -211,26 +215,58 @@ LOOKUPS = {
 }
 
 
-def _measure_db(path: Path, runs: int) -> dict[str, tuple[Timing, Timing]]:
+def _interleaved(
+    contenders: dict[str, Callable[[], object]], runs: int, *, block: int = 10
+) -> dict[str, Timing]:
+    """Time each contender `runs` times, in turns of `block` calls, so that load from
+    other processes falls on all of them alike (timed one after the other, a busy spell
+    during one contender reads as a difference between them)."""
+    samples: dict[str, list[float]] = {label: [] for label in contenders}
+    for fn in contenders.values():  # warm up: statement caches, page cache
+        for _ in range(5):
+            fn()
+    for _ in range(max(1, runs // block)):
+        for label, fn in contenders.items():
+            for _ in range(block):
+                start = time.perf_counter()
+                fn()
+                samples[label].append((time.perf_counter() - start) * 1000)
+    return {label: timing(values) for label, values in samples.items()}
+
+
+def _measure(paths: dict[str, Path], runs: int) -> dict[str, dict[str, tuple[Timing, Timing]]]:
+    """For each tool, {database label: (ours, bare)}: the tool through `Toolbox.call` and
+    the bare lookup, on each database, all interleaved."""
     from airline_agent.domain.clock import Clock
     from airline_agent.domain.db import Database
     from airline_agent.tools.toolbox import Toolbox
 
-    database = Database.open(path)
-    toolbox = Toolbox(database, clock=Clock.at(), guard=True)
-    bare = sqlite3.connect(path)
-    results = {}
+    databases = {label: Database.open(path) for label, path in paths.items()}
+    bares = {label: sqlite3.connect(path) for label, path in paths.items()}
+    results: dict[str, dict[str, tuple[Timing, Timing]]] = {}
     try:
+        toolboxes = {
+            label: Toolbox(database, clock=Clock.at(), guard=True)
+            for label, database in databases.items()
+        }
         for name, (arguments, lookup) in LOOKUPS.items():
-            outcome = toolbox.call(name, arguments)
-            assert outcome.ok, (name, outcome.result)
-            assert outcome.result == lookup(bare), f"{name}: bare lookup differs"
-            ours = measure(lambda n=name, a=arguments: toolbox.call(n, a), runs=runs, warmup=5)
-            baseline = measure(lambda f=lookup: f(bare), runs=runs, warmup=5)
-            results[name] = (ours, baseline)
+            contenders: dict[str, Callable[[], object]] = {}
+            for label in paths:
+                toolbox, bare = toolboxes[label], bares[label]
+                outcome = toolbox.call(name, arguments)
+                assert outcome.ok, (name, label, outcome.result)
+                assert outcome.result == lookup(bare), f"{name} ({label}): bare lookup differs"
+                contenders[f"ours {label}"] = lambda t=toolbox, n=name, a=arguments: t.call(n, a)
+                contenders[f"bare {label}"] = lambda f=lookup, b=bare: f(b)
+            timings = _interleaved(contenders, runs)
+            results[name] = {
+                label: (timings[f"ours {label}"], timings[f"bare {label}"]) for label in paths
+            }
     finally:
-        bare.close()
-        database.close()
+        for bare in bares.values():
+            bare.close()
+        for database in databases.values():
+            database.close()
     return results
 
 
@@ -244,13 +280,10 @@ def run(quick: bool) -> list[Row]:
         default_path, scaled_path = Path(tmp) / "default.db", Path(tmp) / f"scale{scale}.db"
         build_database(default_path).close()
         build_database(scaled_path, scale=scale).close()
-        default = _measure_db(default_path, runs)
-        scaled = _measure_db(scaled_path, runs)
+        measured = _measure({"default": default_path, "scaled": scaled_path}, runs)
     for name in LOOKUPS:
-        for label, (ours, baseline) in (
-            ("default", default[name]),
-            (f"scale {scale}", scaled[name]),
-        ):
+        default, scaled = measured[name]["default"], measured[name]["scaled"]
+        for label, (ours, baseline) in (("default", default), (f"scale {scale}", scaled)):
             ratio = ours.median_ms / baseline.median_ms if baseline.median_ms else None
             rows.append(
                 Row(
@@ -263,7 +296,7 @@ def run(quick: bool) -> list[Row]:
                     met=None if ratio is None else ratio <= 3,
                 )
             )
-        flat_ours, flat_base = scaled[name][0], default[name][0]
+        flat_ours, flat_base = scaled[0], default[0]
         rows.append(
             Row(
                 part="domain",
