@@ -29,6 +29,16 @@ class Usage:
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    def as_reported(self) -> dict[str, Any]:
+        """As a Chat Completions response reports it."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
+            "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
+        }
+
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.prompt_tokens + other.prompt_tokens,
@@ -45,6 +55,26 @@ class ToolCall:
     call_id: str
     name: str
     arguments: str
+
+
+def received_message(
+    content: str | None, tool_calls: tuple[ToolCall, ...], reasoning: str | None
+) -> dict[str, Any]:
+    """The assistant message exactly as the model sent it (reasoning included, arguments
+    untouched); the history keeps a repaired copy of it (see agent/history.py)."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call.call_id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in tool_calls
+        ]
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    return message
 
 
 @dataclass(frozen=True)
@@ -99,6 +129,9 @@ class AssistantMessage:
     finish_reason: str | None
     latency_ms: float
     raw: dict[str, Any] = field(default_factory=dict)  # the response body, for the inspector
+
+    def as_received(self) -> dict[str, Any]:
+        return received_message(self.content, self.tool_calls, self.reasoning)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from airline_agent.agent.errors import NotACompletion, StreamCutOff
-from airline_agent.agent.events import ToolCall, Usage
+from airline_agent.agent.events import ToolCall, Usage, received_message
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -213,18 +213,7 @@ class StreamAssembler:
         )
         content = "".join(self._text) if self._text else None
         reasoning = "".join(self._reasoning) if self._reasoning else None
-        message: dict[str, Any] = {"role": "assistant", "content": content}
-        if calls:
-            message["tool_calls"] = [
-                {
-                    "id": call.call_id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": call.arguments},
-                }
-                for call in calls
-            ]
-        if reasoning:
-            message["reasoning_content"] = reasoning
+        message = received_message(content, calls, reasoning)
         raw = {
             "id": self._id,
             "object": "chat.completion",

@@ -35,32 +35,11 @@ MARKDOWN_RESULT_LIMIT = 1500  # characters of a tool result shown in Markdown; J
 
 
 def usage_body(usage: Usage | None) -> dict[str, Any] | None:
-    """Usage as a Chat Completions response reports it."""
-    if usage is None:
-        return None
-    return {
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "total_tokens": usage.total_tokens,
-        "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
-        "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
-    }
+    return None if usage is None else usage.as_reported()
 
 
 def message_body(message: AssistantMessage) -> dict[str, Any]:
-    body: dict[str, Any] = {"role": "assistant", "content": message.content}
-    if message.tool_calls:
-        body["tool_calls"] = [
-            {
-                "id": call.call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments},
-            }
-            for call in message.tool_calls
-        ]
-    if message.reasoning:
-        body["reasoning_content"] = message.reasoning
-    return body
+    return message.as_received()
 
 
 def transcript_records(events: Iterable[AgentEvent]) -> list[dict[str, Any]]:

@@ -29,30 +29,12 @@ class Exchange:
             return None
         if response.raw:
             return response.raw
-        message: dict[str, Any] = {"role": "assistant", "content": response.content}
-        if response.tool_calls:
-            message["tool_calls"] = [
-                {
-                    "id": call.call_id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": call.arguments},
-                }
-                for call in response.tool_calls
-            ]
-        if response.reasoning:
-            message["reasoning_content"] = response.reasoning
+        message = response.as_received()
         body: dict[str, Any] = {
             "choices": [{"index": 0, "message": message, "finish_reason": response.finish_reason}]
         }
         if self.usage is not None and self.usage.usage is not None:
-            usage = self.usage.usage
-            body["usage"] = {
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "total_tokens": usage.total_tokens,
-                "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
-                "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
-            }
+            body["usage"] = self.usage.usage.as_reported()
         return body
 
 
