@@ -49,6 +49,7 @@ from airline_agent.tools.outcome import error_result
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
+    from airline_agent.config import Settings
     from airline_agent.tools.toolbox import Toolbox
 
 Approval = Literal["ask", "auto", "deny"]
@@ -92,6 +93,16 @@ class LoopOptions:
     grounding: bool = True
     one_call_at_a_time: bool = True  # policy C4 in the system prompt
     extra_body: dict[str, Any] = field(default_factory=dict)  # sent as is (server-specific)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LoopOptions:
+        return cls(
+            model=settings.model,
+            stream=settings.stream,
+            max_tool_calls=settings.max_tool_calls,
+            max_requests=settings.max_requests,
+            approval=settings.approve,
+        )
 
 
 @dataclass

@@ -8,9 +8,12 @@ The domain and the tools are imported inside the command so `--help` stays fast.
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from airline_agent.domain.db import Database
 
 
 def _usage(message: str) -> typer.Exit:
@@ -76,18 +79,14 @@ def call_command(
 
 
 def _tool_names() -> list[str]:
-    from airline_agent.tools.toolbox import Toolbox
+    from airline_agent.tools.toolbox import tool_names
 
-    return Toolbox.__new__(Toolbox).names()
+    return tool_names()
 
 
-def _open(location: str):
-    try:
-        from airline_agent.domain.seed import ensure_database
-    except ImportError:  # before the seed generator existed
-        from airline_agent.domain.db import Database
+def _open(location: str) -> Database:
+    from airline_agent.domain.seed import ensure_database
 
-        return Database.open(location)
     return ensure_database(location)
 
 

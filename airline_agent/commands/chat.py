@@ -144,14 +144,7 @@ async def run_chat(
         typer.echo(f"error: {exc}", err=True)
         return 1
     toolbox = Toolbox(database, clock=clock, guard=settings.guard, acting_user=as_user)
-    options = LoopOptions(
-        model=settings.model,
-        stream=settings.stream,
-        max_tool_calls=settings.max_tool_calls,
-        max_requests=settings.max_requests,
-        approval=settings.approve,
-    )
-    session = AgentSession(backend, toolbox, options)
+    session = AgentSession(backend, toolbox, LoopOptions.from_settings(settings))
     recording = None
     if record is not None or transcript is not None:
         recording = _start_recording(settings, database, as_user, record, transcript)

@@ -62,7 +62,7 @@ class Toolbox:
         return [dict(schema) for schema in _SCHEMAS]
 
     def names(self) -> list[str]:
-        return list(REGISTRY)
+        return tool_names()
 
     def is_write(self, name: str) -> bool:
         spec = REGISTRY.get(name)
@@ -177,3 +177,8 @@ class _DryRunDatabase:
 class _DryRunContext:
     database: Any
     clock: Clock
+
+
+def tool_names() -> list[str]:
+    """The tools' names, without opening a database."""
+    return list(REGISTRY)
