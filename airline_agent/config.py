@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from airline_agent.domain.clock import DEFAULT_NOW
@@ -51,3 +51,19 @@ class Settings(BaseSettings):
     @property
     def model_configured(self) -> bool:
         return bool(self.model)
+
+
+class SettingsError(ValueError):
+    """A setting from a flag, the environment or `.env` is unusable; one line says which."""
+
+
+def load_settings(**flags: object) -> Settings:
+    """Settings from the environment and `.env`, with the given flags applied."""
+    try:
+        return Settings().with_overrides(**flags)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "settings"
+        given = problem.get("input")
+        shown = f" (got {given!r})" if isinstance(given, str | int | float) else ""
+        raise SettingsError(f"{where}: {problem['msg']}{shown}") from None

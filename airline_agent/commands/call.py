@@ -46,12 +46,12 @@ def call_command(
         if not isinstance(parsed, dict):
             raise _usage('arguments must be a JSON object, e.g. \'{"user_id": "emma_kim_9957"}\'')
 
-    from airline_agent.config import Settings
+    from airline_agent.commands.settings import settings_or_exit
     from airline_agent.domain.clock import Clock
     from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.tools.toolbox import Toolbox
 
-    settings = Settings().with_overrides(db=db, guard=False if no_guard else None)
+    settings = settings_or_exit(db=db, guard=False if no_guard else None)
     toolbox_names = _tool_names()
     if tool not in toolbox_names:
         raise _usage(f"no tool named {tool!r}; the tools are: {', '.join(toolbox_names)}")

@@ -68,25 +68,19 @@ def chat_command(
     ] = None,
 ) -> None:
     """Chat with the agent line by line (works with piped input)."""
-    from pydantic import ValidationError
-
-    from airline_agent.config import Settings
+    from airline_agent.commands.settings import settings_or_exit
 
     if approve is not None and approve not in ("ask", "auto", "deny"):
         _fail(f"--approve must be ask, auto or deny, not {approve!r}", 2)
-    try:
-        settings = Settings().with_overrides(
-            model=model,
-            base_url=base_url,
-            approve=approve,
-            stream=stream,
-            max_tool_calls=max_tool_calls,
-            db=db,
-            guard=False if no_guard else None,
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        _fail(f"{'.'.join(map(str, first['loc']))}: {first['msg']}", 2)
+    settings = settings_or_exit(
+        model=model,
+        base_url=base_url,
+        approve=approve,
+        stream=stream,
+        max_tool_calls=max_tool_calls,
+        db=db,
+        guard=False if no_guard else None,
+    )
     if not settings.model_configured:
         typer.echo(NO_MODEL, err=True)
         raise typer.Exit(2)

@@ -80,14 +80,9 @@ def seed_command(
     force: Annotated[bool, typer.Option("--force", help="Replace an existing database.")] = False,
 ) -> None:
     """Build the reservations database (the deterministic sample, or a τ² db.json)."""
-    from pydantic import ValidationError
+    from airline_agent.commands.settings import settings_or_exit
 
-    from airline_agent.config import Settings
-
-    try:
-        settings = Settings().with_overrides(db=db)
-    except ValidationError as exc:
-        raise _fail(f"invalid settings: {exc.errors()[0]['msg']}") from None
+    settings = settings_or_exit(db=db)
     if from_tau2 is not None and (seed is not None or scale != 1):
         typer.echo("error: --from-tau2 cannot be combined with --seed or --scale", err=True)
         raise typer.Exit(2)
@@ -159,14 +154,9 @@ def export_command(
     """Write the database as a τ²-bench db.json (to stdout, or to -o FILE)."""
     import json
 
-    from pydantic import ValidationError
+    from airline_agent.commands.settings import settings_or_exit
 
-    from airline_agent.config import Settings
-
-    try:
-        settings = Settings().with_overrides(db=db)
-    except ValidationError as exc:
-        raise _fail(f"invalid settings: {exc.errors()[0]['msg']}") from None
+    settings = settings_or_exit(db=db)
 
     from airline_agent.domain.db import Database
     from airline_agent.domain.errors import DatabaseUnavailable

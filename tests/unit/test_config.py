@@ -1,0 +1,48 @@
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from airline_agent.cli import app
+from airline_agent.config import SettingsError, load_settings
+
+
+def test_defaults_when_nothing_is_set() -> None:
+    settings = load_settings()
+    assert settings.db == "data/airline.db"
+    assert settings.now == "2024-05-15T15:00:00"
+    assert settings.guard is True
+    assert settings.model is None
+
+
+def test_flags_beat_environment_which_beats_dotenv(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / ".env").write_text(
+        "AIRLINE_AGENT_MODEL=from-dotenv\nAIRLINE_AGENT_DB=dotenv.db\nAIRLINE_AGENT_GUARD=off\n"
+    )
+    assert load_settings().model == "from-dotenv"
+    assert load_settings().guard is False
+    monkeypatch.setenv("AIRLINE_AGENT_MODEL", "from-env")
+    assert load_settings().model == "from-env"
+    assert load_settings().db == "dotenv.db"
+    assert load_settings(model="from-flag", db=None).model == "from-flag"
+
+
+def test_an_unusable_setting_is_one_line_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AIRLINE_AGENT_MAX_TOOL_CALLS", "lots")
+    with pytest.raises(SettingsError, match=r"^AIRLINE_AGENT_MAX_TOOL_CALLS: .*'lots'"):
+        load_settings()
+
+
+def test_commands_report_a_bad_setting_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AIRLINE_AGENT_GUARD", "maybe")
+    for command in (["call", "list_all_airports"], ["export"], ["chat", "--model", "m"]):
+        result = CliRunner().invoke(app, command)
+        assert result.exit_code == 2, command
+        assert "AIRLINE_AGENT_GUARD" in result.output
+        assert "Traceback" not in result.output
