@@ -7,10 +7,11 @@ result machinery. The SQL is written once, with `:name` parameters, and runs on 
 - `SqliteReads`: a SQLite file database. One long-lived `sqlite3` connection per
   `Database` in autocommit mode, so sqlite3's statement cache keeps every read prepared.
   Thread-safety: the TUI calls tools from worker threads, so the connection is opened
-  with `check_same_thread=False` and every snapshot holds a (re-entrant) lock. One connection and a
-  lock (rather than one connection per thread) because reads take microseconds, so
-  contention is negligible, and `Database.close()` can close the one connection from
-  any thread (a per-thread connection could only be closed by its own thread).
+  with `check_same_thread=False` and every snapshot holds a (re-entrant) lock. One
+  connection and a lock rather than a connection per thread: reads take microseconds,
+  so contention is negligible, and there is exactly one connection for
+  `Database.close()` to close (per-thread connections of finished threads would linger
+  until garbage collection, holding the file open).
 - `ConnectionReads`: any SQLAlchemy connection, through `text()` (other URLs, in-memory
   SQLite, and the reads a write transaction makes of its own uncommitted rows).
 
