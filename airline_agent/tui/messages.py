@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.message import Message
 
-from airline_agent.agent.events import AgentEvent
+from airline_agent.agent.events import AgentEvent, ReasoningDelta, TextDelta
 
 
-class AgentEventArrived(Message):
-    def __init__(self, event: AgentEvent) -> None:
-        super().__init__()
-        self.event = event
+def coalesce_deltas(events: list[AgentEvent]) -> list[AgentEvent]:
+    """Adjacent text (or reasoning) deltas of one request joined into one, so the chat
+    appends once per batch instead of once per token."""
+    joined: list[AgentEvent] = []
+    for event in events:
+        last = joined[-1] if joined else None
+        if (
+            isinstance(event, TextDelta | ReasoningDelta)
+            and type(last) is type(event)
+            and last.request == event.request  # type: ignore[union-attr]
+        ):
+            joined[-1] = replace(last, text=last.text + event.text)  # type: ignore[arg-type]
+        else:
+            joined.append(event)
+    return joined
 
 
 class TurnEnded(Message):

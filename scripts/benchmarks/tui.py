@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 from benchmarks.common import Row, timing
@@ -85,113 +84,134 @@ def first_screen(runs: int) -> list[Row]:
     ]
 
 
-def _conversation(turn: int, request: int) -> list:
-    from airline_agent.agent.events import (
-        AssistantMessage,
-        RequestSent,
-        TextDelta,
-        ToolCall,
-        ToolFinished,
-        TurnFinished,
-        TurnStarted,
-        Usage,
-        UsageReported,
-    )
+def _scenario_text(turns: int) -> str:
+    """A generated 200-turn conversation: per turn a lookup through the real tool, then a
+    streamed reply; Emma Kim's data from the sample database."""
+    import yaml
 
     reply = (
-        f"Reservation **R{turn:05d}** is confirmed for turn {turn}: two passengers, "
-        "economy, one checked bag each. Anything else I can do?"
+        "Reservation **EHGLP3** is a one-way trip from PHX to JFK on 2024-05-17, basic "
+        "economy, booked on 2024-05-04 without travel insurance.\n\n"
+        "- HAT156 PHX → SEA\n- HAT021 SEA → JFK\n\nAnything else I can do?"
     )
-    messages = [{"role": "user", "content": "x"}] * min(turn * 4, 400)
-    usage = Usage(1500 + 40 * turn, 30, 1024, 0)
-    return [
-        TurnStarted(turn, f"Please look up reservation R{turn:05d}."),
-        RequestSent(turn, request, "bench", messages, [], {"stream": True}),
-        AssistantMessage(
-            request,
-            None,
-            (ToolCall(f"c{request}", "get_reservation_details", '{"reservation_id": "R"}'),),
-            None,
-            "tool_calls",
-            5.0,
-        ),
-        UsageReported(request, usage, None, "bench", 5.0, 128000),
-        ToolFinished(
-            f"c{request}",
-            "get_reservation_details",
-            {"reservation_id": f"R{turn:05d}"},
-            {"reservation_id": f"R{turn:05d}", "passengers": [{"first_name": "A"}] * 2},
-            None,
-            1.0,
-        ),
-        RequestSent(turn, request + 1, "bench", messages, [], {"stream": True}),
-        *(TextDelta(request + 1, reply[i : i + 16]) for i in range(0, len(reply), 16)),
-        AssistantMessage(request + 1, reply, (), None, "stop", 5.0),
-        UsageReported(request + 1, usage, None, "bench", 5.0, 128000),
-        TurnFinished(turn, "answered", usage + usage, None),
-    ]
+    scenario = {
+        "name": "bench-200",
+        "description": "Generated: the same lookup and reply, turn after turn.",
+        "dataset": "sample",
+        "customer": "emma_kim_9957",
+        "settings": {"approval": "auto", "model": "gpt-4o-mini"},
+        "turns": [
+            {
+                "customer": f"Turn {turn}: what is on reservation EHGLP3 again?",
+                "responses": [
+                    {
+                        "tool_calls": [
+                            {
+                                "name": "get_reservation_details",
+                                "arguments": {"reservation_id": "EHGLP3"},
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 2800 + 60 * turn, "completion_tokens": 21},
+                    },
+                    {
+                        "content": reply,
+                        "usage": {"prompt_tokens": 3100 + 60 * turn, "completion_tokens": 60},
+                    },
+                ],
+            }
+            for turn in range(1, turns + 1)
+        ],
+    }
+    return yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True)
 
 
-async def _play(turns: int) -> tuple[float, list[float]]:
+class _KeyProbe:
+    """Key presses as the terminal driver delivers them, timed to the frame that shows them.
+
+    A key is posted to the app like the driver does (no Pilot waits for idle); the time
+    stops at the first screen update whose dirty widgets include the status line after
+    the guard changed: what a user would see.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.pressed: float | None = None
+        self.expected: bool | None = None
+        self.latencies: list[float] = []
+        display = app._display
+
+        def timed_display(screen, update) -> None:
+            display(screen, update)
+            if self.pressed is None or update is None:
+                return
+            status = screen.query_one("#status") if screen is app.main else None
+            shown = status is not None and (
+                status in screen._dirty_widgets or screen in screen._dirty_widgets
+            )
+            if shown and app.controller.status.guard == self.expected:
+                self.latencies.append((time.perf_counter() - self.pressed) * 1000)
+                self.pressed = None
+
+        app._display = timed_display
+
+    def press(self) -> None:
+        from textual import events
+
+        self.expected = not self.app.controller.status.guard
+        self.pressed = time.perf_counter()
+        self.app.post_message(events.Key("g", "g"))
+
+    @property
+    def waiting(self) -> bool:
+        return self.pressed is not None
+
+
+async def _play(turns: int, workdir: Path) -> tuple[float, list[float]]:
+    from airline_agent.agent.events import TurnFinished
+    from airline_agent.config import Settings
     from airline_agent.tui.app import AirlineApp
-    from airline_agent.tui.controller import SessionController
-    from airline_agent.tui.widgets.status_bar import SessionStatus
+    from airline_agent.tui.controller import AgentController
+    from airline_agent.tui.screens.picker import ScenarioPicker
 
-    class Generated(SessionController):
-        mode = "offline"
-
-        def __init__(self) -> None:
-            super().__init__(SessionStatus("scenario: bench", "bench", "none", True, "auto", "-"))
-            self.turn = 0
-            self.scenario_name = "bench"
-
-        def next_customer_message(self) -> str | None:
-            return "next" if self.turn < turns else None
-
-        @property
-        def steps_left(self) -> int:
-            return turns - self.turn
-
-        async def run_turn(self, text: str) -> AsyncIterator:
-            self.turn += 1
-            for event in _conversation(self.turn, 2 * self.turn - 1):
-                yield event
-
-    controller = Generated()
+    library = workdir / "library"
+    library.mkdir(exist_ok=True)
+    (library / "bench-200.yaml").write_text(_scenario_text(turns))
+    controller = AgentController(Settings(db=str(workdir / "airline.db")), library=library)
     app = AirlineApp(controller, pace=0)
-    latencies: list[float] = []
     async with app.run_test(size=(150, 45)) as pilot:
-        while app.screen is not app.main:
-            await pilot.press("escape")
+        while not isinstance(app.screen, ScenarioPicker):
+            await asyncio.sleep(0.01)
+        await pilot.press("enter")  # plays the highlighted (only) scenario
+        while controller.scenario_name != "bench-200" or app.main.turn_running:
+            await asyncio.sleep(0.01)
+        probe = _KeyProbe(app)
         start = time.perf_counter()
-        app.main.autoplay = True
-        app.main.action_step()
-        status = app.main.query_one("#status")
-        while controller.turn < turns or app.main.turn_running:
-            guard = controller.status.guard
-            pressed = time.perf_counter()
-            await pilot.press("g")
-            while controller.status.guard == guard or status._repaint_required:
-                await asyncio.sleep(0.001)
-            await pilot.pause()  # the repaint has been processed
-            latencies.append((time.perf_counter() - pressed) * 1000)
-            await asyncio.sleep(0.05)
-        trace = app.main.query_one("#trace")
-        await pilot.pause()
+        app.main.action_autoplay()
+
+        def finished() -> int:
+            return sum(isinstance(event, TurnFinished) for event in controller.events)
+
+        while finished() < turns or app.main.turn_running or app.main.backlog:
+            if not probe.waiting:
+                await asyncio.sleep(0.05)  # a key every 50 ms or so, like fast typing
+                probe.press()
+            await asyncio.sleep(0.002)
         elapsed = (time.perf_counter() - start) * 1000
+        trace = app.main.query_one("#trace")
         assert len(trace.entries) >= turns * 5, len(trace.entries)
-    return elapsed, latencies
+    return elapsed, probe.latencies
 
 
 def conversation(turns: int, runs: int) -> list[Row]:
     totals, latencies = [], []
     for _ in range(runs):
-        elapsed, keys = asyncio.run(_play(turns))
+        with tempfile.TemporaryDirectory() as workdir:
+            elapsed, keys = asyncio.run(_play(turns, Path(workdir)))
         totals.append(elapsed)
         latencies.extend(keys)
     keys_t = timing(latencies)
     return [
-        Row("tui", f"play {turns}-turn conversation into the panes", timing(totals)),
+        Row("tui", f"play {turns}-turn scenario into the panes", timing(totals)),
         Row(
             "tui",
             f"key press to screen while playing ({len(latencies)} presses)",

@@ -22,7 +22,11 @@ from airline_agent.agent.events import (
     TurnStarted,
     Usage,
 )
-from airline_agent.tui.messages import AgentEventArrived, SeedingProgress, TurnEnded
+from airline_agent.tui.messages import (
+    SeedingProgress,
+    TurnEnded,
+    coalesce_deltas,
+)
 from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.screens.approval import ApprovalScreen
 from airline_agent.tui.screens.details import EntryDetailsScreen
@@ -39,7 +43,7 @@ if TYPE_CHECKING:
     from airline_agent.tui.controller import SessionController
 
 
-MAX_BEHIND = 4  # events posted but not yet shown before the worker waits
+MAX_BEHIND = 64  # events produced but not yet shown before the worker waits
 
 
 class MainScreen(Screen[None]):
@@ -66,10 +70,11 @@ class MainScreen(Screen[None]):
         self.trace_builder = TraceBuilder()
         self.turn_worker: Worker | None = None
         self.current_turn = 0
-        # Backpressure: the worker waits while the screen is behind, so key presses never
-        # queue behind a flood of events.
-        self._posted = 0
-        self._handled = 0
+        # Events the turn worker produced, shown in batches by `on_events_arrived`.
+        # Backpressure: the worker waits while the screen is `MAX_BEHIND` events behind,
+        # so key presses never queue behind a flood of events.
+        self._backlog: list[AgentEvent] = []
+        self._flush_posted = False
         self._caught_up = asyncio.Event()
         self.ready = controller.mode == "offline"
 
@@ -151,11 +156,19 @@ class MainScreen(Screen[None]):
     async def run_turn(self, text: str) -> None:
         try:
             async for event in self.controller.run_turn(text):
-                self._posted += 1
-                self._caught_up.clear()
-                self.post_message(AgentEventArrived(event))
-                if self._posted - self._handled > MAX_BEHIND:
+                self._backlog.append(event)
+                if not self._flush_posted:
+                    # After the next frame: the screen paints (and handles keys) between
+                    # batches instead of never going idle while a fast turn plays.
+                    self._flush_posted = True
+                    self.call_after_refresh(self._show_backlog)
+                if len(self._backlog) >= MAX_BEHIND:
+                    self._caught_up.clear()
                     await self._caught_up.wait()
+                else:
+                    # The loop can run many events without awaiting anything (scripted
+                    # model, sync tools): yield so key presses and frames get through.
+                    await asyncio.sleep(0)
                 if self.autoplay and self.pace:
                     await asyncio.sleep(self.pace)
         except asyncio.CancelledError:
@@ -166,14 +179,24 @@ class MainScreen(Screen[None]):
         else:
             self.post_message(TurnEnded("finished"))
 
-    async def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
-        event = message.event
+    @property
+    def backlog(self) -> int:
+        """Events the worker produced that the panes do not show yet."""
+        return len(self._backlog) + self._flush_posted
+
+    async def _show_backlog(self) -> None:
+        # Everything that arrived since the last batch goes on screen together (one
+        # layout and one frame for many events); streamed text is joined first.
         try:
-            await self._show(event)
-        finally:
-            self._handled += 1
-            if self._handled >= self._posted:
+            while self._backlog:
+                events = coalesce_deltas(self._backlog)
+                self._backlog.clear()
                 self._caught_up.set()
+                for event in events:
+                    await self._show(event)
+        finally:
+            self._flush_posted = False
+            self._caught_up.set()
 
     async def _show(self, event: AgentEvent) -> None:
         if isinstance(event, TurnStarted):

@@ -1,7 +1,7 @@
 """The chat: customer and agent messages as Markdown, the input line below.
 
-Only the latest `MAX_MESSAGES` messages stay mounted (the trace keeps everything), so a
-long conversation does not slow the screen down.
+Only the latest `MAX_MESSAGES` (plus up to `PRUNE_STEP`) messages stay mounted (the
+trace keeps everything), so a long conversation does not slow the screen down.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from airline_agent.agent.events import (
 from airline_agent.tui.widgets.chat_input import ChatInput
 from airline_agent.tui.widgets.chat_message import ChatMessage, Speaker
 
-MAX_MESSAGES = 80
+MAX_MESSAGES = 10
+PRUNE_STEP = 4
 
 
 class ChatPane(Vertical):
@@ -78,7 +79,7 @@ class ChatPane(Vertical):
     async def _prune(self) -> None:
         mounted = self.message_list.query(ChatMessage)
         excess = len(mounted) - MAX_MESSAGES
-        if excess <= 0:
+        if excess < PRUNE_STEP:  # removing widgets is costly: a batch at a time
             return
         self._hidden += excess
         await self.message_list.remove_children(list(mounted)[:excess])

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from airline_agent.agent.events import AgentEvent, TurnFinished, Usage, UsageReported
 from airline_agent.tui.formatting import money, tokens
-
-COLUMNS = ("req", "prompt", "cached", "compl", "reas", "ms")
+from airline_agent.tui.widgets.usage_table import UsageTable
 
 
 class UsagePane(Vertical):
@@ -24,18 +22,18 @@ class UsagePane(Vertical):
         self.last_prompt_tokens = 0
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="usage-table", cursor_type="row", zebra_stripes=True)
+        yield Static(UsageTable.header(), id="usage-header")
+        yield UsageTable(id="usage-table")
         yield Static(id="usage-totals")
         yield Static("context window: unknown", id="context-label")
         yield ProgressBar(total=None, show_eta=False, id="context-bar")
 
     def on_mount(self) -> None:
-        self.table.add_columns(*COLUMNS)
         self._show_totals()
 
     @property
-    def table(self) -> DataTable:
-        return self.query_one(DataTable)
+    def table(self) -> UsageTable:
+        return self.query_one(UsageTable)
 
     def clear(self) -> None:
         self.table.clear()
@@ -53,12 +51,8 @@ class UsagePane(Vertical):
             case TurnFinished(turn=turn, usage=usage, cost=cost):
                 # Two lines: the turn's sums, then its cost under the label.
                 self.table.add_row(
-                    Text(f"turn {turn}\n{money(cost)}", style="bold"),
-                    *(Text(tokens(n), style="bold", justify="right") for n in _counts(usage)),
-                    "",
-                    height=2,
+                    f"turn {turn}\n{money(cost)}", [tokens(n) for n in _counts(usage)], bold=True
                 )
-                self.table.move_cursor(row=self.table.row_count - 1)
 
     def _request(self, reported: UsageReported) -> None:
         self.requests += 1
@@ -66,10 +60,8 @@ class UsagePane(Vertical):
         cells = _counts(usage) if usage else (None, None, None, None)
         self.table.add_row(
             f"#{reported.request}",
-            *(Text(tokens(n), justify="right") for n in cells),
-            Text(f"{reported.latency_ms:,.0f}", justify="right"),
+            [*(tokens(n) for n in cells), f"{reported.latency_ms:,.0f}"],
         )
-        self.table.move_cursor(row=self.table.row_count - 1)
         if usage is not None:
             self.total = self.total + usage
             self.last_prompt_tokens = usage.prompt_tokens

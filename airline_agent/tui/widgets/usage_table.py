@@ -1,0 +1,70 @@
+"""The usage rows: a line-API widget (each row rendered once, then only cropped per frame).
+
+A `DataTable` re-renders every visible cell whenever a row is added, which made each
+frame of a long conversation cost a tenth of a second; rows here are rendered once.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+COLUMNS = ("req", "prompt", "cached", "compl", "reas", "ms")
+WIDTHS = (8, 7, 7, 7, 6, 7)  # 42 columns: fits the usage pane inside its border
+
+
+class UsageTable(ScrollView, can_focus=True):
+    DEFAULT_CSS = """
+    UsageTable {
+        height: 1fr;
+        overflow-x: hidden;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._lines: list[Strip] = []
+        self.row_count = 0
+
+    @staticmethod
+    def header() -> Text:
+        text = Text(style="bold")
+        for name, width in zip(COLUMNS, WIDTHS, strict=True):
+            text.append(name.ljust(width) if name == "req" else name.rjust(width))
+        return text
+
+    def add_row(self, label: str, cells: list[str], *, bold: bool = False) -> None:
+        """One row: `label` may have two lines (the turn's cost under its name)."""
+        style = Style(bold=bold)
+        label_lines = label.split("\n")
+        for number, label_line in enumerate(label_lines):
+            parts = [label_line.ljust(WIDTHS[0])[: WIDTHS[0]]]
+            if number == 0:
+                parts += [cell.rjust(width) for cell, width in zip(cells, WIDTHS[1:], strict=False)]
+            self._lines.append(Strip([Segment("".join(parts), style)]))
+        self.row_count += 1
+        following = self.is_vertical_scroll_end
+        self.virtual_size = Size(sum(WIDTHS), len(self._lines))
+        if following:
+            self.scroll_end(animate=False, immediate=False)
+        self.refresh()
+
+    def clear(self) -> None:
+        self._lines.clear()
+        self.row_count = 0
+        self.virtual_size = Size(sum(WIDTHS), 0)
+        self.scroll_to(0, 0, animate=False)
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.size.width
+        base = self.rich_style
+        if index >= len(self._lines):
+            return Strip.blank(width, base)
+        return self._lines[index].crop_extend(scroll_x, scroll_x + width, None).apply_style(base)
