@@ -10,7 +10,6 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from airline_agent.tui.screens.help import HelpScreen
 from airline_agent.tui.screens.main import MainScreen
 
 if TYPE_CHECKING:
@@ -50,6 +49,8 @@ class AirlineApp(App[None]):
             self.main.action_library()
 
     def action_help(self) -> None:
+        from airline_agent.tui.screens.help import HelpScreen  # Markdown: slow to import
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

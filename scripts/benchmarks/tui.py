@@ -30,12 +30,13 @@ from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.picker import ScenarioPicker
 
 class Probe(AirlineApp):
+    # Textual calls AirlineApp.on_mount as well (every class's handler in the MRO runs).
     def on_mount(self) -> None:
-        super().on_mount()
         self.set_interval(0.005, self._check)
 
     def _check(self) -> None:
-        if isinstance(self.screen, ScenarioPicker):  # the first full screen is up
+        screen = self.screen  # the first full screen: the library listed, not "loading"
+        if isinstance(screen, ScenarioPicker) and screen.loaded:
             self.call_after_refresh(self.exit)
 
 Probe(AgentController(Settings())).run(headless=True, size=(140, 40))
@@ -179,7 +180,7 @@ async def _play(turns: int, workdir: Path) -> tuple[float, list[float]]:
     controller = AgentController(Settings(db=str(workdir / "airline.db")), library=library)
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=(150, 45)) as pilot:
-        while not isinstance(app.screen, ScenarioPicker):
+        while not (isinstance(app.screen, ScenarioPicker) and app.screen.loaded):
             await asyncio.sleep(0.01)
         await pilot.press("enter")  # plays the highlighted (only) scenario
         while controller.scenario_name != "bench-200" or app.main.turn_running:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from textual.app import App
 from textual.pilot import Pilot
 
 
@@ -19,3 +20,10 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: flo
             )
         await pilot.pause(0.02)
     await pilot.pause()
+
+
+def library_shown(app: App) -> bool:
+    """The scenario picker is up and has read the library (it loads in a worker)."""
+    from airline_agent.tui.screens.picker import ScenarioPicker
+
+    return isinstance(app.screen, ScenarioPicker) and app.screen.loaded

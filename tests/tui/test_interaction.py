@@ -11,11 +11,10 @@ from airline_agent.tui.screens.approval import ApprovalScreen
 from airline_agent.tui.screens.details import EntryDetailsScreen
 from airline_agent.tui.screens.help import HelpScreen
 from airline_agent.tui.screens.inspector import InspectorScreen
-from airline_agent.tui.screens.picker import ScenarioPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
-from tests.tui.helpers import wait_until
+from tests.tui.helpers import library_shown, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 SIZE = (140, 40)
@@ -23,7 +22,7 @@ SIZE = (140, 40)
 
 async def _open(pilot, app: AirlineApp) -> None:
     if app.controller.mode == "offline":
-        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        await wait_until(pilot, lambda: library_shown(app))
         await pilot.press("escape")
 
 

@@ -7,14 +7,14 @@ from airline_agent.tui.screens.picker import ScenarioPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
-from tests.tui.helpers import wait_until
+from tests.tui.helpers import library_shown, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 
 async def test_offline_opens_on_the_library_with_the_showcase_first() -> None:
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        await wait_until(pilot, lambda: library_shown(app))
         picker = app.screen
         assert isinstance(picker, ScenarioPicker)
         assert picker.choices[0].name == "cancel-ehglp3"
@@ -26,7 +26,7 @@ async def test_offline_opens_on_the_library_with_the_showcase_first() -> None:
 async def test_one_step_fills_the_three_panes_in_order() -> None:
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        await wait_until(pilot, lambda: library_shown(app))
         await pilot.press("enter")
         await pilot.press("space")
         trace = app.main.query_one(TracePane)
@@ -56,7 +56,7 @@ async def test_one_step_fills_the_three_panes_in_order() -> None:
 async def test_the_second_step_plays_the_second_turn_and_errors_stand_out() -> None:
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        await wait_until(pilot, lambda: library_shown(app))
         await pilot.press("escape")
         controller = app.controller
         await pilot.press("space")
@@ -76,7 +76,7 @@ async def test_the_second_step_plays_the_second_turn_and_errors_stand_out() -> N
 async def test_auto_play_runs_every_turn() -> None:
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        await wait_until(pilot, lambda: library_shown(app))
         await pilot.press("escape")
         controller = app.controller
         await pilot.press("a")

@@ -19,7 +19,7 @@ from airline_agent.tui.screens.prompt import PromptScreen
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from tests.support.chat_server import ChatServer
-from tests.tui.helpers import wait_until
+from tests.tui.helpers import library_shown, wait_until
 
 SIZE = (140, 40)
 SCENARIO = """\
@@ -55,7 +55,7 @@ def library(tmp_path: Path) -> Path:
 
 
 async def _play_all(pilot, app: AirlineApp) -> None:
-    await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+    await wait_until(pilot, lambda: library_shown(app))
     await pilot.press("enter")
     await wait_until(pilot, lambda: app.controller.scenario_name == "refuse-ehglp3", timeout=60)
     await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.screens.approval import ApprovalScreen
 from airline_agent.tui.screens.inspector import InspectorScreen
-from airline_agent.tui.screens.picker import ScenarioPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
-from tests.tui.helpers import wait_until
+from tests.tui.helpers import library_shown, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 WIDE = (150, 42)
@@ -21,7 +20,7 @@ def _app() -> AirlineApp:
 
 async def _mid_scenario(pilot) -> None:
     app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+    await wait_until(pilot, lambda: library_shown(app))
     await pilot.press("escape")
     await pilot.press("space")
     await wait_until(pilot, lambda: len(app.main.query_one(TracePane).entries) == 8)
@@ -65,7 +64,7 @@ def test_approval_modal(snap_compare) -> None:
 
 def test_scenario_library(snap_compare) -> None:
     async def library(pilot) -> None:
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ScenarioPicker))
+        await wait_until(pilot, lambda: library_shown(pilot.app))
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=(120, 36), run_before=library)

@@ -28,11 +28,7 @@ from airline_agent.tui.messages import (
     coalesce_deltas,
 )
 from airline_agent.tui.request_log import RequestLog
-from airline_agent.tui.screens.approval import ApprovalScreen
-from airline_agent.tui.screens.details import EntryDetailsScreen
-from airline_agent.tui.screens.inspector import InspectorScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
-from airline_agent.tui.screens.prompt import PromptScreen
 from airline_agent.tui.trace import TraceBuilder
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.status_bar import StatusBar
@@ -41,6 +37,8 @@ from airline_agent.tui.widgets.usage_pane import UsagePane
 
 if TYPE_CHECKING:
     from airline_agent.tui.controller import SessionController
+
+# Modal screens are imported where they open: the first frame does not wait for them.
 
 
 MAX_BEHIND = 64  # events produced but not yet shown before the worker waits
@@ -199,6 +197,8 @@ class MainScreen(Screen[None]):
             self._caught_up.set()
 
     async def _show(self, event: AgentEvent) -> None:
+        from airline_agent.tui.screens.approval import ApprovalScreen
+
         if isinstance(event, TurnStarted):
             self.current_turn = event.turn
         self.requests.record(event)
@@ -237,6 +237,9 @@ class MainScreen(Screen[None]):
 
     @on(TracePane.EntryChosen)
     def open_entry(self, message: TracePane.EntryChosen) -> None:
+        from airline_agent.tui.screens.details import EntryDetailsScreen
+        from airline_agent.tui.screens.inspector import InspectorScreen
+
         entry = message.entry
         if entry.producer == "api" and entry.request is not None:
             self.app.push_screen(
@@ -276,7 +279,7 @@ class MainScreen(Screen[None]):
                 "Scenarios run through the real loop and tools with scripted model responses."
             )
         self.app.push_screen(
-            ScenarioPicker(self.controller.scenario_choices(), offline_reason=reason),
+            ScenarioPicker(self.controller.scenario_choices, offline_reason=reason),
             callback=self._scenario_chosen,
         )
 
@@ -315,10 +318,14 @@ class MainScreen(Screen[None]):
             self.trace.focus()  # leave the input so the letter keys work
 
     def action_inspect(self) -> None:
+        from airline_agent.tui.screens.inspector import InspectorScreen
+
         last = self.requests.numbers()[-1] if self.requests.exchanges else None
         self.app.push_screen(InspectorScreen(self.requests, last, secret=self.controller.secret))
 
     def action_switch_customer(self) -> None:
+        from airline_agent.tui.screens.prompt import PromptScreen
+
         def chosen(customer: str | None) -> None:
             if customer is None or self.turn_running:
                 return
@@ -369,6 +376,8 @@ class MainScreen(Screen[None]):
         return Path("recordings") / f"conversation-{stamp}{suffix}"
 
     def action_save_scenario(self) -> None:
+        from airline_agent.tui.screens.prompt import PromptScreen
+
         def chosen(path: str | None) -> None:
             if path:
                 self._save(lambda: self.controller.save_scenario(Path(path)))
@@ -381,6 +390,8 @@ class MainScreen(Screen[None]):
         )
 
     def action_save_transcript(self) -> None:
+        from airline_agent.tui.screens.prompt import PromptScreen
+
         def chosen(path: str | None) -> None:
             if path:
                 self._save(lambda: self.controller.save_transcript(Path(path)))

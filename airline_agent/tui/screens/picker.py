@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -18,27 +20,63 @@ from airline_agent.tui.controller import ScenarioChoice
 class ScenarioPicker(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Close")]
 
-    def __init__(self, choices: list[ScenarioChoice], *, offline_reason: str = "") -> None:
+    def __init__(
+        self,
+        choices: list[ScenarioChoice] | Callable[[], list[ScenarioChoice]],
+        *,
+        offline_reason: str = "",
+    ) -> None:
         super().__init__()
-        self.choices = choices
+        # A callable is the library still to read: it runs in a thread after the first
+        # frame (YAML and pydantic are slow to import and parse), a loading line meanwhile.
+        self._load = choices if callable(choices) else None
+        self.choices: list[ScenarioChoice] = [] if callable(choices) else choices
         self.offline_reason = offline_reason
+
+    @property
+    def loaded(self) -> bool:
+        return self._load is None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
             yield Label("Scenario library — enter plays the highlighted one", id="picker-title")
             if self.offline_reason:
                 yield Static(self.offline_reason, id="picker-reason", markup=False)
-            options = []
-            for choice in self.choices:
-                prompt = Text()
-                prompt.append(choice.name, style="bold red" if choice.problem else "bold")
-                if choice.turns:
-                    prompt.append(f"  {choice.turns} turn{'s' * (choice.turns != 1)}", style="dim")
-                prompt.append("\n" + (choice.description or "").strip())
-                options.append(Option(prompt, id=choice.name, disabled=bool(choice.problem)))
-            if not options:
-                options.append(Option("No scenarios found in the library.", disabled=True))
-            yield OptionList(*options, id="scenario-list")
+            yield OptionList(*self._options(), id="scenario-list")
+
+    def _options(self) -> list[Option]:
+        if not self.loaded:
+            return [Option("Loading the scenario library…", disabled=True)]
+        options = []
+        for choice in self.choices:
+            prompt = Text()
+            prompt.append(choice.name, style="bold red" if choice.problem else "bold")
+            if choice.turns:
+                prompt.append(f"  {choice.turns} turn{'s' * (choice.turns != 1)}", style="dim")
+            prompt.append("\n" + (choice.description or "").strip())
+            options.append(Option(prompt, id=choice.name, disabled=bool(choice.problem)))
+        if not options:
+            options.append(Option("No scenarios found in the library.", disabled=True))
+        return options
+
+    def on_mount(self) -> None:
+        if self._load is not None:
+            self.query_one(OptionList).loading = True
+            self._read_library(self._load)
+
+    @work(thread=True, exclusive=True)
+    def _read_library(self, load: Callable[[], list[ScenarioChoice]]) -> None:
+        choices = load()
+        self.app.call_from_thread(self._show_choices, choices)
+
+    def _show_choices(self, choices: list[ScenarioChoice]) -> None:
+        self.choices = choices
+        self._load = None
+        options = self.query_one(OptionList)
+        options.loading = False
+        options.set_options(self._options())
+        options.highlighted = 0 if choices and not choices[0].problem else None
+        options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

@@ -6,6 +6,8 @@ trace keeps everything), so a long conversation does not slow the screen down.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
@@ -23,7 +25,9 @@ from airline_agent.agent.events import (
     TurnStarted,
 )
 from airline_agent.tui.widgets.chat_input import ChatInput
-from airline_agent.tui.widgets.chat_message import ChatMessage, Speaker
+
+if TYPE_CHECKING:
+    from airline_agent.tui.widgets.chat_message import ChatMessage, Speaker
 
 MAX_MESSAGES = 10
 PRUNE_STEP = 4
@@ -58,6 +62,8 @@ class ChatPane(Vertical):
         return self.query_one(ChatInput)
 
     def messages(self) -> list[ChatMessage]:
+        from airline_agent.tui.widgets.chat_message import ChatMessage
+
         return list(self.message_list.query(ChatMessage))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -70,6 +76,9 @@ class ChatPane(Vertical):
         self.post_message(self.Submitted(text))
 
     async def add_message(self, speaker: Speaker, text: str, **kwargs) -> ChatMessage:
+        # Imported on the first message: Markdown is slow to import, the first frame has none.
+        from airline_agent.tui.widgets.chat_message import ChatMessage
+
         message = ChatMessage(speaker, text, **kwargs)
         await self.message_list.mount(message)
         await self._prune()
@@ -77,6 +86,8 @@ class ChatPane(Vertical):
         return message
 
     async def _prune(self) -> None:
+        from airline_agent.tui.widgets.chat_message import ChatMessage
+
         mounted = self.message_list.query(ChatMessage)
         excess = len(mounted) - MAX_MESSAGES
         if excess < PRUNE_STEP:  # removing widgets is costly: a batch at a time
