@@ -163,9 +163,12 @@ def _check_invariants(path: Path, *, strict_payments: bool) -> None:
         assert balances == 0, "negative balance"
         rows = db.execute(
             """SELECT r.reservation_id, r.status, r.insurance, r.nonfree_baggages,
-                      (SELECT count(*) FROM reservationpassenger p WHERE p.reservation_id = r.reservation_id),
-                      (SELECT coalesce(sum(price), 0) FROM reservationflight f WHERE f.reservation_id = r.reservation_id),
-                      (SELECT coalesce(sum(amount), 0) FROM payment m WHERE m.reservation_id = r.reservation_id)
+                      (SELECT count(*) FROM reservationpassenger p
+                        WHERE p.reservation_id = r.reservation_id),
+                      (SELECT coalesce(sum(price), 0) FROM reservationflight f
+                        WHERE f.reservation_id = r.reservation_id),
+                      (SELECT coalesce(sum(amount), 0) FROM payment m
+                        WHERE m.reservation_id = r.reservation_id)
                FROM reservation r"""
         ).fetchall()
     for rid, status, insurance, nonfree, passengers, fares, paid in rows:
