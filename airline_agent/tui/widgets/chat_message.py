@@ -1,16 +1,40 @@
-"""One message of the chat: who said it, the Markdown body, collapsed reasoning, warnings."""
+"""One message of the chat: who said it, the Markdown body, collapsed reasoning, warnings.
+
+A message's Markdown is one widget (`MessageBody`: Rich Markdown in a `Static`). Textual's
+`Markdown` mounts a widget per block (paragraph, list, list item…); with a few hundred of
+those on screen, mounting and laying them out made each frame of a long conversation
+cost tens to hundreds of milliseconds. Only the reply being streamed is a live `Markdown`
+(appended through `MarkdownStream`, never re-rendered whole); when its stream ends the
+text moves into the message's one-widget body.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Collapsible, Label, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Collapsible, Label, Static
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
 
 Speaker = Literal["customer", "agent", "notice", "error"]
 TITLES = {"customer": "Customer", "agent": "Agent", "notice": "", "error": "Error"}
+
+
+class MessageBody(Static):
+    """Finished Markdown, rendered by Rich as one widget (hidden while empty)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(classes="body")
+        self.show(text)
+
+    def show(self, text: str) -> None:
+        self.display = bool(text)
+        self.update(RichMarkdown(text) if text else "")
 
 
 class ChatMessage(Vertical):
@@ -21,6 +45,8 @@ class ChatMessage(Vertical):
         self.speaker = speaker
         self.text = text
         self._title = TITLES[speaker] if title is None else title
+        self.body = MessageBody(text)
+        self._live: Markdown | None = None  # the part being streamed
         self._stream: MarkdownStream | None = None
         self._reasoning = ""
         self.warnings: list[str] = []
@@ -28,32 +54,38 @@ class ChatMessage(Vertical):
     def compose(self) -> ComposeResult:
         if self._title:
             yield Label(self._title, classes="speaker")
-        yield Markdown(self.text, classes="body")
-
-    @property
-    def body(self) -> Markdown:
-        return self.query_one(".body", Markdown)
+        yield self.body
 
     async def append(self, fragment: str) -> None:
         """Add streamed text at the end (coalesced by `MarkdownStream` when it arrives fast)."""
         if self._stream is None:
-            self._stream = Markdown.get_stream(self.body)
+            # Imported on the first streamed reply: Textual's Markdown is slow to import.
+            from textual.widgets import Markdown
+
             if self.text:
-                await self._stream.write("\n\n")
+                self.text += "\n\n"  # a new paragraph after the text already shown
+            self._live = Markdown(classes="live")
+            await self.mount(self._live, after=self.body)
+            self._stream = Markdown.get_stream(self._live)
         self.text += fragment
         await self._stream.write(fragment)
 
     async def finish_stream(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        """The stream ended: its text joins the one-widget body, the live Markdown goes."""
+        if self._stream is None:
+            return
+        await self._stream.stop()
+        self._stream = None
+        self.body.show(self.text)
+        if self._live is not None:
+            await self._live.remove()
+            self._live = None
 
     async def set_text(self, text: str) -> None:
         """Add a whole reply that was not streamed (a paragraph after any earlier one)."""
         await self.finish_stream()
-        addition = text if not self.text else "\n\n" + text
-        self.text += addition
-        await self.body.append(addition)
+        self.text += text if not self.text else "\n\n" + text
+        self.body.show(self.text)
 
     async def add_reasoning(self, fragment: str) -> None:
         self._reasoning += fragment

@@ -48,6 +48,7 @@ class ChatPane(Vertical):
         self._by_request: dict[int, ChatMessage] = {}
         self._reasoned: set[int] = set()  # requests whose reasoning arrived as deltas
         self._hidden = 0
+        self._hidden_note: Static | None = None
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(id="messages")
@@ -64,7 +65,8 @@ class ChatPane(Vertical):
     def messages(self) -> list[ChatMessage]:
         from airline_agent.tui.widgets.chat_message import ChatMessage
 
-        return list(self.message_list.query(ChatMessage))
+        # The list's children, not a query: a query walks every widget inside the messages.
+        return [child for child in self.message_list.children if isinstance(child, ChatMessage)]
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -86,26 +88,25 @@ class ChatPane(Vertical):
         return message
 
     async def _prune(self) -> None:
-        from airline_agent.tui.widgets.chat_message import ChatMessage
-
-        mounted = self.message_list.query(ChatMessage)
+        mounted = self.messages()
         excess = len(mounted) - MAX_MESSAGES
         if excess < PRUNE_STEP:  # removing widgets is costly: a batch at a time
             return
         self._hidden += excess
-        await self.message_list.remove_children(list(mounted)[:excess])
-        note = self.message_list.query(".hidden-note")
+        await self.message_list.remove_children(mounted[:excess])
         label = f"{self._hidden} earlier messages are in the trace"
-        if note:
-            note.first(Static).update(label)
+        if self._hidden_note is not None:
+            self._hidden_note.update(label)
         else:
-            await self.message_list.mount(Static(label, classes="hidden-note"), before=0)
+            self._hidden_note = Static(label, classes="hidden-note")
+            await self.message_list.mount(self._hidden_note, before=0)
 
     async def clear(self) -> None:
         self._reply = None
         self._by_request.clear()
         self._reasoned.clear()
         self._hidden = 0
+        self._hidden_note = None
         await self.message_list.remove_children()
 
     async def _agent_message(self) -> ChatMessage:
