@@ -32,32 +32,46 @@ def tui_command(
     ] = None,
 ) -> None:
     """Open the Textual app: chat, tool trace and token usage side by side."""
-    from pydantic import ValidationError
+    code = run_tui(
+        scenario=scenario,
+        customer=customer,
+        model=model,
+        base_url=base_url,
+        db=db,
+        approve=approve,
+        guard=False if no_guard else None,
+    )
+    if code:
+        raise typer.Exit(code)
 
-    from airline_agent.config import Settings
 
-    try:
-        settings = Settings().with_overrides(
-            model=model,
-            base_url=base_url,
-            db=db,
-            approve=approve,
-            guard=False if no_guard else None,
-        )
-    except ValidationError as error:
-        problem = error.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        typer.echo(f"airline-agent tui: {where}: {problem['msg']}", err=True)
-        raise typer.Exit(2) from None
+def run_tui(
+    *,
+    scenario: str | None = None,
+    customer: str | None = None,
+    **flags: object,
+) -> int:
+    """Run the app; the exit status. Also the fast path of plain `airline-agent` (cli.py).
+
+    The first screen does not wait for pydantic: the settings are peeked (live or offline,
+    the status line) and built in a worker after the first frame; an unusable setting
+    closes the app with one line and status 2, as before it opened.
+    """
+    import sys
+    from dataclasses import replace
+
+    from airline_agent.settings_peek import peek_settings
+
     if (
         scenario is not None
         and scenario.endswith((".yaml", ".yml"))
         and not Path(scenario).is_file()
     ):
-        typer.echo(f"airline-agent tui: no such scenario file: {scenario}", err=True)
-        raise typer.Exit(2)
+        print(f"airline-agent tui: no such scenario file: {scenario}", file=sys.stderr)
+        return 2
+    settings = peek_settings(**flags)
     if scenario is not None:
-        settings = settings.model_copy(update={"model": None})  # a scenario plays offline
+        settings = replace(settings, model=None)  # a scenario plays offline
 
     from airline_agent.tui.app import AirlineApp
     from airline_agent.tui.controller import AgentController
@@ -65,7 +79,11 @@ def tui_command(
     controller = AgentController(settings)
     if customer:
         controller.set_customer(customer)
-    AirlineApp(controller, scenario=scenario).run()
+    app = AirlineApp(controller, scenario=scenario)
+    app.run()
+    if app.problem:
+        print(f"airline-agent tui: {app.problem}", file=sys.stderr)
+    return app.return_code or 0
 
 
 def register(app: typer.Typer) -> None:

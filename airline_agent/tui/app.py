@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from airline_agent.tui.screens.main import MainScreen
+from airline_agent.tui.screens.picker import ScenarioPicker
 
 if TYPE_CHECKING:
     from airline_agent.tui.controller import SessionController
@@ -32,6 +33,7 @@ class AirlineApp(App[None]):
     ) -> None:
         super().__init__()
         self.controller = controller
+        self.problem: str | None = None  # why the app closed early (an unusable setting)
         self.start_scenario = scenario
         self.pace = pace
 
@@ -47,6 +49,16 @@ class AirlineApp(App[None]):
             self.main.play_scenario(self.start_scenario)
         elif self.controller.mode == "offline":
             self.main.action_library()
+
+    def on_scenario_picker_library_shown(self, _: ScenarioPicker.LibraryShown) -> None:
+        # Offline, the settings are read once the library is on screen (live, `prepare`
+        # reads them before opening the database).
+        if self.controller.mode == "offline":
+            self.main.settle_settings()
+
+    def fail(self, problem: str) -> None:
+        self.problem = problem
+        self.exit(return_code=2)
 
     def action_help(self) -> None:
         from airline_agent.tui.screens.help import HelpScreen  # Markdown: slow to import

@@ -22,6 +22,7 @@ from airline_agent.tui.widgets.status_bar import SessionStatus
 if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.scenarios.model import Scenario
+    from airline_agent.settings_peek import PendingSettings
 
 Progress = Callable[[str, int, int], None]
 Mode = Literal["live", "offline"]
@@ -63,6 +64,9 @@ class SessionController:
         return 0
 
     # -- session ----------------------------------------------------------------
+    async def settle(self) -> None:
+        """Finish reading the settings (after the first frame); may raise SettingsError."""
+
     async def prepare(self, progress: Progress | None = None) -> None:
         """Open (and seed on first start) the database; may be slow, runs in a worker."""
 
@@ -93,11 +97,18 @@ class SessionController:
 class AgentController(SessionController):
     """The real thing: the agent loop, the toolbox and a database."""
 
-    def __init__(self, settings: Settings, *, library: Path | None = None) -> None:
-        self.settings = settings
+    def __init__(
+        self, settings: Settings | PendingSettings, *, library: Path | None = None
+    ) -> None:
+        """`PendingSettings`: the first screen shows at once, `settle` builds `Settings`."""
         self.library = library  # None: the shipped library (data/scenarios)
         self.mode = "live" if settings.model_configured else "offline"
-        self.secret = settings.api_key.get_secret_value() if settings.api_key else None
+        self._pending: PendingSettings | None = None
+        self._settling: asyncio.Future[Settings] | None = None
+        if _is_pending(settings):
+            self._pending = settings  # type: ignore[assignment]
+        else:
+            self._use(settings)  # type: ignore[arg-type]
         super().__init__(
             SessionStatus(
                 source=_live_source(settings) if self.mode == "live" else "offline: no scenario",
@@ -116,6 +127,32 @@ class AgentController(SessionController):
         self._copy: Path | None = None  # offline: this play's private database file
         self._pristine: Path | None = None
         self._paths: dict[str, Path] = {}  # scenario name -> its file
+
+    def _use(self, settings: Settings) -> None:
+        if self.mode == "offline" and settings.model:
+            settings = settings.model_copy(update={"model": None})
+        self.settings = settings
+        self.secret = settings.api_key.get_secret_value() if settings.api_key else None
+
+    async def settle(self) -> None:
+        pending = self._pending
+        if pending is None:
+            return
+        if self._settling is None:  # one read, however many workers wait for it
+            self._settling = asyncio.ensure_future(asyncio.to_thread(pending.load))
+        settings = await asyncio.shield(self._settling)
+        if self._pending is None:
+            return
+        self._pending = None
+        self._use(settings)
+        # The peeked values were the same; the status line now shows the settings' own.
+        changes: dict[str, object] = {"database": settings.db, "clock": settings.now}
+        if self.status.guard == pending.guard:  # not toggled meanwhile
+            changes["guard"] = settings.guard
+        if self.mode == "live":
+            changes |= {"source": _live_source(settings), "approval": settings.approve}
+        if self.scenario_name is None:
+            self.status = self.status.with_(**changes)
 
     # -- library ----------------------------------------------------------------
     def scenario_choices(self) -> list[ScenarioChoice]:
@@ -151,6 +188,7 @@ class AgentController(SessionController):
     async def start_scenario(self, name: str, progress: Progress | None = None) -> None:
         from airline_agent.scenarios.loader import load_scenario
 
+        await self.settle()
         scenario = await asyncio.to_thread(load_scenario, self._scenario_path(name))
         await asyncio.to_thread(self._open_scenario, scenario)
         self._scenario = scenario
@@ -199,6 +237,7 @@ class AgentController(SessionController):
 
     # -- session ----------------------------------------------------------------
     async def prepare(self, progress: Progress | None = None) -> None:
+        await self.settle()
         if self.mode == "live":
             await asyncio.to_thread(self._open_live, progress)
 
@@ -341,7 +380,13 @@ def _slug(text: str) -> str:
     return slug or "conversation"
 
 
-def _live_source(settings: Settings) -> str:
+def _is_pending(settings: object) -> bool:
+    from airline_agent.settings_peek import PendingSettings
+
+    return isinstance(settings, PendingSettings)
+
+
+def _live_source(settings: Settings | PendingSettings) -> str:
     host = "api.openai.com"
     if settings.base_url:
         from urllib.parse import urlsplit

@@ -113,9 +113,29 @@ class MainScreen(Screen[None]):
         else:
             self.trace.focus()
 
-    # -- start-up: open (and seed) the database in a worker ------------------------
+    # -- start-up: settings, then open (and seed) the database, in workers ----------
+    async def _settled(self) -> bool:
+        """The full settings are read; False (and the app closing) if one is unusable."""
+        try:
+            await self.controller.settle()
+        except Exception as error:
+            from airline_agent.config import SettingsError
+
+            if not isinstance(error, SettingsError):
+                raise
+            self.app.fail(str(error))  # type: ignore[attr-defined]
+            return False
+        self.refresh_status()
+        return True
+
+    @work(exclusive=True, group="settings")
+    async def settle_settings(self) -> None:
+        await self._settled()
+
     @work(exclusive=True, group="database")
     async def prepare(self) -> None:
+        if not await self._settled():
+            return
         self.refresh_status("opening database…")
         try:
             await self.controller.prepare(self._progress)
@@ -290,6 +310,8 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="turn")
     async def play_scenario(self, name: str) -> None:
         self.autoplay = False
+        if not await self._settled():
+            return
         self.refresh_status(f"preparing scenario {name}…")
         try:
             await self.controller.start_scenario(name, self._progress)

@@ -10,6 +10,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -19,6 +20,9 @@ from airline_agent.tui.controller import ScenarioChoice
 
 class ScenarioPicker(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Close")]
+
+    class LibraryShown(Message):
+        """The library is listed: the first full screen is up, slower work may start."""
 
     def __init__(
         self,
@@ -77,6 +81,7 @@ class ScenarioPicker(ModalScreen[str | None]):
         options.set_options(self._options())
         options.highlighted = 0 if choices and not choices[0].problem else None
         options.focus()
+        self.call_after_refresh(self.post_message, self.LibraryShown())
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

@@ -1,0 +1,118 @@
+"""What the TUI needs before its first frame, read without pydantic.
+
+Building `Settings` imports pydantic and pydantic-settings (about a fifth of a second);
+the TUI's first screen only needs to know whether a model is configured (live or
+offline) and a few values for its status line. `peek_settings` reads those the way
+`Settings` does (flags > environment > `.env` > defaults, the same variable names,
+case-insensitive), and the full `Settings` are built in a worker after the first frame
+(`PendingSettings.load`, through `config.load_settings`, which also reports bad values).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from airline_agent.domain.clock import DEFAULT_NOW
+
+# Each setting's names, as `config.Settings` declares them (validation aliases, in
+# order): pydantic-settings looks every one of them up, lower-cased, in the environment
+# and in `.env`. tests/unit/test_settings_peek.py holds the two in step.
+NAMES: dict[str, tuple[str, ...]] = {
+    "model": ("AIRLINE_AGENT_MODEL", "model"),
+    "db": ("AIRLINE_AGENT_DB", "db"),
+    "guard": ("AIRLINE_AGENT_GUARD", "guard"),
+    "now": ("AIRLINE_AGENT_NOW", "now"),
+    "approve": ("AIRLINE_AGENT_APPROVE", "approve"),
+    "base_url": ("OPENAI_BASE_URL", "base_url"),
+}
+DEFAULTS: dict[str, str | None] = {
+    "model": None,
+    "db": "data/airline.db",
+    "guard": "true",
+    "now": DEFAULT_NOW,
+    "approve": "ask",
+    "base_url": None,
+}
+# pydantic's spellings of a boolean (anything else is an error `load_settings` reports).
+FALSE = {"0", "off", "f", "false", "n", "no"}
+
+
+@dataclass(frozen=True)
+class PendingSettings:
+    """The flags given, and the values the status line shows until `Settings` exist."""
+
+    flags: dict[str, object] = field(default_factory=dict)
+    model: str | None = None
+    db: str = "data/airline.db"
+    guard: bool = True
+    now: str = DEFAULT_NOW
+    approve: str = "ask"
+    base_url: str | None = None
+
+    @property
+    def model_configured(self) -> bool:
+        return bool(self.model)
+
+    def load(self):  # -> config.Settings; imported here: pydantic is the slow part
+        """The full `Settings` (raises `config.SettingsError` for an unusable value)."""
+        from airline_agent.config import load_settings
+
+        return load_settings(**self.flags)
+
+
+def peek_settings(
+    environ: Mapping[str, str] | None = None, dotenv: Path | None = None, **flags: object
+) -> PendingSettings:
+    """The values `load_settings(**flags)` will give for the fields the TUI shows first."""
+    environ = os.environ if environ is None else environ
+    env = {name.lower(): value for name, value in environ.items()}
+    dotenv_path = Path(".env") if dotenv is None else dotenv
+    from_file: dict[str, str | None] = {}
+    if dotenv_path.is_file():
+        from dotenv import dotenv_values  # small; only when there is a file to read
+
+        from_file = {name.lower(): value for name, value in dotenv_values(dotenv_path).items()}
+    given = {name: value for name, value in flags.items() if value is not None}
+    values = {
+        name: given[name] if name in given else _lookup(NAMES[name], env, from_file, name)
+        for name in NAMES
+    }
+    return PendingSettings(
+        flags=dict(flags),
+        model=_text(values["model"]),
+        db=str(values["db"]),
+        guard=str(values["guard"]).strip().lower() not in FALSE,
+        now=str(values["now"]),
+        approve=str(values["approve"]),
+        base_url=_text(values["base_url"]),
+    )
+
+
+def _lookup(
+    names: tuple[str, ...],
+    env: Mapping[str, str],
+    from_file: Mapping[str, str | None],
+    field_name: str,
+) -> object:
+    # Each source gives the first of the names it holds, under that name; the environment
+    # overrides `.env` name by name, then the first name present wins (pydantic's
+    # AliasChoices). So `MODEL` in the environment does not beat `AIRLINE_AGENT_MODEL` in
+    # `.env`: what `Settings` does, kept here so both decide alike.
+    merged: dict[str, object] = {}
+    for source in (from_file, env):
+        for name in names:
+            value = source.get(name.lower())
+            if value is not None:
+                merged[name] = value
+                break
+    for name in names:
+        if name in merged:
+            return merged[name]
+    return DEFAULTS[field_name]
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
