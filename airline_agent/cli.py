@@ -2,32 +2,60 @@
 
 Command modules import heavy libraries (openai, sqlmodel, textual) inside the command
 body, so that `--help` and quick commands do not pay for what they do not use.
+
+Plain `airline-agent` and `airline-agent tui` with no options (the README's first
+command) skip typer altogether: importing it and parsing the options (typer builds a
+pydantic adapter per option) cost about a quarter of a second before the first frame.
+Everything else goes through the typer `app`, built when first asked for.
 """
 
 from __future__ import annotations
 
-import typer
+import sys
+from typing import TYPE_CHECKING
 
-from airline_agent.commands import call, chat, data, replay, tui
+if TYPE_CHECKING:
+    import typer
 
-app = typer.Typer(
-    name="airline-agent",
-    help="An airline customer-service agent whose every tool call, token and database "
-    "change you can watch. With no command, opens the TUI.",
-    add_completion=False,
-    no_args_is_help=False,
-    pretty_exceptions_enable=False,
-)
-
-for module in (data, call, chat, replay, tui):
-    module.register(app)
+    app: typer.Typer
 
 
-@app.callback(invoke_without_command=True)
-def _default(ctx: typer.Context) -> None:
-    if ctx.invoked_subcommand is None:
-        ctx.invoke(tui.tui_command)
+def build_app() -> typer.Typer:
+    import typer
+
+    from airline_agent.commands import call, chat, data, replay, tui
+
+    app = typer.Typer(
+        name="airline-agent",
+        help="An airline customer-service agent whose every tool call, token and database "
+        "change you can watch. With no command, opens the TUI.",
+        add_completion=False,
+        no_args_is_help=False,
+        pretty_exceptions_enable=False,
+    )
+    for module in (data, call, chat, replay, tui):
+        module.register(app)
+
+    def _default(ctx: typer.Context) -> None:
+        if ctx.invoked_subcommand is None:
+            ctx.invoke(tui.tui_command)
+
+    # typer reads the annotation by name in this module, where typer is not imported.
+    _default.__annotations__["ctx"] = typer.Context
+    app.callback(invoke_without_command=True)(_default)
+    return app
+
+
+def __getattr__(name: str) -> object:
+    if name == "app":  # `from airline_agent.cli import app`: built once, on first use
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
-    app()
+    if sys.argv[1:] in ([], ["tui"]):
+        from airline_agent.tui.launch import run_tui
+
+        sys.exit(run_tui())
+    build_app()()

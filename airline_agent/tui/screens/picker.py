@@ -65,7 +65,8 @@ class ScenarioPicker(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         if self._load is not None:
-            self.query_one(OptionList).loading = True
+            # The loading line only: an animated indicator repaints every frame and takes
+            # the interpreter from the thread reading the library.
             self._read_library(self._load)
 
     @work(thread=True, exclusive=True)
@@ -77,7 +78,6 @@ class ScenarioPicker(ModalScreen[str | None]):
         self.choices = choices
         self._load = None
         options = self.query_one(OptionList)
-        options.loading = False
         options.set_options(self._options())
         options.highlighted = 0 if choices and not choices[0].problem else None
         options.focus()

@@ -1,0 +1,48 @@
+"""Starting the TUI: shared by `airline-agent tui` and the fast path of plain `airline-agent`.
+
+Imports nothing of typer or pydantic: the first screen waits only for Textual.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+
+def run_tui(
+    *,
+    scenario: str | None = None,
+    customer: str | None = None,
+    **flags: object,
+) -> int:
+    """Run the app; the exit status. Also the fast path of plain `airline-agent` (cli.py).
+
+    The first screen does not wait for pydantic: the settings are peeked (live or offline,
+    the status line) and built in a worker after the first frame; an unusable setting
+    closes the app with one line and status 2, as before it opened.
+    """
+    from airline_agent.settings_peek import peek_settings
+
+    if (
+        scenario is not None
+        and scenario.endswith((".yaml", ".yml"))
+        and not Path(scenario).is_file()
+    ):
+        print(f"airline-agent tui: no such scenario file: {scenario}", file=sys.stderr)
+        return 2
+    settings = peek_settings(**flags)
+    if scenario is not None:
+        settings = replace(settings, model=None)  # a scenario plays offline
+
+    from airline_agent.tui.app import AirlineApp
+    from airline_agent.tui.controller import AgentController
+
+    controller = AgentController(settings)
+    if customer:
+        controller.set_customer(customer)
+    app = AirlineApp(controller, scenario=scenario)
+    app.run()
+    if app.problem:
+        print(f"airline-agent tui: {app.problem}", file=sys.stderr)
+    return app.return_code or 0
