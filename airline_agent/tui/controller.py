@@ -50,7 +50,12 @@ class SessionController:
 
     # -- library ----------------------------------------------------------------
     def scenario_choices(self) -> list[ScenarioChoice]:
+        """The library, every file validated (problems named)."""
         return []
+
+    def quick_choices(self) -> list[ScenarioChoice] | None:
+        """The library as its files say, before validation (None: no quicker way)."""
+        return None
 
     async def start_scenario(self, name: str, progress: Progress | None = None) -> None:
         raise NotImplementedError
@@ -173,6 +178,23 @@ class AgentController(SessionController):
             self._paths[scenario.name] = path
             choices.append(ScenarioChoice(scenario.name, scenario.description, len(scenario.turns)))
         choices.sort(key=lambda c: (c.problem is not None, c.name != SHOWCASE, c.name))
+        return choices
+
+    def quick_choices(self) -> list[ScenarioChoice] | None:
+        # The first screen: each file's name, description and turns from its YAML alone
+        # (libyaml, no pydantic); `scenario_choices` validates right after.
+        from airline_agent.scenarios.library import SHOWCASE, library_dir
+        from airline_agent.scenarios.yaml_text import scenario_paths_in, summary
+
+        choices = []
+        for path in scenario_paths_in(self.library or library_dir()):
+            found = summary(path)
+            if found is None:  # unreadable: the loader says why, in its words
+                return None
+            name, description, turns = found
+            self._paths.setdefault(name, path)
+            choices.append(ScenarioChoice(name, description, turns))
+        choices.sort(key=lambda c: (c.name != SHOWCASE, c.name))
         return choices
 
     def _scenario_path(self, name: str) -> Path:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from airline_agent.scenarios import loader
+from airline_agent.scenarios import loader, yaml_text
 from airline_agent.scenarios.library import library_dir
 
 BROKEN = [
@@ -20,7 +20,7 @@ BROKEN = [
 ]
 
 needs_libyaml = pytest.mark.skipif(
-    loader.FastScenarioYamlLoader is None, reason="PyYAML built without libyaml"
+    yaml_text.FastScenarioYamlLoader is None, reason="PyYAML built without libyaml"
 )
 
 
@@ -49,16 +49,16 @@ def _texts() -> list[str]:
 @needs_libyaml
 def test_both_readers_give_the_same_data_and_the_same_lines() -> None:
     for text in _texts():
-        fast = loader._parse_with(loader.FastScenarioYamlLoader, text)
-        pure = loader._parse_with(loader.ScenarioYamlLoader, text)
+        fast = yaml_text._parse_with(yaml_text.FastScenarioYamlLoader, text)
+        pure = yaml_text._parse_with(yaml_text.ScenarioYamlLoader, text)
         assert fast[0] == pure[0]
         assert _tree(fast[1]) == _tree(pure[1])
 
 
 @needs_libyaml
 def test_the_fast_reader_keeps_the_scenario_resolvers() -> None:
-    data, _ = loader._parse_with(
-        loader.FastScenarioYamlLoader, "a: no\nb: 2024-05-17\nc: true\nd: False\ne: 3\n"
+    data, _ = yaml_text._parse_with(
+        yaml_text.FastScenarioYamlLoader, "a: no\nb: 2024-05-17\nc: true\nd: False\ne: 3\n"
     )
     assert data == {"a": "no", "b": "2024-05-17", "c": True, "d": False, "e": 3}
 
@@ -70,7 +70,7 @@ def test_a_syntax_error_is_reported_as_the_pure_reader_reports_it(
     path = tmp_path / "broken.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(yaml.MarkedYAMLError) as pure:
-        loader._parse_with(loader.ScenarioYamlLoader, text)
+        yaml_text._parse_with(yaml_text.ScenarioYamlLoader, text)
     with pytest.raises(loader.ScenarioLoadError) as caught:
         loader.load_scenario(path)
     [problem] = caught.value.problems
@@ -82,6 +82,6 @@ def test_a_syntax_error_is_reported_as_the_pure_reader_reports_it(
 def test_without_libyaml_the_pure_reader_loads_the_library(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    with_fast = [loader.parse_yaml(text)[0] for text in _texts()]
-    monkeypatch.setattr(loader, "FastScenarioYamlLoader", None)
-    assert [loader.parse_yaml(text)[0] for text in _texts()] == with_fast
+    with_fast = [yaml_text.parse_yaml(text)[0] for text in _texts()]
+    monkeypatch.setattr(yaml_text, "FastScenarioYamlLoader", None)
+    assert [yaml_text.parse_yaml(text)[0] for text in _texts()] == with_fast

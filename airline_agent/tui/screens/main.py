@@ -299,7 +299,11 @@ class MainScreen(Screen[None]):
                 "Scenarios run through the real loop and tools with scripted model responses."
             )
         self.app.push_screen(
-            ScenarioPicker(self.controller.scenario_choices, offline_reason=reason),
+            ScenarioPicker(
+                self.controller.scenario_choices,
+                quick=self.controller.quick_choices,
+                offline_reason=reason,
+            ),
             callback=self._scenario_chosen,
         )
 

@@ -28,9 +28,12 @@ class ScenarioPicker(ModalScreen[str | None]):
         self,
         choices: list[ScenarioChoice] | Callable[[], list[ScenarioChoice]],
         *,
+        quick: Callable[[], list[ScenarioChoice] | None] | None = None,
         offline_reason: str = "",
     ) -> None:
         super().__init__()
+        # `quick` lists the library before it is validated; `choices` then replaces it.
+        self._quick = quick
         # A callable is the library still to read: it runs in a thread after the first
         # frame (YAML and pydantic are slow to import and parse), a loading line meanwhile.
         self._load = choices if callable(choices) else None
@@ -71,17 +74,30 @@ class ScenarioPicker(ModalScreen[str | None]):
 
     @work(thread=True, exclusive=True)
     def _read_library(self, load: Callable[[], list[ScenarioChoice]]) -> None:
+        listed = self._quick() if self._quick is not None else None
+        if listed is not None:
+            self.app.call_from_thread(self._show_choices, listed)
         choices = load()
-        self.app.call_from_thread(self._show_choices, choices)
+        if choices != listed:
+            self.app.call_from_thread(self._show_choices, choices)
 
     def _show_choices(self, choices: list[ScenarioChoice]) -> None:
+        if not self.is_attached:  # closed before the library was validated
+            return
+        first = self._load is not None
+        options = self.query_one(OptionList)
+        kept = options.highlighted_option.id if not first and options.highlighted_option else None
         self.choices = choices
         self._load = None
-        options = self.query_one(OptionList)
         options.set_options(self._options())
-        options.highlighted = 0 if choices and not choices[0].problem else None
-        options.focus()
-        self.call_after_refresh(self.post_message, self.LibraryShown())
+        usable = [c.name for c in choices if not c.problem]
+        if kept in usable:
+            options.highlighted = options.get_option_index(kept)
+        else:
+            options.highlighted = 0 if choices and not choices[0].problem else None
+        if first:
+            options.focus()
+            self.call_after_refresh(self.post_message, self.LibraryShown())
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

@@ -1,0 +1,37 @@
+"""The scenario library: listed from the files at once, then validated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from airline_agent.config import Settings
+from airline_agent.scenarios.library import library_dir
+from airline_agent.tui.app import AirlineApp
+from airline_agent.tui.controller import AgentController
+from tests.tui.helpers import library_shown, wait_until
+
+
+def test_the_quick_listing_is_the_validated_one_for_the_shipped_library() -> None:
+    controller = AgentController(Settings())
+    assert controller.quick_choices() == controller.scenario_choices()
+    assert len(controller.scenario_choices()) == len(list(library_dir().glob("*.yaml")))
+
+
+async def test_a_file_that_fails_validation_is_marked_once_checked(tmp_path: Path) -> None:
+    library = tmp_path / "library"
+    library.mkdir()
+    shipped = (library_dir() / "cancel-ehglp3.yaml").read_text()
+    (library / "cancel-ehglp3.yaml").write_text(shipped)
+    broken = shipped.replace("cancel-ehglp3", "broken", 1) + "oops: 1\n"  # an unknown key
+    (library / "broken.yaml").write_text(broken)
+    app = AirlineApp(AgentController(Settings(), library=library), pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: library_shown(app))
+        picker = app.screen
+        await wait_until(pilot, lambda: any(c.problem for c in picker.choices))
+        broken = next(c for c in picker.choices if c.name == "broken")
+        assert "unknown key" in (broken.problem or "")
+        assert [c.name for c in picker.choices] == ["cancel-ehglp3", "broken"]
+        options = picker.query_one("OptionList")
+        assert options.get_option("broken").disabled
+        assert options.highlighted_option.id == "cancel-ehglp3"
