@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from airline_agent.domain.clock import DEFAULT_NOW
@@ -17,40 +17,46 @@ ApprovalPolicy = Literal["ask", "auto", "deny"]
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    """Each field is read from exactly one variable: `AIRLINE_AGENT_<FIELD>`, or the
+    `OPENAI_…` name the openai client uses. No unprefixed name (`DB`, `MODEL`) counts."""
 
-    db: str = Field("data/airline.db", validation_alias=AliasChoices("AIRLINE_AGENT_DB", "db"))
-    now: str = Field(DEFAULT_NOW, validation_alias=AliasChoices("AIRLINE_AGENT_NOW", "now"))
-    guard: bool = Field(True, validation_alias=AliasChoices("AIRLINE_AGENT_GUARD", "guard"))
-    model: str | None = Field(None, validation_alias=AliasChoices("AIRLINE_AGENT_MODEL", "model"))
-    base_url: str | None = Field(None, validation_alias=AliasChoices("OPENAI_BASE_URL", "base_url"))
-    api_key: SecretStr | None = Field(
-        None, validation_alias=AliasChoices("OPENAI_API_KEY", "api_key")
-    )
-    approve: ApprovalPolicy = Field(
-        "ask", validation_alias=AliasChoices("AIRLINE_AGENT_APPROVE", "approve")
-    )
-    stream: bool = Field(True, validation_alias=AliasChoices("AIRLINE_AGENT_STREAM", "stream"))
-    max_tool_calls: int = Field(
-        8, ge=1, validation_alias=AliasChoices("AIRLINE_AGENT_MAX_TOOL_CALLS", "max_tool_calls")
-    )
-    max_requests: int = Field(
-        16, ge=1, validation_alias=AliasChoices("AIRLINE_AGENT_MAX_REQUESTS", "max_requests")
-    )
-    timeout: float = Field(
-        60.0, gt=0, validation_alias=AliasChoices("AIRLINE_AGENT_TIMEOUT", "timeout")
-    )
+    model_config = SettingsConfigDict(env_file=".env", env_prefix="AIRLINE_AGENT_", extra="ignore")
+
+    db: str = "data/airline.db"
+    now: str = DEFAULT_NOW
+    guard: bool = True
+    model: str | None = None
+    base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
+    api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
+    approve: ApprovalPolicy = "ask"
+    stream: bool = True
+    max_tool_calls: int = Field(8, ge=1)
+    max_requests: int = Field(16, ge=1)
+    timeout: float = Field(60.0, gt=0)
 
     def with_overrides(self, **flags: object) -> Settings:
         """A copy with the given flags applied; `None` means the flag was not given."""
         given = {name: value for name, value in flags.items() if value is not None}
         if not given:
             return self
-        return self.model_validate({**self.model_dump(), **given})
+        values = {**self.model_dump(), **given}
+        return self.model_validate({_input_name(name): value for name, value in values.items()})
 
     @property
     def model_configured(self) -> bool:
         return bool(self.model)
+
+
+def _input_name(field_name: str) -> str:
+    """The key `model_validate` takes for a field: its alias where it has one."""
+    alias = Settings.model_fields[field_name].validation_alias
+    return alias if isinstance(alias, str) else field_name
+
+
+def variable_name(field_name: str) -> str:
+    """The environment variable that sets a field."""
+    alias = Settings.model_fields[field_name].validation_alias
+    return alias if isinstance(alias, str) else f"AIRLINE_AGENT_{field_name.upper()}"
 
 
 class SettingsError(ValueError):
@@ -63,7 +69,16 @@ def load_settings(**flags: object) -> Settings:
         return Settings().with_overrides(**flags)
     except ValidationError as exc:
         problem = exc.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"]) or "settings"
+        field_name = str(problem["loc"][0]) if problem["loc"] else ""
+        for name, info in Settings.model_fields.items():
+            if field_name in (name, info.validation_alias):
+                field_name = name
+        if flags.get(field_name) is not None:
+            where = "--" + field_name.replace("_", "-")
+        elif field_name in Settings.model_fields:
+            where = variable_name(field_name)
+        else:
+            where = field_name or "settings"
         given = problem.get("input")
         shown = f" (got {given!r})" if isinstance(given, str | int | float) else ""
         raise SettingsError(f"{where}: {problem['msg']}{shown}") from None

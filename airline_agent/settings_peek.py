@@ -17,16 +17,15 @@ from pathlib import Path
 
 from airline_agent.domain.clock import DEFAULT_NOW
 
-# Each setting's names, as `config.Settings` declares them (validation aliases, in
-# order): pydantic-settings looks every one of them up, lower-cased, in the environment
-# and in `.env`. tests/unit/test_settings_peek.py holds the two in step.
+# Each setting's variable, as `config.Settings` reads it (config.variable_name);
+# tests/unit/test_settings_peek.py holds the two in step.
 NAMES: dict[str, tuple[str, ...]] = {
-    "model": ("AIRLINE_AGENT_MODEL", "model"),
-    "db": ("AIRLINE_AGENT_DB", "db"),
-    "guard": ("AIRLINE_AGENT_GUARD", "guard"),
-    "now": ("AIRLINE_AGENT_NOW", "now"),
-    "approve": ("AIRLINE_AGENT_APPROVE", "approve"),
-    "base_url": ("OPENAI_BASE_URL", "base_url"),
+    "model": ("AIRLINE_AGENT_MODEL",),
+    "db": ("AIRLINE_AGENT_DB",),
+    "guard": ("AIRLINE_AGENT_GUARD",),
+    "now": ("AIRLINE_AGENT_NOW",),
+    "approve": ("AIRLINE_AGENT_APPROVE",),
+    "base_url": ("OPENAI_BASE_URL",),
 }
 DEFAULTS: dict[str, str | None] = {
     "model": None,
@@ -97,10 +96,7 @@ def _lookup(
     from_file: Mapping[str, str | None],
     field_name: str,
 ) -> object:
-    # Each source gives the first of the names it holds, under that name; the environment
-    # overrides `.env` name by name, then the first name present wins (pydantic's
-    # AliasChoices). So `MODEL` in the environment does not beat `AIRLINE_AGENT_MODEL` in
-    # `.env`: what `Settings` does, kept here so both decide alike.
+    # The environment overrides `.env`, as in `Settings`.
     merged: dict[str, object] = {}
     for source in (from_file, env):
         for name in names:

@@ -29,6 +29,20 @@ def test_flags_beat_environment_which_beats_dotenv(
     assert load_settings(model="from-flag", db=None).model == "from-flag"
 
 
+def test_unprefixed_names_are_not_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MODEL", "stray")
+    monkeypatch.setenv("DB", "stray.db")
+    (tmp_path / ".env").write_text("AIRLINE_AGENT_DB=dotenv.db\n")
+    settings = load_settings()
+    assert settings.model is None
+    assert settings.db == "dotenv.db"
+
+
+def test_a_bad_flag_is_named_as_the_flag() -> None:
+    with pytest.raises(SettingsError, match=r"^--max-tool-calls: "):
+        load_settings(max_tool_calls=0)
+
+
 def test_an_unusable_setting_is_one_line_naming_the_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
