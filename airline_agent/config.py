@@ -33,6 +33,13 @@ class Settings(BaseSettings):
     max_tool_calls: int = Field(8, ge=1)
     max_requests: int = Field(16, ge=1)
     timeout: float = Field(60.0, gt=0)
+    # Request parameters (sent only when set) and per-conversation budgets.
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, ge=1)
+    tool_choice: str = "auto"  # auto | none | required | a tool's name
+    parallel_tool_calls: bool | None = None
+    token_budget: int | None = Field(None, ge=1)
+    cost_budget: float | None = Field(None, gt=0)
 
     def with_overrides(self, **flags: object) -> Settings:
         """A copy with the given flags applied; `None` means the flag was not given."""

@@ -102,6 +102,12 @@ class LoopOptions:
             max_tool_calls=settings.max_tool_calls,
             max_requests=settings.max_requests,
             approval=settings.approve,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            tool_choice=settings.tool_choice,
+            parallel_tool_calls=settings.parallel_tool_calls,
+            token_budget=settings.token_budget,
+            cost_budget=settings.cost_budget,
         )
 
 

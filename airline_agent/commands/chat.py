@@ -54,6 +54,29 @@ def chat_command(
     max_tool_calls: Annotated[
         int | None, typer.Option("--max-tool-calls", help="Tool calls per turn (default 8).")
     ] = None,
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", help="Sampling temperature (0–2).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="Most tokens per model answer.")
+    ] = None,
+    tool_choice: Annotated[
+        str | None,
+        typer.Option("--tool-choice", help="auto | none | required | a tool's name."),
+    ] = None,
+    parallel_tool_calls: Annotated[
+        bool | None,
+        typer.Option(
+            "--parallel-tool-calls/--no-parallel-tool-calls",
+            help="Allow several tool calls in one answer (default: the server's).",
+        ),
+    ] = None,
+    token_budget: Annotated[
+        int | None, typer.Option("--token-budget", help="Most tokens for the conversation.")
+    ] = None,
+    cost_budget: Annotated[
+        float | None, typer.Option("--cost-budget", help="Most US dollars for the conversation.")
+    ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
     no_guard: Annotated[
         bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
@@ -78,6 +101,12 @@ def chat_command(
         approve=approve,
         stream=stream,
         max_tool_calls=max_tool_calls,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        tool_choice=tool_choice,
+        parallel_tool_calls=parallel_tool_calls,
+        token_budget=token_budget,
+        cost_budget=cost_budget,
         db=db,
         guard=False if no_guard else None,
     )

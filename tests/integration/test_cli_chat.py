@@ -147,3 +147,37 @@ def test_a_bad_approve_value_is_a_usage_error():
     result = chat("--approve", "maybe")
     assert result.returncode == 2
     assert "ask, auto or deny" in result.stderr
+
+
+def test_request_parameter_flags_reach_the_request_body(chat_server, db):
+    chat_server.completion("Hello!")
+    result = chat(
+        "--db",
+        str(db),
+        "--no-stream",
+        "--temperature",
+        "0.2",
+        "--max-tokens",
+        "64",
+        "--tool-choice",
+        "get_flight_status",
+        "--no-parallel-tool-calls",
+        stdin="hi\n",
+        server=chat_server,
+    )
+    assert result.returncode == 0, result.stderr
+    body = chat_server.requests[0]
+    assert body["temperature"] == 0.2
+    assert body["max_tokens"] == 64
+    assert body["parallel_tool_calls"] is False
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "get_flight_status"}}
+
+
+def test_without_request_flags_the_body_leaves_them_to_the_server(chat_server, db):
+    chat_server.completion("Hello!")
+    result = chat("--db", str(db), "--no-stream", stdin="hi\n", server=chat_server)
+    assert result.returncode == 0, result.stderr
+    body = chat_server.requests[0]
+    for absent in ("temperature", "max_tokens", "parallel_tool_calls"):
+        assert absent not in body
+    assert body["tool_choice"] == "auto"
