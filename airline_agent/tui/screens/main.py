@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -18,9 +19,16 @@ from textual.worker import Worker, WorkerState
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
+    ReasoningDelta,
+    TextDelta,
     TurnFinished,
     TurnStarted,
     Usage,
+)
+from airline_agent.tui.collector import (
+    defer_full_collections,
+    freeze_startup_heap,
+    resume_full_collections,
 )
 from airline_agent.tui.messages import (
     SeedingProgress,
@@ -42,6 +50,7 @@ if TYPE_CHECKING:
 
 
 MAX_BEHIND = 64  # events produced but not yet shown before the worker waits
+SLICE_SECONDS = 0.012  # showing events before the screen paints and reads keys again
 
 
 class MainScreen(Screen[None]):
@@ -167,6 +176,8 @@ class MainScreen(Screen[None]):
         )
 
     def start_turn(self, text: str) -> None:
+        freeze_startup_heap()
+        defer_full_collections()  # resumed when the conversation comes to rest
         self.refresh_status("agent working… esc cancels")
         self.turn_worker = self.run_turn(text)
 
@@ -203,18 +214,26 @@ class MainScreen(Screen[None]):
         return len(self._backlog) + self._flush_posted
 
     async def _show_backlog(self) -> None:
-        # Everything that arrived since the last batch goes on screen together (one
-        # layout and one frame for many events); streamed text is joined first.
+        # What arrived since the last frame goes on screen together (one layout for many
+        # events, streamed text joined first), but for `SLICE_SECONDS` at most: then the
+        # screen paints and reads keys before the next slice, so a key never waits behind
+        # a long batch.
+        deadline = time.perf_counter() + SLICE_SECONDS
         try:
-            while self._backlog:
-                events = coalesce_deltas(self._backlog)
-                self._backlog.clear()
-                self._caught_up.set()
-                for event in events:
-                    await self._show(event)
+            while self._backlog and time.perf_counter() < deadline:
+                if isinstance(self._backlog[0], TextDelta | ReasoningDelta):
+                    self._backlog[:] = coalesce_deltas(self._backlog)
+                event = self._backlog.pop(0)
+                if len(self._backlog) < MAX_BEHIND:
+                    self._caught_up.set()
+                await self._show(event)
         finally:
-            self._flush_posted = False
-            self._caught_up.set()
+            if self._backlog:
+                self.call_after_refresh(self._show_backlog)  # the rest after this frame
+            else:
+                self._flush_posted = False
+            if len(self._backlog) < MAX_BEHIND:
+                self._caught_up.set()
 
     async def _show(self, event: AgentEvent) -> None:
         from airline_agent.tui.screens.approval import ApprovalScreen
@@ -240,9 +259,10 @@ class MainScreen(Screen[None]):
         if self.autoplay and message.how == "finished":
             if self.controller.steps_left:
                 self.set_timer(max(self.pace * 4, 0.01), self.action_step)
-            else:
-                self.autoplay = False
-                self.notify("End of the scenario. l opens the library.")
+                return  # still playing
+            self.autoplay = False
+            self.notify("End of the scenario. l opens the library.")
+        resume_full_collections()
 
     @on(ChatPane.Submitted)
     def send_customer_message(self, message: ChatPane.Submitted) -> None:

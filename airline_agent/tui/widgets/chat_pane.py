@@ -144,6 +144,7 @@ class ChatPane(Vertical):
                 text = "not found in any tool result or customer message: " + ", ".join(values)
                 if target is not None:
                     await target.add_warning(text)
+                    self.message_list.scroll_end(animate=False)  # as for a new message
                 else:
                     await self.add_message("notice", f"⚠ {text}")
             case LimitReached(message=text):
