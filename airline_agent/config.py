@@ -6,7 +6,7 @@ Commands build a `Settings` from the environment and `.env`, then apply their fl
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -41,6 +41,11 @@ class Settings(BaseSettings):
     token_budget: int | None = Field(None, ge=1)
     cost_budget: float | None = Field(None, gt=0)
 
+    def __init__(self, **values: Any) -> None:
+        # Fields are given by name in code (`Settings(base_url=…)`); the environment is
+        # read under the variable names only.
+        super().__init__(**{_input_name(name): value for name, value in values.items()})
+
     def with_overrides(self, **flags: object) -> Settings:
         """A copy with the given flags applied; `None` means the flag was not given."""
         given = {name: value for name, value in flags.items() if value is not None}
@@ -55,8 +60,9 @@ class Settings(BaseSettings):
 
 
 def _input_name(field_name: str) -> str:
-    """The key `model_validate` takes for a field: its alias where it has one."""
-    alias = Settings.model_fields[field_name].validation_alias
+    """The key validation takes for a field: its alias where it has one."""
+    info = Settings.model_fields.get(field_name)
+    alias = info.validation_alias if info is not None else None
     return alias if isinstance(alias, str) else field_name
 
 

@@ -4,7 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from airline_agent.cli import app
-from airline_agent.config import SettingsError, load_settings
+from airline_agent.config import Settings, SettingsError, load_settings
 
 
 def test_defaults_when_nothing_is_set() -> None:
@@ -60,3 +60,12 @@ def test_commands_report_a_bad_setting_without_a_traceback(
         assert result.exit_code == 2, command
         assert "AIRLINE_AGENT_GUARD" in result.output
         assert "Traceback" not in result.output
+
+
+def test_fields_given_by_name_in_code_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BASE_URL", "http://stray")
+    settings = Settings(base_url="http://127.0.0.1:9/v1", api_key="sk-test", db="a.db")
+    assert settings.base_url == "http://127.0.0.1:9/v1"
+    assert settings.api_key is not None
+    assert settings.api_key.get_secret_value() == "sk-test"
+    assert load_settings().base_url is None
