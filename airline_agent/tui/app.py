@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -55,6 +56,16 @@ class AirlineApp(App[None]):
         # reads them before opening the database).
         if self.controller.mode == "offline":
             self.main.settle_settings()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:
+            self.main.hold_for_key()  # the key's frame first, then more events
+        await super().on_event(event)
+
+    def _on_key(self, _: events.Key) -> None:
+        # Textual also runs App._on_key (the bindings) for this event, right after.
+        if self.screen_stack:
+            self.main.key_handled()
 
     def fail(self, problem: str) -> None:
         self.problem = problem

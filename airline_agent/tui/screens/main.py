@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 MAX_BEHIND = 64  # events produced but not yet shown before the worker waits
 SLICE_SECONDS = 0.012  # showing events before the screen paints and reads keys again
+KEY_HOLD_SECONDS = 0.1  # longest the events wait for a key's frame (a key no binding took)
 
 
 class MainScreen(Screen[None]):
@@ -83,6 +84,10 @@ class MainScreen(Screen[None]):
         self._backlog: list[AgentEvent] = []
         self._flush_posted = False
         self._caught_up = asyncio.Event()
+        # A key press parks the events until the frame after its handling: that frame
+        # then shows the key's effect alone instead of beside a slice of pane updates.
+        self._key_pending = False
+        self._parked = False
         self.ready = controller.mode == "offline"
 
     def compose(self) -> ComposeResult:
@@ -213,7 +218,27 @@ class MainScreen(Screen[None]):
         """Events the worker produced that the panes do not show yet."""
         return len(self._backlog) + self._flush_posted
 
+    def hold_for_key(self) -> None:
+        """A key arrived (the app calls this first): no new events until it is shown."""
+        if not self._key_pending:
+            self._key_pending = True
+            self.set_timer(KEY_HOLD_SECONDS, self._release_events)
+
+    def key_handled(self) -> None:
+        """The key went through the bindings: events again once its frame is painted."""
+        if self._key_pending:
+            self.call_after_refresh(self._release_events)
+
+    def _release_events(self) -> None:
+        self._key_pending = False
+        if self._parked:
+            self._parked = False
+            self.call_after_refresh(self._show_backlog)
+
     async def _show_backlog(self) -> None:
+        if self._key_pending:
+            self._parked = True  # `_release_events` schedules this again
+            return
         # What arrived since the last frame goes on screen together (one layout for many
         # events, streamed text joined first), but for `SLICE_SECONDS` at most: then the
         # screen paints and reads keys before the next slice, so a key never waits behind
