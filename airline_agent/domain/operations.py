@@ -21,7 +21,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlmodel import Session
@@ -422,32 +422,16 @@ def _methods(session: Session, user_id: str) -> dict[str, PaymentMethod]:
     return {m.payment_id: m for m in rows}
 
 
-def _segments(session: Session, reservation_id: str) -> list[ReservationFlight]:
+_ReservationRow = TypeVar("_ReservationRow", ReservationFlight, ReservationPassenger, Payment)
+
+
+def _reservation_rows(
+    session: Session, table: type[_ReservationRow], reservation_id: str
+) -> list[_ReservationRow]:
+    """A reservation's segments, passengers or payments, in their stored order."""
     return list(
         session.scalars(
-            select(ReservationFlight)
-            .where(ReservationFlight.reservation_id == reservation_id)
-            .order_by(ReservationFlight.position)
-        )
-    )
-
-
-def _passenger_rows(session: Session, reservation_id: str) -> list[ReservationPassenger]:
-    return list(
-        session.scalars(
-            select(ReservationPassenger)
-            .where(ReservationPassenger.reservation_id == reservation_id)
-            .order_by(ReservationPassenger.position)
-        )
-    )
-
-
-def _payment_rows(session: Session, reservation_id: str) -> list[Payment]:
-    return list(
-        session.scalars(
-            select(Payment)
-            .where(Payment.reservation_id == reservation_id)
-            .order_by(Payment.position)
+            select(table).where(table.reservation_id == reservation_id).order_by(table.position)
         )
     )
 
@@ -671,7 +655,7 @@ def cancel_reservation(database: Database, reservation_id: str) -> dict[str, Any
         reservation = _reservation_row(session, reservation_id)
         if reservation.status == "cancelled":
             raise Conflict(f"Reservation {reservation.reservation_id} is already cancelled")
-        payments = _payment_rows(session, reservation.reservation_id)
+        payments = _reservation_rows(session, Payment, reservation.reservation_id)
         for position, payment in enumerate(payments, start=len(payments)):
             session.add(
                 Payment(
@@ -724,8 +708,8 @@ def update_flights(
     with database.write() as session:
         reservation = _reservation_row(session, reservation_id)
         _user_row(session, reservation.user_id)
-        count = len(_passenger_rows(session, reservation.reservation_id))
-        old_segments = _segments(session, reservation.reservation_id)
+        count = len(_reservation_rows(session, ReservationPassenger, reservation.reservation_id))
+        old_segments = _reservation_rows(session, ReservationFlight, reservation.reservation_id)
         new_segments: list[dict[str, Any]] = []
         total_price = 0
         for ref in flights:
@@ -794,7 +778,7 @@ def update_passengers(
     """Replace passenger details; the number of passengers cannot change (M6)."""
     with database.write() as session:
         reservation = _reservation_row(session, reservation_id)
-        rows = _passenger_rows(session, reservation.reservation_id)
+        rows = _reservation_rows(session, ReservationPassenger, reservation.reservation_id)
         if len(passengers) != len(rows):
             raise Conflict(
                 f"Number of passengers does not match: the reservation has {len(rows)}, "
