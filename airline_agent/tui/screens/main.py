@@ -424,8 +424,9 @@ class MainScreen(Screen[None]):
 
     def action_toggle_guard(self) -> None:
         self.controller.set_guard(not self.controller.status.guard)
+        # The status line shows "guard on" / "guard OFF" in colour; a toast as well would
+        # cost a full layout of the screen on every toggle (a slower key while playing).
         self.refresh_status()
-        self.notify(f"Guard {'on' if self.controller.status.guard else 'OFF'}.")
 
     @work(exclusive=True, group="turn")
     async def action_reset_database(self) -> None:

@@ -64,7 +64,10 @@ class TracePane(OptionList):
         self.entries.extend(entries)
         self.add_options(options)
         if follow:
-            self.scroll_end(animate=False)
+            # At once, not after the next refresh: `add_options` has already grown the
+            # virtual size, so the new end shows in the same frame as the new entries
+            # (a deferred scroll paints the whole pane a second time, one frame later).
+            self.scroll_end(animate=False, immediate=True)
 
     def clear(self) -> None:
         self.entries.clear()
