@@ -282,15 +282,8 @@ class AgentController(SessionController):
             guard=self.status.guard,
             acting_user=self.customer,
         )
-        options = LoopOptions(
-            model=settings.model,
-            approval=settings.approve,
-            stream=settings.stream,
-            max_tool_calls=settings.max_tool_calls,
-            max_requests=settings.max_requests,
-        )
         backend = self._session.backend if self._session else OpenAIBackend.from_settings(settings)
-        self._session = AgentSession(backend, toolbox, options)
+        self._session = AgentSession(backend, toolbox, LoopOptions.from_settings(settings))
 
     def _close(self) -> None:
         if self._database is not None:

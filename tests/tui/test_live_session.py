@@ -141,3 +141,17 @@ async def test_switching_customer_shows_them_and_acts_for_them(
         assert not tool.details["changes"]
     tool_message = chat_server.requests[1]["messages"][-1]
     assert tool_message["role"] == "tool" and "PERMISSION_DENIED" in tool_message["content"]
+
+
+async def test_request_settings_reach_the_live_requests(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    chat_server.stream(content="Hello.", usage=(900, 2))
+    settings = _settings(chat_server, tmp_path / "a.db", temperature=0.3, max_tokens=77)
+    app = AirlineApp(AgentController(settings), pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.main.ready, timeout=60)
+        await _say(pilot, app, chat_server, "Hi.")
+    body = chat_server.requests[0]
+    assert body["temperature"] == 0.3
+    assert body["max_tokens"] == 77
