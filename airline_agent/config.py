@@ -6,9 +6,10 @@ Commands build a `Settings` from the environment and `.env`, then apply their fl
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from airline_agent.domain.clock import DEFAULT_NOW
@@ -40,6 +41,12 @@ class Settings(BaseSettings):
     parallel_tool_calls: bool | None = None
     token_budget: int | None = Field(None, ge=1)
     cost_budget: float | None = Field(None, gt=0)
+
+    @field_validator("now")
+    @classmethod
+    def _an_iso_date_time(cls, value: str) -> str:
+        datetime.fromisoformat(value)  # ValueError: "Invalid isoformat string: …"
+        return value
 
     def __init__(self, **values: Any) -> None:
         # Fields are given by name in code (`Settings(base_url=…)`); the environment is

@@ -55,11 +55,7 @@ def call_command(
     toolbox_names = _tool_names()
     if tool not in toolbox_names:
         raise _usage(f"no tool named {tool!r}; the tools are: {', '.join(toolbox_names)}")
-    try:
-        clock = Clock.at(settings.now)
-    except ValueError:
-        typer.echo(f"error: AIRLINE_AGENT_NOW={settings.now!r} is not an ISO date-time", err=True)
-        raise typer.Exit(1) from None
+    clock = Clock.at(settings.now)  # checked by the settings
     try:
         database = _open(settings.db)
     except DatabaseUnavailable as exc:

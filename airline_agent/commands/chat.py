@@ -156,11 +156,7 @@ async def run_chat(
     except BackendConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
-    try:
-        clock = Clock.at(settings.now)
-    except ValueError:
-        typer.echo(f"error: AIRLINE_AGENT_NOW={settings.now!r} is not an ISO date-time", err=True)
-        return 2
+    clock = Clock.at(settings.now)  # checked by the settings
     try:
         database = ensure_database(settings.db)
     except DatabaseUnavailable as exc:

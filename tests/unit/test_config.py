@@ -69,3 +69,12 @@ def test_fields_given_by_name_in_code_are_taken(monkeypatch: pytest.MonkeyPatch)
     assert settings.api_key is not None
     assert settings.api_key.get_secret_value() == "sk-test"
     assert load_settings().base_url is None
+
+
+def test_a_clock_that_is_not_a_date_time_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AIRLINE_AGENT_NOW", "yesterday")
+    with pytest.raises(SettingsError, match=r"^AIRLINE_AGENT_NOW: .*'yesterday'"):
+        load_settings()
+    result = CliRunner().invoke(app, ["call", "list_all_airports"])
+    assert result.exit_code == 2
+    assert "AIRLINE_AGENT_NOW" in result.output
