@@ -10,6 +10,7 @@ that it can be checked.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 _FLIGHT = re.compile(r"\bHAT\d{3}\b")
@@ -52,7 +53,10 @@ def _month(name: str) -> int:
     return 9 if name == "sept" else [m[:3] for m in _MONTHS].index(name[:3]) + 1
 
 
-def _dates(text: str) -> list[tuple[str, tuple[int, int, int | None]]]:
+Day = tuple[int, int, int | None]  # (month, day, year or None)
+
+
+def _dates(text: str) -> list[tuple[str, Day]]:
     """(as written, (month, day, year or None)) for every date in the text."""
     found = [
         (m.group(0), (int(m.group(2)), int(m.group(3)), int(m.group(1))))
@@ -71,9 +75,64 @@ def _numbers(text: str) -> set[float]:
     return {float(n) for n in _NUMBER.findall(text.replace(",", ""))}
 
 
-def unsupported_values(reply: str, evidence: Iterable[str]) -> tuple[str, ...]:
+class Evidence:
+    """The texts the conversation gave, each read for numbers and dates once.
+
+    A long conversation gives hundreds of tool results: scanning all of them again for
+    every reply made the check, and so the turn, slower with every turn.
+    """
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self._texts: list[str] = []
+        self._found: list[tuple[set[float], set[Day]]] = []
+        self._numbers: Counter[float] = Counter()
+        self._dates: Counter[Day] = Counter()
+        self._days: Counter[tuple[int, int]] = Counter()
+        self._corpus: str | None = ""
+        for text in texts:
+            self.add(text)
+
+    def add(self, text: str) -> None:
+        numbers = _numbers(text)
+        dates = {when for _, when in _dates(text)}
+        self._texts.append(text)
+        self._found.append((numbers, dates))
+        self._count(numbers, dates, 1)
+        self._corpus = None
+
+    def pop(self) -> str:
+        """Take back the latest text (a message the model never answered)."""
+        numbers, dates = self._found.pop()
+        self._count(numbers, dates, -1)
+        self._corpus = None
+        return self._texts.pop()
+
+    def _count(self, numbers: set[float], dates: set[Day], step: int) -> None:
+        for counter, keys in (
+            (self._numbers, numbers),
+            (self._dates, dates),
+            (self._days, {(month, day) for month, day, _ in dates}),
+        ):
+            for key in keys:
+                counter[key] += step
+                if counter[key] <= 0:
+                    del counter[key]
+
+    def mentions(self, value: str) -> bool:
+        if self._corpus is None:
+            self._corpus = "\n".join(self._texts)
+        return value in self._corpus
+
+    def has_number(self, value: float) -> bool:
+        return value in self._numbers
+
+    def has_date(self, month: int, day: int, year: int | None) -> bool:
+        return (month, day, year) in self._dates if year else (month, day) in self._days
+
+
+def unsupported_values(reply: str, evidence: Evidence | Iterable[str]) -> tuple[str, ...]:
     """The values in `reply` that appear in none of the `evidence` texts, in reply order."""
-    corpus = "\n".join(evidence)
+    given = evidence if isinstance(evidence, Evidence) else Evidence(evidence)
     flagged: list[tuple[int, str]] = []
 
     def flag(position: int, value: str) -> None:
@@ -82,26 +141,22 @@ def unsupported_values(reply: str, evidence: Iterable[str]) -> tuple[str, ...]:
 
     for pattern in (_FLIGHT, _USER, _PAYMENT):
         for m in pattern.finditer(reply):
-            if m.group(0) not in corpus:
+            if not given.mentions(m.group(0)):
                 flag(m.start(), m.group(0))
     for m in _RESERVATION.finditer(reply):
         code = m.group(0)
-        if code.isdigit() or code in corpus:
+        if code.isdigit() or given.mentions(code):
             continue
         if code.isalpha() and not _RESERVATION_CUE.search(reply[: m.start()]):
             continue
         flag(m.start(), code)
 
-    known_numbers = _numbers(corpus)
     for m in _AMOUNT.finditer(reply):
         value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
-        if value not in known_numbers:
+        if not given.has_number(value):
             flag(m.start(), m.group(0))
 
-    known_dates = {when for _, when in _dates(corpus)}
-    known_days = {(month, day) for month, day, _ in known_dates}
     for written, (month, day, year) in _dates(reply):
-        known = (month, day, year) in known_dates if year else (month, day) in known_days
-        if not known:
+        if not given.has_date(month, day, year):
             flag(reply.find(written), written)
     return tuple(value for _, value in sorted(flagged))

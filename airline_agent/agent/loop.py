@@ -41,7 +41,7 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
-from airline_agent.agent.grounding import unsupported_values
+from airline_agent.agent.grounding import Evidence, unsupported_values
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.agent.streaming import ModelReply, ReasoningPiece, TextPiece
 from airline_agent.agent.usage import add_cost, context_window, cost_of
@@ -159,7 +159,7 @@ class AgentSession:
         self.turns = 0
         self.requests = 0
         # What the grounding check accepts as given: the rules, customer, tool results.
-        self._evidence: list[str] = [self.system_prompt]
+        self._evidence = Evidence([self.system_prompt])
 
     # -- the request --------------------------------------------------------------------
 
@@ -195,7 +195,7 @@ class AgentSession:
         turn = self.turns
         start = len(self.history)
         self.history.append({"role": "user", "content": user_text})
-        self._evidence.append(user_text)
+        self._evidence.add(user_text)
         turn_usage, turn_cost, turn_requests = Usage(), None, 0
         reason: TurnEnd = "cancelled"
         tool_calls_run = 0
@@ -463,7 +463,7 @@ class AgentSession:
         outcome = self.toolbox.call(call.name, plan.arguments)
         content = outcome.content()
         self.history.append(hist.tool_entry(call.call_id, content))
-        self._evidence.append(content)
+        self._evidence.add(content)
         return ToolFinished(
             call_id=call.call_id,
             name=call.name,
