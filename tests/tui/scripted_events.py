@@ -102,10 +102,11 @@ def tool_response(
             ],
         }
     )
+    reasoning = "The customer wants to cancel; look the booking up first."
     return [
         sent,
-        ReasoningDelta(request, "The customer wants to cancel; look the booking up first."),
-        AssistantMessage(request, None, tool_calls, None, "tool_calls", 412.0),
+        ReasoningDelta(request, reasoning),  # the loop's AssistantMessage repeats it whole
+        AssistantMessage(request, None, tool_calls, reasoning, "tool_calls", 412.0),
         UsageReported(request, Usage(1850, 24, 1024, 12), None, "scripted", 412.0, 128000),
     ]
 

@@ -19,6 +19,7 @@ from textual.worker import Worker, WorkerState
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
+    AssistantMessage,
     ReasoningDelta,
     TextDelta,
     TurnFinished,
@@ -87,6 +88,7 @@ class MainScreen(Screen[None]):
         # A key press parks the events until the frame after its handling: that frame
         # then shows the key's effect alone instead of beside a slice of pane updates.
         self._key_pending = False
+        self._key_number = 0  # which key is held: a released key's timer lets no other go
         self._parked = False
         self.ready = controller.mode == "offline"
 
@@ -222,14 +224,25 @@ class MainScreen(Screen[None]):
         """A key arrived (the app calls this first): no new events until it is shown."""
         if not self._key_pending:
             self._key_pending = True
-            self.set_timer(KEY_HOLD_SECONDS, self._release_events)
+            self._key_number += 1
+            number = self._key_number
+            self.set_timer(KEY_HOLD_SECONDS, lambda: self._release_events(number))
 
     def key_handled(self) -> None:
-        """The key went through the bindings: events again once its frame is painted."""
-        if self._key_pending:
-            self.call_after_refresh(self._release_events)
+        """The key went through the bindings: events again once its frame is painted.
 
-    def _release_events(self) -> None:
+        Two refreshes: the frame under way when the key was handled may have started
+        before the key's changes reached the screen; the next one has them.
+        """
+        if self._key_pending:
+            number = self._key_number
+            self.call_after_refresh(
+                lambda: self.call_after_refresh(lambda: self._release_events(number))
+            )
+
+    def _release_events(self, number: int) -> None:
+        if number != self._key_number or not self._key_pending:
+            return  # an earlier key's timer or frame: the current key is still held
         self._key_pending = False
         if self._parked:
             self._parked = False
@@ -245,7 +258,7 @@ class MainScreen(Screen[None]):
         # a long batch.
         deadline = time.perf_counter() + SLICE_SECONDS
         try:
-            while self._backlog and time.perf_counter() < deadline:
+            while self._backlog and time.perf_counter() < deadline and not self._key_pending:
                 if isinstance(self._backlog[0], TextDelta | ReasoningDelta):
                     self._backlog[:] = coalesce_deltas(self._backlog)
                 event = self._backlog.pop(0)
@@ -266,11 +279,25 @@ class MainScreen(Screen[None]):
         if isinstance(event, TurnStarted):
             self.current_turn = event.turn
         self.requests.record(event)
-        await self.chat.show(event)
+        if not self._whole_reply_waiting(event):
+            await self.chat.show(event)
         self.trace.add_entries(self.trace_builder.feed(event))
         self.usage.show(event)
         if isinstance(event, ApprovalRequested) and not event.decision.done():
             self.app.push_screen(ApprovalScreen(event.calls), callback=event.decide)
+
+    def _whole_reply_waiting(self, event: AgentEvent) -> bool:
+        """A delta whose complete response is also waiting to be shown (fast playback, a
+        burst from the server): the chat shows that reply whole when it comes, instead of
+        streaming it through a live Markdown only to replace it a moment later."""
+        if not isinstance(event, TextDelta | ReasoningDelta):
+            return False
+        if self.chat.streaming(event.request):
+            return False  # part of it is on screen already: the rest streams after it
+        return any(
+            isinstance(waiting, AssistantMessage) and waiting.request == event.request
+            for waiting in self._backlog
+        )
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
         self.refresh_status()

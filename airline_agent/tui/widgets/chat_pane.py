@@ -109,6 +109,10 @@ class ChatPane(Vertical):
         self._hidden_note = None
         await self.message_list.remove_children()
 
+    def streaming(self, request: int) -> bool:
+        """Text or reasoning of this request is already shown as it streams."""
+        return request in self._by_request or request in self._reasoned
+
     async def _agent_message(self) -> ChatMessage:
         if self._reply is None:
             self._reply = await self.add_message("agent", "")
