@@ -1,20 +1,24 @@
 """One message of the chat: who said it, the Markdown body, collapsed reasoning, warnings.
 
-A message's Markdown is one widget (`MessageBody`: Rich Markdown in a `Static`). Textual's
-`Markdown` mounts a widget per block (paragraph, list, list item…); with a few hundred of
-those on screen, mounting and laying them out made each frame of a long conversation
-cost tens to hundreds of milliseconds. Only the reply being streamed is a live `Markdown`
-(appended through `MarkdownStream`, never re-rendered whole); when its stream ends the
-text moves into the message's one-widget body.
+Who said it and what, as Markdown, is one widget (`MessageBody`: the speaker's name over
+Rich Markdown). Textual's `Markdown` mounts a widget per block (paragraph, list, list
+item…); with a few hundred of those on screen, mounting and laying them out made each
+frame of a long conversation cost tens to hundreds of milliseconds, and every widget a
+message mounts costs a layout more while a scenario plays fast. Only the reply being
+streamed is a live `Markdown` (appended through `MarkdownStream`, never re-rendered
+whole); when its stream ends the text moves into the message's one-widget body.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
+from rich.console import Group, RenderableType
 from rich.markdown import Markdown as RichMarkdown
-from textual.app import ComposeResult
+from rich.text import Text
+from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Collapsible, Label, Static
 
 if TYPE_CHECKING:
@@ -25,16 +29,48 @@ Speaker = Literal["customer", "agent", "notice", "error"]
 TITLES = {"customer": "Customer", "agent": "Agent", "notice": "", "error": "Error"}
 
 
-class MessageBody(Static):
-    """Finished Markdown, rendered by Rich as one widget (hidden while empty)."""
+class MessageBody(Widget):
+    """The speaker's name over the finished Markdown, rendered by Rich as one widget."""
 
-    def __init__(self, text: str) -> None:
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"message-body--speaker"}
+    DEFAULT_CSS = """
+    MessageBody {
+        height: auto;
+    }
+    """
+
+    def __init__(self, title: str, text: str) -> None:
         super().__init__(classes="body")
-        self.show(text)
+        self.title = title
+        self.text = text
+        self._rendered: RenderableType | None = None
+        self.display = bool(title or text)
+        self.set_class(not text, "-title-only")
 
-    def show(self, text: str) -> None:
-        self.display = bool(text)
-        self.update(RichMarkdown(text) if text else "")
+    def show(self, text: str, *, title: str | None = None) -> None:
+        self.text = text
+        if title is not None:
+            self.title = title
+        self._rendered = None
+        self.display = bool(self.title or text)
+        self.set_class(not text, "-title-only")
+        self.refresh(layout=True)
+
+    def render(self) -> RenderResult:
+        # Built on the first paint: the speaker's colour comes from the stylesheet.
+        if self._rendered is None:
+            parts: list[RenderableType] = []
+            if self.title:
+                style = self.get_component_rich_style("message-body--speaker", partial=True)
+                parts.append(Text(self.title, style=style))
+            if self.text:
+                parts.append(RichMarkdown(self.text))
+            self._rendered = Group(*parts)
+        return self._rendered
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._rendered = None  # a new theme: the speaker's colour again
 
 
 class ChatMessage(Vertical):
@@ -45,15 +81,13 @@ class ChatMessage(Vertical):
         self.speaker = speaker
         self.text = text
         self._title = TITLES[speaker] if title is None else title
-        self.body = MessageBody(text)
+        self.body = MessageBody(self._title, text)
         self._live: Markdown | None = None  # the part being streamed
         self._stream: MarkdownStream | None = None
         self._reasoning = ""
         self.warnings: list[str] = []
 
     def compose(self) -> ComposeResult:
-        if self._title:
-            yield Label(self._title, classes="speaker")
         yield self.body
 
     async def append(self, fragment: str) -> None:
@@ -92,6 +126,10 @@ class ChatMessage(Vertical):
         try:
             self.query_one(".reasoning-text", Static).update(self._reasoning)
         except Exception:  # first fragment: the collapsed block does not exist yet
+            if self._title:
+                # The name goes above the reasoning, which comes before the reply.
+                await self.mount(Label(self._title, classes="speaker"), before=self.body)
+                self.body.show(self.body.text, title="")
             block = Collapsible(
                 Static(self._reasoning, classes="reasoning-text", markup=False),
                 title="reasoning",

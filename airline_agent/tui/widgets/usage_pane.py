@@ -74,21 +74,27 @@ class UsagePane(Vertical):
         self._show_totals()
 
     def _show_totals(self) -> None:
+        # Four lines and one line, always (fixed heights in the stylesheet): updating them
+        # needs no layout of the screen, which a request while playing fast would repeat.
         total = self.total
         self.query_one("#usage-totals", Static).update(
             f"[b]total[/b] {self.requests} requests\n"
             f"prompt {total.prompt_tokens:,} (cached {total.cached_tokens:,})\n"
             f"completion {total.completion_tokens:,} (reasoning {total.reasoning_tokens:,})\n"
-            f"cost {money(self.total_cost) if self.requests else '—'}"
+            f"cost {money(self.total_cost) if self.requests else '—'}",
+            layout=False,
         )
         label = self.query_one("#context-label", Static)
         bar = self.query_one("#context-bar", ProgressBar)
         if self.context_window:
-            label.update(f"context: {self.last_prompt_tokens:,} / {self.context_window:,} tokens")
+            label.update(
+                f"context: {self.last_prompt_tokens:,} / {self.context_window:,} tokens",
+                layout=False,
+            )
             bar.update(total=self.context_window, progress=self.last_prompt_tokens)
             bar.display = True
         else:
-            label.update("context window: unknown for this model")
+            label.update("context window: unknown for this model", layout=False)
             bar.display = False
 
 
