@@ -35,3 +35,33 @@ async def test_a_file_that_fails_validation_is_marked_once_checked(tmp_path: Pat
         options = picker.query_one("OptionList")
         assert options.get_option("broken").disabled
         assert options.highlighted_option.id == "cancel-ehglp3"
+
+
+async def test_the_library_is_listed_while_its_validation_still_runs() -> None:
+    import threading
+
+    from textual.widgets import OptionList
+
+    from airline_agent.tui.screens.picker import ScenarioPicker
+
+    controller = AgentController(Settings())
+    validated = threading.Event()
+
+    def validate():
+        validated.wait(10)  # held until the listing has been checked
+        return controller.scenario_choices()
+
+    app = AirlineApp(controller, pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        app.pop_screen()
+        picker = ScenarioPicker(validate, quick=controller.quick_choices)
+        await app.push_screen(picker)
+        await pilot.pause()
+        options = picker.query_one(OptionList)
+        assert picker.loaded
+        assert options.get_option_at_index(0).id == "cancel-ehglp3"
+        assert options.highlighted == 0 and options.has_focus
+        validated.set()
+        await pilot.pause(0.2)
+        assert picker.choices == controller.scenario_choices()

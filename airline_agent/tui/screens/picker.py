@@ -32,19 +32,20 @@ class ScenarioPicker(ModalScreen[str | None]):
         offline_reason: str = "",
     ) -> None:
         super().__init__()
-        # `quick` lists the library before it is validated; `choices` then replaces it.
+        # `quick` lists the library as its files say (libyaml, no pydantic: tens of
+        # milliseconds), so the first frame shows it; `choices`, when a callable, then
+        # validates every file in a thread and replaces the list if it differs.
         self._quick = quick
-        # A callable is the library still to read: it runs in a thread after the first
-        # frame (YAML and pydantic are slow to import and parse), a loading line meanwhile.
-        self._load = choices if callable(choices) else None
+        self._validate = choices if callable(choices) else None
         self.choices: list[ScenarioChoice] = [] if callable(choices) else choices
+        self.loaded = not callable(choices)  # the library is listed (quick or validated)
         self.offline_reason = offline_reason
 
-    @property
-    def loaded(self) -> bool:
-        return self._load is None
-
     def compose(self) -> ComposeResult:
+        if not self.loaded and self._quick is not None:
+            listed = self._quick()
+            if listed is not None:  # None: a file the quick reader cannot list
+                self.choices, self.loaded = listed, True
         with Vertical(id="picker"):
             yield Label("Scenario library — enter plays the highlighted one", id="picker-title")
             if self.offline_reason:
@@ -67,37 +68,44 @@ class ScenarioPicker(ModalScreen[str | None]):
         return options
 
     def on_mount(self) -> None:
-        if self._load is not None:
-            # The loading line only: an animated indicator repaints every frame and takes
-            # the interpreter from the thread reading the library.
-            self._read_library(self._load)
+        if self.loaded:
+            self._highlight(None)
+            self.call_after_refresh(self.post_message, self.LibraryShown())
+        if self._validate is not None:
+            # After the first frame: pydantic is slow to import and would hold it up.
+            # (No animated indicator meanwhile: it would repaint every frame and take the
+            # interpreter from the thread reading the library.)
+            self.call_after_refresh(self._read_library, self._validate)
 
     @work(thread=True, exclusive=True)
     def _read_library(self, load: Callable[[], list[ScenarioChoice]]) -> None:
-        listed = self._quick() if self._quick is not None else None
-        if listed is not None:
-            self.app.call_from_thread(self._show_choices, listed)
         choices = load()
-        if choices != listed:
-            self.app.call_from_thread(self._show_choices, choices)
+        self.app.call_from_thread(self._show_choices, choices)
 
     def _show_choices(self, choices: list[ScenarioChoice]) -> None:
         if not self.is_attached:  # closed before the library was validated
             return
-        first = self._load is not None
+        first = not self.loaded
+        if not first and choices == self.choices:
+            return
         options = self.query_one(OptionList)
         kept = options.highlighted_option.id if not first and options.highlighted_option else None
         self.choices = choices
-        self._load = None
+        self.loaded = True
         options.set_options(self._options())
-        usable = [c.name for c in choices if not c.problem]
+        self._highlight(kept)
+        if first:
+            self.call_after_refresh(self.post_message, self.LibraryShown())
+
+    def _highlight(self, kept: str | None) -> None:
+        """The entry highlighted before, or the first usable one; the list has the focus."""
+        options = self.query_one(OptionList)
+        usable = [c.name for c in self.choices if not c.problem]
         if kept in usable:
             options.highlighted = options.get_option_index(kept)
         else:
-            options.highlighted = 0 if choices and not choices[0].problem else None
-        if first:
-            options.focus()
-            self.call_after_refresh(self.post_message, self.LibraryShown())
+            options.highlighted = 0 if self.choices and not self.choices[0].problem else None
+        options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
