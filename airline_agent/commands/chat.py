@@ -3,15 +3,19 @@
 The customer types a line; the agent's reply streams back, with one compact line per
 tool call (name, arguments, ok / error code, ms) and a usage line per turn. With piped
 input each line is one customer message, and an approval question reads its answer
-from the next line. `/quit` (or end of input, or Ctrl-C) ends the chat; `/new` starts a
-new conversation. openai, sqlmodel and the loop are imported inside the command.
+from the next line. `/quit` (or end of input, or Ctrl-C at the prompt) ends the chat;
+Ctrl-C while the agent works cancels just that turn (the conversation goes on, its
+history valid); `/new` starts a new conversation. openai, sqlmodel and the loop are
+imported inside the command.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TextIO
@@ -169,8 +173,10 @@ async def run_chat(
         recording = _start_recording(settings, database, as_user, record, transcript)
         observers = (*observers, recording.observe)
     interactive = stdin.isatty()
-    printer = _Printer(out, stdin, echo_input=not interactive)
+    ctrl_c = _CtrlC(asyncio.get_running_loop())
+    printer = _Printer(out, stdin, echo_input=not interactive, ctrl_c=ctrl_c)
     status = 0
+    previous_handler = ctrl_c.install()
     try:
         if interactive:
             out.write(f"Chatting with {settings.model}. /quit to leave, /new to start over.\n")
@@ -189,19 +195,80 @@ async def run_chat(
                 continue
             if not interactive:
                 out.write(f"you> {text}\n")
-            reason = "answered"
-            async for event in session.run_turn(text):
-                for observe in observers:
-                    observe(event)
-                reason = printer.show(event) or reason
+            reason = await _run_turn(session, text, printer, observers, ctrl_c)
+            if reason == "cancelled":
+                printer.end_stream()
+                out.write("  (turn cancelled; the conversation goes on)\n")
             status = 1 if reason == "error" else 0
     finally:
+        ctrl_c.uninstall(previous_handler)
         await backend.aclose()
         database.close()
         if recording is not None:
             for path in recording.finish():
                 typer.echo(f"saved {path}", err=True)
     return status
+
+
+class _TurnInterrupted(Exception):
+    """Ctrl-C while an approval question waited for its answer."""
+
+
+class _CtrlC:
+    """Ctrl-C: at a prompt it ends the chat, as Python's own handler would; while the
+    agent works it cancels just the turn (as esc in the TUI)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.turn: asyncio.Task[str] | None = None
+        self.reading = False  # a blocking read of the customer's answer is under way
+        self.cancelled = False  # the running turn was cancelled by Ctrl-C
+
+    def install(self) -> Any:
+        if threading.current_thread() is not threading.main_thread():
+            return None  # signals reach the main thread only (chat run from a test)
+        return signal.signal(signal.SIGINT, self)
+
+    def uninstall(self, previous: Any) -> None:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+    def __call__(self, signum: int, frame: object) -> None:
+        turn = self.turn
+        if turn is None or turn.done() or self.reading:
+            raise KeyboardInterrupt  # stops the blocking read at once
+        self.cancelled = True
+        self.loop.call_soon_threadsafe(turn.cancel)
+
+
+async def _run_turn(
+    session: Any, text: str, printer: _Printer, observers: tuple[Observer, ...], ctrl_c: _CtrlC
+) -> str:
+    """One turn, shown as it happens; its end reason ("cancelled" after Ctrl-C)."""
+
+    async def play() -> str:
+        reason = "answered"
+        events = session.run_turn(text)
+        try:
+            async for event in events:
+                for observe in observers:
+                    observe(event)
+                reason = printer.show(event) or reason
+        except _TurnInterrupted:
+            return "cancelled"
+        finally:
+            await events.aclose()  # the loop settles its history (open calls answered)
+        return reason
+
+    ctrl_c.turn = task = asyncio.ensure_future(play())
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not ctrl_c.cancelled:
+            raise  # not ours: the chat itself is being stopped
+        return "cancelled"
+    finally:
+        ctrl_c.turn, ctrl_c.cancelled = None, False
 
 
 def _start_recording(
@@ -251,8 +318,11 @@ def _read_line(stdin: TextIO, out: TextIO, prompt: str) -> str | None:
 class _Printer:
     """Renders events as compact lines; returns a turn's end reason when it finishes."""
 
-    def __init__(self, out: TextIO, stdin: TextIO, *, echo_input: bool) -> None:
+    def __init__(
+        self, out: TextIO, stdin: TextIO, *, echo_input: bool, ctrl_c: _CtrlC | None = None
+    ) -> None:
         self.out, self.stdin, self.echo_input = out, stdin, echo_input
+        self.ctrl_c = ctrl_c
         self.streaming = False  # inside an "agent> " line being streamed
         self.usage_known = True
         self.requests = 0
@@ -337,12 +407,25 @@ class _Printer:
         for call in request.calls:
             arguments = _one_line(json.dumps(call.arguments, ensure_ascii=False), 100)
             self.write(f"  ? {call.name} {arguments}\n    {call.preview}\n    approve? [y/N] ")
-            line = self.stdin.readline()
+            line = self._read_answer()
             answer = line.strip().lower() in ("y", "yes")
             if self.echo_input or not line:
                 self.write(f"{line.strip() or '(no answer)'}\n")
             answers[call.call_id] = answer
         return answers
+
+    def _read_answer(self) -> str:
+        """The customer's answer; Ctrl-C here cancels the turn (nothing is written)."""
+        if self.ctrl_c is not None:
+            self.ctrl_c.reading = True
+        try:
+            return self.stdin.readline()
+        except KeyboardInterrupt:
+            self.write("\n")
+            raise _TurnInterrupted from None
+        finally:
+            if self.ctrl_c is not None:
+                self.ctrl_c.reading = False
 
 
 def _one_line(text: str, limit: int) -> str:
