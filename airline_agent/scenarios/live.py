@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from airline_agent.agent.events import AgentEvent, ApprovalRequested
-from airline_agent.scenarios.model import Approval, ScenarioSettings
+from airline_agent.agent.events import AgentEvent
+from airline_agent.scenarios.model import ScenarioSettings
 
 
 @dataclass
@@ -69,28 +69,15 @@ class LiveRecording:
         changes = None
         if self._snapshot is not None and self.database_file is not None:
             changes = diff_databases(self._snapshot, self.database_file)
-        settings = self.settings.model_copy(update={"approval": self._approval()})
         scenario = record_scenario(
             self.events,
             name=_slug(path.stem),
             description="Recorded with `airline-agent chat --record`.",
             customer=self.customer,
-            settings=settings,
+            settings=self.settings,  # the recorder sets the approvals from the answers
             changes=changes,
         )
         return save_scenario(scenario, path)
-
-    def _approval(self) -> Approval:
-        """A replay answers every approval the same way: declined if any was declined."""
-        if self.settings.approval in ("auto", "deny"):
-            return self.settings.approval
-        answers = {
-            answer
-            for event in self.events
-            if isinstance(event, ApprovalRequested) and event.decision.done()
-            for answer in event.decision.result().approved.values()
-        }
-        return "ask-decline" if False in answers else "ask-accept"
 
 
 def sqlite_file(url: Any) -> Path | None:

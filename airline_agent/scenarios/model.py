@@ -14,12 +14,23 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from airline_agent.tools.outcome import ERROR_CODES
 
 Dataset = Literal["sample", "tau2"]
 Approval = Literal["auto", "ask-accept", "ask-decline", "deny"]
+# The customer's answer to an approval question under each setting that asks one.
+DEFAULT_ANSWER: dict[str, bool] = {"ask-accept": True, "ask-decline": False}
 Warning = Literal["grounding", "limit"]
 TurnEnd = Literal["answered", "tool_call_limit", "request_limit", "budget", "error", "cancelled"]
 RecordKind = Literal["users", "reservations", "flights"]
@@ -43,11 +54,16 @@ class TokenUsage(Strict):
 
 
 class ScriptedCall(Strict):
-    """One tool call the model makes. A string `arguments` is sent as is (malformed on purpose)."""
+    """One tool call the model makes. A string `arguments` is sent as is (malformed on purpose).
+
+    `approve` is the customer's answer if approval is asked for this call (a write, under
+    `approval: ask-accept | ask-decline`); unset: the answer of `settings.approval`.
+    """
 
     name: str = Field(min_length=1)
     arguments: dict[str, Any] | str = Field(default_factory=dict)
     id: str | None = None
+    approve: bool | None = None
 
 
 class ModelResponse(Strict):
@@ -163,6 +179,34 @@ class Scenario(Strict):
         if not NAME_PATTERN.match(name):
             raise ValueError("a name is lower-case letters, digits and dashes, e.g. cancel-ehglp3")
         return name
+
+    @model_validator(mode="after")
+    def _answers_are_asked_for(self) -> Scenario:
+        """`approve` under `auto` or `deny` would be ignored: an error, not a silent no-op."""
+        approval = self.settings.approval
+        if approval in DEFAULT_ANSWER:
+            return self
+        misplaced = [
+            InitErrorDetails(
+                type=PydanticCustomError(
+                    "approve_not_asked",
+                    "`approve` answers an approval question, and with `settings.approval: "
+                    "{approval}` none is asked; use ask-accept or ask-decline, or remove it",
+                    {"approval": approval},
+                ),
+                loc=("turns", t, "responses", r, "tool_calls", c, "approve"),
+                input=call.approve,
+            )
+            for t, turn in enumerate(self.turns)
+            for r, response in enumerate(turn.responses)
+            for c, call in enumerate(response.tool_calls)
+            if call.approve is not None
+        ]
+        if misplaced:
+            # Raised as a ValidationError so that each error keeps its own location (the
+            # loader turns it into the line of the `approve` key).
+            raise ValidationError.from_exception_data(type(self).__name__, misplaced)
+        return self
 
     @property
     def tool_call_count(self) -> int:

@@ -3,14 +3,17 @@
 The model's responses are kept exactly as they came (content, tool calls with their ids
 and arguments, reasoning, usage, finish reason); the expectations are filled from what
 actually happened: the tools called and their results, the warnings, how each turn
-ended, and the records the conversation changed. Replaying the file gives the same tool
+ended, and the records the conversation changed. The customer's answers to approval
+questions are kept call by call: the most frequent answer becomes `settings.approval`
+and a call answered otherwise carries its own `approve`. Replaying the file gives the same tool
 results and the same final database, or says where it no longer does.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +21,7 @@ import yaml
 
 from airline_agent.agent.events import (
     AgentEvent,
+    ApprovalRequested,
     AssistantMessage,
     GroundingWarning,
     LimitReached,
@@ -28,6 +32,8 @@ from airline_agent.agent.events import (
 )
 from airline_agent.scenarios.dbdiff import MISSING, RecordChange, flatten, get_path
 from airline_agent.scenarios.model import (
+    DEFAULT_ANSWER,
+    Approval,
     CallCheck,
     Dataset,
     ModelResponse,
@@ -56,6 +62,14 @@ def record_scenario(
     `changes` is what the conversation changed in the database (`dbdiff.diff_databases`);
     None when it could not be known, which leaves the final database unchecked.
     """
+    settings = settings or ScenarioSettings()
+    answers = recorded_answers(events)
+    default = settings_answer(answers.values())
+    if default is not None:
+        settings = settings.model_copy(update={"approval": default})
+    # Only the calls answered otherwise than the scenario's default say so.
+    fallback = DEFAULT_ANSWER.get(settings.approval)
+    exceptions = {key: answer for key, answer in answers.items() if answer != fallback}
     turns: list[Turn] = []
     current: dict[str, Any] | None = None
     usage_by_request: dict[int, TokenUsage] = {
@@ -74,7 +88,8 @@ def record_scenario(
                     "end": None,
                 }
             case AssistantMessage() if current is not None:
-                current["responses"].append(_response(event, usage_by_request.get(event.request)))
+                usage = usage_by_request.get(event.request)
+                current["responses"].append(_response(event, usage, exceptions))
             case ToolFinished() if current is not None:
                 current["calls"].append(_call_check(event))
             case GroundingWarning() if current is not None:
@@ -90,10 +105,32 @@ def record_scenario(
         description=description,
         dataset=dataset,
         customer=customer,
-        settings=settings or ScenarioSettings(),
+        settings=settings,
         turns=turns,
         database=None if changes is None else database_expectation(changes),
     )
+
+
+def recorded_answers(events: Sequence[AgentEvent]) -> dict[tuple[int, str], bool]:
+    """The customer's answer to each approval question, by (request, call id).
+
+    The request number tells the responses apart when a server reuses call ids.
+    """
+    return {
+        (event.request, call_id): approved
+        for event in events
+        if isinstance(event, ApprovalRequested) and event.decision.done()
+        for call_id, approved in event.decision.result().approved.items()
+    }
+
+
+def settings_answer(answers: Iterable[bool]) -> Approval | None:
+    """The scenario-level approval for these answers: the most frequent (a tie: the first
+    given); None when no question was asked."""
+    counted = Counter(answers).most_common(1)
+    if not counted:
+        return None
+    return "ask-accept" if counted[0][0] else "ask-decline"
 
 
 def database_expectation(
@@ -159,9 +196,18 @@ def _turn(current: dict[str, Any]) -> Turn:
     )
 
 
-def _response(event: AssistantMessage, usage: TokenUsage | None) -> ModelResponse:
+def _response(
+    event: AssistantMessage,
+    usage: TokenUsage | None,
+    exceptions: dict[tuple[int, str], bool],
+) -> ModelResponse:
     calls = [
-        ScriptedCall(name=call.name, arguments=_arguments(call.arguments), id=call.call_id)
+        ScriptedCall(
+            name=call.name,
+            arguments=_arguments(call.arguments),
+            id=call.call_id,
+            approve=exceptions.get((event.request, call.call_id)),
+        )
         for call in event.tool_calls
     ]
     return ModelResponse(

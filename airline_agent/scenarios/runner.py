@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 from airline_agent.agent.events import (
     AgentEvent,
-    ApprovalRequested,
     ErrorOccurred,
     GroundingWarning,
     LimitReached,
@@ -36,6 +35,7 @@ from airline_agent.scenarios.dbdiff import (
     get_path,
 )
 from airline_agent.scenarios.model import CallCheck, Scenario, Turn
+from airline_agent.scenarios.script import ScenarioScript
 
 Status = Literal["passed", "failed", "drift", "skipped", "error"]
 
@@ -160,24 +160,6 @@ async def replay_scenario_async(scenario: Scenario, *, path: Path | None = None)
     return report
 
 
-def scripted_responses(turn: Turn) -> list[Any]:
-    """The turn's responses as the scripted backend takes them."""
-    from airline_agent.agent.backends import ScriptedResponse, ScriptedToolCall
-
-    return [
-        ScriptedResponse(
-            content=response.content,
-            tool_calls=tuple(
-                ScriptedToolCall(call.name, call.arguments, call.id) for call in response.tool_calls
-            ),
-            reasoning=response.reasoning,
-            usage=Usage(**response.usage.model_dump()) if response.usage else None,
-            finish_reason=response.finish_reason,
-        )
-        for response in turn.responses
-    ]
-
-
 def build_session(scenario: Scenario, database: Any) -> Any:
     """The real loop over the real toolbox, with a scripted backend (loaded per turn)."""
     from airline_agent.agent.backends import ScriptedBackend
@@ -209,13 +191,12 @@ async def _converse(scenario: Scenario, copy: Path, report: ScenarioReport) -> N
     database = Database.open(copy)
     try:
         session = build_session(scenario, database)
-        accept = scenario.settings.approval == "ask-accept"
+        script = ScenarioScript(scenario, session.backend)
         for number, turn in enumerate(scenario.turns, start=1):
-            session.backend.load(scripted_responses(turn))
+            script.load(turn)
             events: list[AgentEvent] = []
             async for event in session.run_turn(turn.customer):
-                if isinstance(event, ApprovalRequested):
-                    event.decide(accept)
+                script.answer(event)  # an approval question gets the scenario's answer
                 events.append(event)
             report.events.extend(events)
             report.turns += 1

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from airline_agent.agent.events import AgentEvent, ApprovalRequested
+from airline_agent.agent.events import AgentEvent
 from airline_agent.tui.widgets.status_bar import SessionStatus
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.scenarios.model import Scenario
+    from airline_agent.scenarios.script import ScenarioScript
     from airline_agent.settings_peek import PendingSettings
 
 Progress = Callable[[str, int, int], None]
@@ -46,7 +47,6 @@ class SessionController:
         self.status = status
         self.events: list[AgentEvent] = []  # the conversation so far, for saving it
         self.scenario_name: str | None = None
-        self.approval_answer: bool | None = None  # offline: scenarios answer approvals
 
     # -- library ----------------------------------------------------------------
     def scenario_choices(self) -> list[ScenarioChoice]:
@@ -128,6 +128,7 @@ class AgentController(SessionController):
         self._database: Any = None
         self._session: Any = None
         self._scenario: Scenario | None = None
+        self._script: ScenarioScript | None = None  # offline: feeds the model, answers
         self._next_turn = 0
         self._copy: Path | None = None  # offline: this play's private database file
         self._pristine: Path | None = None
@@ -218,7 +219,6 @@ class AgentController(SessionController):
         self._next_turn = 0
         self.scenario_name = scenario.name
         approval = scenario.settings.approval
-        self.approval_answer = {"ask-accept": True, "ask-decline": False}.get(approval)
         self.status = SessionStatus(
             source=f"scenario: {scenario.name}",
             customer=scenario.customer,
@@ -233,22 +233,23 @@ class AgentController(SessionController):
         from airline_agent.domain.db import Database
         from airline_agent.scenarios import datasets
         from airline_agent.scenarios.runner import build_session
+        from airline_agent.scenarios.script import ScenarioScript
 
         self._close()
         self._copy, self._pristine = datasets.fresh_copy(scenario.dataset, scenario.name)
         self._database = Database.open(self._copy)
         self._session = build_session(scenario, self._database)
         self._session.options.stream = True  # scripted text still arrives as deltas
+        # Offline, the scenario answers approval questions (no modal), call by call.
+        self._script = ScenarioScript(scenario, self._session.backend)
 
     def next_customer_message(self) -> str | None:
-        from airline_agent.scenarios.runner import scripted_responses
-
         scenario = self._scenario
-        if scenario is None or self._next_turn >= len(scenario.turns):
+        if scenario is None or self._script is None or self._next_turn >= len(scenario.turns):
             return None
         turn = scenario.turns[self._next_turn]
         self._next_turn += 1
-        self._session.backend.load(scripted_responses(turn))
+        self._script.load(turn)
         return turn.customer
 
     @property
@@ -286,6 +287,7 @@ class AgentController(SessionController):
         self._session = AgentSession(backend, toolbox, LoopOptions.from_settings(settings))
 
     def _close(self) -> None:
+        self._script = None
         if self._database is not None:
             self._database.close()
             self._database = None
@@ -299,8 +301,8 @@ class AgentController(SessionController):
         if self._session is None:
             raise RuntimeError("the session is not open yet")
         async for event in self._session.run_turn(text):
-            if isinstance(event, ApprovalRequested) and self.approval_answer is not None:
-                event.decide(self.approval_answer)  # the scenario's own answer, no modal
+            if self._script is not None:
+                self._script.answer(event)
             self.events.append(event)
             yield event
             acting = self._session.toolbox.acting_user
@@ -346,15 +348,8 @@ class AgentController(SessionController):
         from airline_agent.scenarios.model import ScenarioSettings
         from airline_agent.scenarios.recorder import record_scenario, save_scenario
 
-        answers = {
-            answer
-            for event in self.events
-            if isinstance(event, ApprovalRequested) and event.decision.done()
-            for answer in event.decision.result().approved.values()
-        }
-        approval = self.status.approval
-        if approval in ("ask", "ask-accept", "ask-decline"):
-            approval = "ask-decline" if False in answers else "ask-accept"
+        # Under "ask" the recorder writes each answer: the most frequent as the default.
+        approval = "ask-accept" if self.status.approval == "ask" else self.status.approval
         # Offline, the pristine copy says what changed; live, the user's database has no
         # pristine twin, so the final database is left unchecked.
         changes = (

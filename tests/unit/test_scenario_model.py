@@ -114,3 +114,34 @@ def test_two_files_with_one_name_are_an_error(tmp_path: Path) -> None:
     loaded = load_all([tmp_path])
     assert isinstance(loaded[1], ScenarioLoadError)
     assert "already used" in str(loaded[1])
+
+
+def with_approve(approval: str) -> str:
+    """VALID with an approval setting and a scripted answer on its call (line 12)."""
+    text = VALID.replace(
+        "customer: emma_kim_9957\n", f"customer: emma_kim_9957\nsettings:\n  approval: {approval}\n"
+    )
+    return text.replace(
+        "arguments: {reservation_id: EHGLP3}\n",
+        "arguments: {reservation_id: EHGLP3}\n            approve: false\n",
+    )
+
+
+@pytest.mark.parametrize("approval", ["auto", "deny"])
+def test_approve_where_no_question_is_asked_is_reported_on_its_line(
+    tmp_path: Path, approval: str
+) -> None:
+    with pytest.raises(ScenarioLoadError) as caught:
+        load_scenario(write(tmp_path, with_approve(approval)))
+    [problem] = caught.value.problems
+    assert problem.line == 12
+    assert problem.message.startswith("turns[0].responses[0].tool_calls[0].approve:")
+    assert f"settings.approval: {approval}" in problem.message
+    assert "s.yaml:12:" in str(caught.value)
+
+
+@pytest.mark.parametrize("approval", ["ask-accept", "ask-decline"])
+def test_approve_under_an_asking_setting_is_the_calls_answer(tmp_path: Path, approval: str) -> None:
+    scenario = load_scenario(write(tmp_path, with_approve(approval)))
+    assert scenario.turns[0].responses[0].tool_calls[0].approve is False
+    assert load_scenario(write(tmp_path, VALID)).turns[0].responses[0].tool_calls[0].approve is None
