@@ -38,7 +38,7 @@ from airline_agent.tui.messages import (
 )
 from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.screens.picker import ScenarioPicker
-from airline_agent.tui.trace import TraceBuilder
+from airline_agent.tui.trace import TraceBuilder, TraceEntry
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.status_bar import StatusBar
 from airline_agent.tui.widgets.trace_pane import TracePane
@@ -53,6 +53,12 @@ if TYPE_CHECKING:
 MAX_BEHIND = 64  # events produced but not yet shown before the worker waits
 SLICE_SECONDS = 0.012  # showing events before the screen paints and reads keys again
 KEY_HOLD_SECONDS = 0.1  # longest the events wait for a key's frame (a key no binding took)
+# The first text of a reply, with nothing after it yet, waits this long for the rest: in
+# a fast scenario (or a burst from the server) the end is there by then and the reply is
+# shown whole; otherwise it streams, its first words this much later.
+FIRST_TEXT_WAIT = 0.03
+PANE_ORDER = ("chat", "trace", "usage")
+FRAME_FALLBACK = 0.05  # the next pane's turn at the latest this long after the last
 
 
 class MainScreen(Screen[None]):
@@ -84,6 +90,15 @@ class MainScreen(Screen[None]):
         # so key presses never queue behind a flood of events.
         self._backlog: list[AgentEvent] = []
         self._flush_posted = False
+        self._text_seen_at: dict[int, float] = {}  # request → when its first text was held
+        # The panes take turns: a frame shows the new chat messages, or the new trace
+        # entries, or the new usage rows. A frame that changes all three panes draws
+        # the whole screen (tens of milliseconds, and a key pressed meanwhile waits for
+        # it); one pane at a time is a third of that, the panes a frame or two apart.
+        self._trace_waiting: list[TraceEntry] = []
+        self._usage_waiting: list[AgentEvent] = []
+        self._pane_turn = 0  # index into PANE_ORDER: whose changes the next frame shows
+        self._waiting_for_frame = False
         self._caught_up = asyncio.Event()
         # A key press parks the events until the frame after its handling: that frame
         # then shows the key's effect alone instead of beside a slice of pane updates.
@@ -118,6 +133,7 @@ class MainScreen(Screen[None]):
         self.query_one(StatusBar).status = self.controller.status.with_(busy=busy)
 
     def on_mount(self) -> None:
+        self.screen_layout_refresh_signal.subscribe(self, self._frame_painted)
         self.query_one("#seeding").display = False
         self.refresh_status()
         live = self.controller.mode == "live"
@@ -186,6 +202,7 @@ class MainScreen(Screen[None]):
         freeze_startup_heap()
         defer_full_collections()  # resumed when the conversation comes to rest
         self.refresh_status("agent working… esc cancels")
+        self._text_seen_at.clear()
         self.turn_worker = self.run_turn(text)
 
     @work(exclusive=True, group="turn")
@@ -218,7 +235,38 @@ class MainScreen(Screen[None]):
     @property
     def backlog(self) -> int:
         """Events the worker produced that the panes do not show yet."""
-        return len(self._backlog) + self._flush_posted
+        waiting = len(self._backlog) + len(self._trace_waiting) + len(self._usage_waiting)
+        return waiting + self._flush_posted
+
+    def _after_next_frame(self) -> None:
+        """The next pane's turn once the screen has painted this one.
+
+        Not `call_after_refresh`: that runs at once when the screen has not yet heard of
+        the pane's change (its refresh reaches the screen a message later), and the next
+        pane would join this frame. Every pane change lays the screen out, so the layout
+        signal marks its frame; a timer covers a change that needed none.
+        """
+        self._waiting_for_frame = True
+        self.set_timer(FRAME_FALLBACK, self._frame_painted)
+
+    def _frame_painted(self, _: object = None) -> None:
+        if self._waiting_for_frame:
+            self._waiting_for_frame = False
+            self.call_next(self._show_backlog)
+
+    def _pane_to_show(self) -> str | None:
+        """The next pane in turn that has something new to show."""
+        waiting = {
+            "chat": bool(self._backlog),
+            "trace": bool(self._trace_waiting),
+            "usage": bool(self._usage_waiting),
+        }
+        for step in range(len(PANE_ORDER)):
+            pane = PANE_ORDER[(self._pane_turn + step) % len(PANE_ORDER)]
+            if waiting[pane]:
+                self._pane_turn = (PANE_ORDER.index(pane) + 1) % len(PANE_ORDER)
+                return pane
+        return None
 
     def hold_for_key(self) -> None:
         """A key arrived (the app calls this first): no new events until it is shown."""
@@ -256,18 +304,40 @@ class MainScreen(Screen[None]):
         # events, streamed text joined first), but for `SLICE_SECONDS` at most: then the
         # screen paints and reads keys before the next slice, so a key never waits behind
         # a long batch.
+        pane = self._pane_to_show()
+        if pane == "trace":
+            entries, self._trace_waiting = self._trace_waiting, []
+            self.trace.add_entries(entries)
+        elif pane == "usage":
+            events, self._usage_waiting = self._usage_waiting, []
+            self.usage.show_all(events)
+        if pane != "chat":
+            if self.backlog - self._flush_posted:
+                self._after_next_frame()
+            else:
+                self._flush_posted = False
+            return
         deadline = time.perf_counter() + SLICE_SECONDS
+        held = 0.0  # seconds the first text of a reply still waits for the rest
         try:
             while self._backlog and time.perf_counter() < deadline and not self._key_pending:
                 if isinstance(self._backlog[0], TextDelta | ReasoningDelta):
                     self._backlog[:] = coalesce_deltas(self._backlog)
+                    held = self._first_text_wait()
+                    if held > 0:
+                        break
                 event = self._backlog.pop(0)
                 if len(self._backlog) < MAX_BEHIND:
                     self._caught_up.set()
                 await self._show(event)
         finally:
-            if self._backlog:
-                self.call_after_refresh(self._show_backlog)  # the rest after this frame
+            if held > 0 and not (self._trace_waiting or self._usage_waiting):
+                # Shown after the wait, or as soon as anything follows it (the worker
+                # schedules the next slice for its next event): whole if that is its end.
+                self._flush_posted = False
+                self.set_timer(held, lambda: self.call_after_refresh(self._show_backlog))
+            elif self.backlog - self._flush_posted:
+                self._after_next_frame()
             else:
                 self._flush_posted = False
             if len(self._backlog) < MAX_BEHIND:
@@ -281,10 +351,24 @@ class MainScreen(Screen[None]):
         self.requests.record(event)
         if not self._whole_reply_waiting(event):
             await self.chat.show(event)
-        self.trace.add_entries(self.trace_builder.feed(event))
-        self.usage.show(event)
+        self._trace_waiting.extend(self.trace_builder.feed(event))
+        self._usage_waiting.append(event)
         if isinstance(event, ApprovalRequested) and not event.decision.done():
             self.app.push_screen(ApprovalScreen(event.calls), callback=event.decide)
+
+    def _first_text_wait(self) -> float:
+        """How much longer the text at the head of the backlog waits (0: show it now).
+
+        Only the first text of a reply, with nothing after it yet, waits; once a reply
+        streams, or anything follows its text, it is shown at once.
+        """
+        text = self._backlog[0]
+        assert isinstance(text, TextDelta | ReasoningDelta)
+        if len(self._backlog) > 1 or self.chat.streaming(text.request):
+            return 0.0
+        now = time.perf_counter()
+        first_seen = self._text_seen_at.setdefault(text.request, now)
+        return max(0.0, first_seen + FIRST_TEXT_WAIT - now)
 
     def _whole_reply_waiting(self, event: AgentEvent) -> bool:
         """A delta whose complete response is also waiting to be shown (fast playback, a
@@ -303,9 +387,11 @@ class MainScreen(Screen[None]):
         self.refresh_status()
         if message.how == "cancelled":
             await self.chat.turn_cancelled()
-            self.trace.add_entries(
-                self.trace_builder.feed(TurnFinished(self.current_turn, "cancelled", Usage(), None))
-            )
+            cancelled = TurnFinished(self.current_turn, "cancelled", Usage(), None)
+            self._trace_waiting.extend(self.trace_builder.feed(cancelled))
+            if not self._flush_posted:
+                self._flush_posted = True
+                self.call_after_refresh(self._show_backlog)
         elif message.how == "failed":
             await self.chat.add_message("error", f"The turn failed: {message.detail}")
         if self.autoplay and message.how == "finished":
@@ -403,6 +489,8 @@ class MainScreen(Screen[None]):
 
     async def clear_panes(self) -> None:
         self.requests.clear()
+        self._trace_waiting.clear()
+        self._usage_waiting.clear()
         self.trace_builder.new_conversation()
         self.trace.clear()
         self.usage.clear()

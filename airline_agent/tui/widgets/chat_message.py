@@ -90,6 +90,20 @@ class ChatMessage(Vertical):
     def compose(self) -> ComposeResult:
         yield self.body
 
+    async def reuse(self, speaker: Speaker, text: str = "", *, title: str | None = None) -> None:
+        """Become a new message (the chat recycles its oldest one instead of mounting)."""
+        await self.finish_stream()
+        extras = [child for child in self.children if child is not self.body]
+        if extras:  # reasoning, warnings: rare, so removing them is cheap enough
+            await self.remove_children(extras)
+        self.set_classes(f"message -{speaker}")
+        self.speaker = speaker
+        self.text = text
+        self._title = TITLES[speaker] if title is None else title
+        self._reasoning = ""
+        self.warnings = []
+        self.body.show(text, title=self._title)
+
     async def append(self, fragment: str) -> None:
         """Add streamed text at the end (coalesced by `MarkdownStream` when it arrives fast)."""
         if self._stream is None:

@@ -1,7 +1,10 @@
 """The chat: customer and agent messages as Markdown, the input line below.
 
-Only the latest `MAX_MESSAGES` (plus up to `PRUNE_STEP`) messages stay mounted (the
-trace keeps everything), so a long conversation does not slow the screen down.
+Only the latest `MAX_MESSAGES` messages are on screen (the trace keeps everything), so
+a long conversation does not slow the screen down. Past that, a new message reuses the
+oldest message's widgets, moved to the end: mounting new widgets and removing old ones
+cost a layout more per message, and removed widgets are cyclic garbage that only a
+full collection (a long pause after a long conversation) frees.
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ if TYPE_CHECKING:
     from airline_agent.tui.widgets.chat_message import ChatMessage, Speaker
 
 MAX_MESSAGES = 10
-PRUNE_STEP = 4
 
 
 class ChatPane(Vertical):
@@ -81,22 +83,31 @@ class ChatPane(Vertical):
         # Imported on the first message: Markdown is slow to import, the first frame has none.
         from airline_agent.tui.widgets.chat_message import ChatMessage
 
-        message = ChatMessage(speaker, text, **kwargs)
-        await self.message_list.mount(message)
-        await self._prune()
+        mounted = self.messages()
+        if len(mounted) < MAX_MESSAGES:
+            message = ChatMessage(speaker, text, **kwargs)
+            await self.message_list.mount(message)
+        else:
+            message = mounted[0]
+            self._forget(message)
+            await message.reuse(speaker, text, **kwargs)
+            self.message_list.move_child(message, after=mounted[-1])
+            await self._note_hidden()
         self.message_list.scroll_end(animate=False)
         return message
 
-    async def _prune(self) -> None:
-        mounted = self.messages()
-        excess = len(mounted) - MAX_MESSAGES
-        if excess < PRUNE_STEP:  # removing widgets is costly: a batch at a time
-            return
-        self._hidden += excess
-        await self.message_list.remove_children(mounted[:excess])
+    def _forget(self, message: ChatMessage) -> None:
+        """The oldest message is about to become a new one: no event may reach it now."""
+        if self._reply is message:
+            self._reply = None
+        for request in [r for r, shown in self._by_request.items() if shown is message]:
+            del self._by_request[request]
+
+    async def _note_hidden(self) -> None:
+        self._hidden += 1
         label = f"{self._hidden} earlier messages are in the trace"
         if self._hidden_note is not None:
-            self._hidden_note.update(label)
+            self._hidden_note.update(label, layout=False)
         else:
             self._hidden_note = Static(label, classes="hidden-note")
             await self.message_list.mount(self._hidden_note, before=0)

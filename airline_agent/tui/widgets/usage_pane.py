@@ -44,6 +44,10 @@ class UsagePane(Vertical):
         self.last_prompt_tokens = 0
         self._show_totals()
 
+    def show_all(self, events: list[AgentEvent]) -> None:
+        for event in events:
+            self.show(event)
+
     def show(self, event: AgentEvent) -> None:
         match event:
             case UsageReported() as reported:

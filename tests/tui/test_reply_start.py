@@ -1,0 +1,74 @@
+"""The first text of a reply waits a moment for the reply's end: shown whole if it comes,
+streamed if it does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from airline_agent.agent.events import AssistantMessage, TextDelta, TurnStarted
+from airline_agent.tui.app import AirlineApp
+from airline_agent.tui.screens import main as main_screen
+from airline_agent.tui.widgets.chat_message import ChatMessage
+from airline_agent.tui.widgets.chat_pane import ChatPane
+from tests.tui.helpers import library_shown, wait_until
+from tests.tui.scripted_events import two_turn_controller
+
+
+def _feed(app: AirlineApp, *events: object) -> None:
+    """Events as the turn worker hands them to the screen."""
+    main = app.main
+    main._backlog.extend(events)  # type: ignore[arg-type]
+    if not main._flush_posted:
+        main._flush_posted = True
+        main.call_after_refresh(main._show_backlog)
+
+
+@pytest.fixture
+def streamed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    fragments: list[str] = []
+    original = ChatMessage.append
+
+    async def append(self: ChatMessage, fragment: str) -> None:
+        fragments.append(fragment)
+        await original(self, fragment)
+
+    monkeypatch.setattr(ChatMessage, "append", append)
+    return fragments
+
+
+async def test_a_reply_whose_end_comes_within_the_wait_is_shown_whole(
+    monkeypatch: pytest.MonkeyPatch, streamed: list[str]
+) -> None:
+    monkeypatch.setattr(main_screen, "FIRST_TEXT_WAIT", 30.0)  # longer than the test
+    app = AirlineApp(two_turn_controller(), pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: library_shown(app))
+        await pilot.press("escape")
+        chat = app.main.query_one(ChatPane)
+        _feed(app, TurnStarted(1, "Hello?"), TextDelta(1, "Hello, how "))
+        await wait_until(pilot, lambda: len(chat.messages()) == 1)
+        await pilot.pause(0.2)
+        assert [m.speaker for m in chat.messages()] == ["customer"]  # the text waits
+        _feed(app, TextDelta(1, "can I help?"))
+        _feed(app, AssistantMessage(1, "Hello, how can I help?", (), None, "stop", 5.0))
+        await wait_until(pilot, lambda: len(chat.messages()) == 2)
+        assert chat.messages()[1].text == "Hello, how can I help?"
+    assert streamed == []
+
+
+async def test_a_reply_whose_end_does_not_come_streams_after_the_wait(
+    monkeypatch: pytest.MonkeyPatch, streamed: list[str]
+) -> None:
+    monkeypatch.setattr(main_screen, "FIRST_TEXT_WAIT", 0.05)
+    app = AirlineApp(two_turn_controller(), pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: library_shown(app))
+        await pilot.press("escape")
+        chat = app.main.query_one(ChatPane)
+        _feed(app, TurnStarted(1, "Hello?"), TextDelta(1, "Hello, how "))
+        await wait_until(pilot, lambda: len(chat.messages()) == 2)
+        assert streamed == ["Hello, how "]
+        _feed(app, TextDelta(1, "can I help?"))  # streaming now: shown at once
+        await wait_until(pilot, lambda: len(streamed) == 2)
+        _feed(app, AssistantMessage(1, "Hello, how can I help?", (), None, "stop", 5.0))
+        await wait_until(pilot, lambda: chat.messages()[1].text == "Hello, how can I help?")
