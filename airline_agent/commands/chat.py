@@ -207,6 +207,8 @@ async def run_chat(
         if recording is not None:
             for path in recording.finish():
                 typer.echo(f"saved {path}", err=True)
+            for warning in recording.warnings:
+                typer.echo(f"warning: {warning}", err=True)
     return status
 
 

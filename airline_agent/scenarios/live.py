@@ -4,7 +4,9 @@ At the start the database file is copied (SQLite's backup API, so a database in 
 is copied whole); the session's events are collected as they come; at the end the
 recording is a scenario whose final database expectation is the difference between that
 copy and the database as the chat left it, and the transcript is written as JSONL and
-Markdown. The API key is never part of the events; it is blanked out anyway.
+Markdown. The same copy says which dataset the recording replays on (`provenance`): when
+the database was not a pristine dataset, `warnings` says so and so does the scenario's
+description. The API key is never part of the events; it is blanked out anyway.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class LiveRecording:
     settings: ScenarioSettings = field(default_factory=ScenarioSettings)
     secrets: Sequence[str] = ()
     events: list[AgentEvent] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # for the user, once saved
     _scratch: Path | None = None
     _snapshot: Path | None = None
 
@@ -40,7 +43,7 @@ class LiveRecording:
         if self.record is not None and self.database_file is not None:
             self._scratch = Path(tempfile.mkdtemp(prefix="airline-agent-record-"))
             self._snapshot = self._scratch / "start.db"
-            _copy_sqlite(self.database_file, self._snapshot)
+            copy_sqlite(self.database_file, self._snapshot)
         return self
 
     def observe(self, event: AgentEvent) -> None:
@@ -64,15 +67,20 @@ class LiveRecording:
 
     def _save_scenario(self, path: Path) -> Path:
         from airline_agent.scenarios.dbdiff import diff_databases
+        from airline_agent.scenarios.provenance import match_dataset
         from airline_agent.scenarios.recorder import record_scenario, save_scenario
 
         changes = None
         if self._snapshot is not None and self.database_file is not None:
             changes = diff_databases(self._snapshot, self.database_file)
+        origin = match_dataset(self._snapshot)
+        if origin.warning:
+            self.warnings.append(origin.warning)
         scenario = record_scenario(
             self.events,
             name=_slug(path.stem),
-            description="Recorded with `airline-agent chat --record`.",
+            description=origin.describe("Recorded with `airline-agent chat --record`."),
+            dataset=origin.dataset,
             customer=self.customer,
             settings=self.settings,  # the recorder sets the approvals from the answers
             changes=changes,
@@ -87,7 +95,8 @@ def sqlite_file(url: Any) -> Path | None:
     return Path(url.database)
 
 
-def _copy_sqlite(source: Path, target: Path) -> None:
+def copy_sqlite(source: Path, target: Path) -> None:
+    """A whole copy of a SQLite database, WAL included, taken while it may be open."""
     origin = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
     copy = sqlite3.connect(target)
     try:

@@ -34,6 +34,8 @@ class AirlineApp(App[None]):
     ) -> None:
         super().__init__()
         self.controller = controller
+        # e.g. a saved recording whose replay may drift: a warning the user sees.
+        controller.warn = lambda text: self.notify(text, severity="warning", timeout=12)
         self.problem: str | None = None  # why the app closed early (an unusable setting)
         self.start_scenario = scenario
         self.pace = pace

@@ -1,8 +1,10 @@
 """Turns `Settings` into a running agent session for the TUI, live or playing a scenario.
 
-Live: an `OpenAIBackend` on the user's database. Offline: a `ScriptedBackend` fed one
-turn at a time from a scenario, on a fresh copy of the scenario's dataset (as `replay`
-does), so playing a scenario never changes the user's database.
+Live: an `OpenAIBackend` on the user's database, copied when a conversation starts so a
+saved conversation knows what it changed and which dataset it replays on. Offline: a
+`ScriptedBackend` fed one turn at a time from a scenario, on a fresh copy of the
+scenario's dataset (as `replay` does), so playing a scenario never changes the user's
+database.
 
 Heavy modules (openai, sqlmodel, the loop) are imported inside the methods that need
 them, so the first screen does not wait for them.
@@ -47,6 +49,8 @@ class SessionController:
         self.status = status
         self.events: list[AgentEvent] = []  # the conversation so far, for saving it
         self.scenario_name: str | None = None
+        # Tells the user something worth knowing after an action (the app shows it).
+        self.warn: Callable[[str], None] = lambda text: None
 
     # -- library ----------------------------------------------------------------
     def scenario_choices(self) -> list[ScenarioChoice]:
@@ -132,6 +136,7 @@ class AgentController(SessionController):
         self._next_turn = 0
         self._copy: Path | None = None  # offline: this play's private database file
         self._pristine: Path | None = None
+        self._start: Path | None = None  # live: the database as the conversation began
         self._paths: dict[str, Path] = {}  # scenario name -> its file
 
     def _use(self, settings: Settings) -> None:
@@ -300,6 +305,8 @@ class AgentController(SessionController):
     async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
         if self._session is None:
             raise RuntimeError("the session is not open yet")
+        if self.mode == "live" and self._scenario is None and not self.events:
+            await asyncio.to_thread(self._copy_start)
         async for event in self._session.run_turn(text):
             if self._script is not None:
                 self._script.answer(event)
@@ -308,6 +315,18 @@ class AgentController(SessionController):
             acting = self._session.toolbox.acting_user
             if acting != self.status.customer:
                 self.status = self.status.with_(customer=acting)
+
+    def _copy_start(self) -> None:
+        """Copy the live database as this conversation begins (a few milliseconds)."""
+        from airline_agent.scenarios import datasets
+        from airline_agent.scenarios.live import copy_sqlite, sqlite_file
+
+        source = sqlite_file(self._database.engine.url)
+        if source is None:
+            self._start = None
+            return
+        self._start = datasets.scratch_dir() / f"live-start-{id(self)}.db"
+        copy_sqlite(source, self._start)
 
     async def reset_database(self, progress: Progress | None = None) -> None:
         if self.mode == "offline":
@@ -345,24 +364,31 @@ class AgentController(SessionController):
     # -- saving -----------------------------------------------------------------
     def save_scenario(self, path: Path) -> Path:
         from airline_agent.scenarios.dbdiff import diff_databases
+        from airline_agent.scenarios.live import sqlite_file
         from airline_agent.scenarios.model import ScenarioSettings
+        from airline_agent.scenarios.provenance import DatasetMatch, match_dataset
         from airline_agent.scenarios.recorder import record_scenario, save_scenario
 
         # Under "ask" the recorder writes each answer: the most frequent as the default.
         approval = "ask-accept" if self.status.approval == "ask" else self.status.approval
-        # Offline, the pristine copy says what changed; live, the user's database has no
-        # pristine twin, so the final database is left unchecked.
-        changes = (
-            diff_databases(self._pristine, self._copy)
-            if self._pristine is not None and self._copy is not None
-            else None
-        )
+        # What changed: offline against the scenario's pristine copy, live against the
+        # copy taken when the conversation began (none: the final database is unchecked).
+        changes = None
+        if self._scenario is not None:
+            origin = DatasetMatch(self._scenario.dataset, 0)
+            if self._pristine is not None and self._copy is not None:
+                changes = diff_databases(self._pristine, self._copy)
+        else:
+            origin = match_dataset(self._start)
+            current = sqlite_file(self._database.engine.url) if self._database else None
+            if self._start is not None and current is not None:
+                changes = diff_databases(self._start, current)
         name = _slug(path.stem)
         scenario = record_scenario(
             self.events,
             name=name,
-            description=f"Recorded in the TUI ({self.status.source}).",
-            dataset=self._scenario.dataset if self._scenario else "sample",
+            description=origin.describe(f"Recorded in the TUI ({self.status.source})."),
+            dataset=origin.dataset,
             customer=self.customer if self._scenario is None else self._scenario.customer,
             settings=ScenarioSettings(
                 guard=self.status.guard,
@@ -373,7 +399,10 @@ class AgentController(SessionController):
             ),
             changes=changes,
         )
-        return save_scenario(scenario, path)
+        saved = save_scenario(scenario, path)
+        if origin.warning:
+            self.warn(f"{saved.name}: {origin.warning}.")
+        return saved
 
     def save_transcript(self, directory: Path) -> list[Path]:
         from airline_agent.scenarios.transcript import write_transcript
