@@ -14,6 +14,14 @@ from tests.tui.helpers import library_shown, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 
+async def _main_screen(pilot) -> ChatPane:
+    """The main screen with the library closed: its chat pane."""
+    app = pilot.app
+    await wait_until(pilot, lambda: library_shown(app))
+    await pilot.press("escape")
+    return app.main.query_one(ChatPane)
+
+
 def _feed(app: AirlineApp, *events: object) -> None:
     """Events as the turn worker hands them to the screen."""
     main = app.main
@@ -42,9 +50,7 @@ async def test_a_reply_whose_end_comes_within_the_wait_is_shown_whole(
     monkeypatch.setattr(main_screen, "FIRST_TEXT_WAIT", 30.0)  # longer than the test
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: library_shown(app))
-        await pilot.press("escape")
-        chat = app.main.query_one(ChatPane)
+        chat = await _main_screen(pilot)
         _feed(app, TurnStarted(1, "Hello?"), TextDelta(1, "Hello, how "))
         await wait_until(pilot, lambda: len(chat.messages()) == 1)
         await pilot.pause(0.2)
@@ -62,9 +68,7 @@ async def test_a_reply_whose_end_does_not_come_streams_after_the_wait(
     monkeypatch.setattr(main_screen, "FIRST_TEXT_WAIT", 0.05)
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: library_shown(app))
-        await pilot.press("escape")
-        chat = app.main.query_one(ChatPane)
+        chat = await _main_screen(pilot)
         _feed(app, TurnStarted(1, "Hello?"), TextDelta(1, "Hello, how "))
         await wait_until(pilot, lambda: len(chat.messages()) == 2)
         assert streamed == ["Hello, how "]
