@@ -3,53 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
-
-import pytest
 
 from airline_agent.agent.history import problems
 from tests.support.chat_server import ChatServer
+from tests.support.cli import run_cli
 
 LOOKUP = ("get_reservation_details", {"reservation_id": "EHGLP3"})
 CANCEL = ("cancel_reservation", {"reservation_id": "EHGLP3"})
 
 
-@pytest.fixture(scope="module")
-def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from airline_agent.domain.seed import build_database
-
-    path = tmp_path_factory.mktemp("chat") / "sample.db"
-    build_database(path).close()
-    return path
-
-
-@pytest.fixture
-def db(sample_db: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "airline.db"
-    shutil.copy(sample_db, copy)
-    return copy
-
-
 def chat(
     *args: str, stdin: str = "", server: ChatServer | None = None, model: str | None = "gpt-4o-mini"
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AIRLINE_AGENT_"))}
-    if server is not None:
-        env["OPENAI_BASE_URL"] = server.url
-    if model is not None:
-        env["AIRLINE_AGENT_MODEL"] = model
-    return subprocess.run(
-        [sys.executable, "-m", "airline_agent", "chat", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    return run_cli("chat", *args, stdin=stdin, server=server, model=model, timeout=60)
 
 
 def test_no_model_says_how_to_configure_one_and_exits_2():

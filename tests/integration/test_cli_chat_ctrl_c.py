@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import select
-import shutil
 import sqlite3
 import sys
 import time
@@ -18,6 +17,7 @@ import pytest
 
 from airline_agent.agent.history import problems
 from tests.support.chat_server import ChatServer
+from tests.support.cli import cli_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
@@ -78,26 +78,8 @@ class Terminal:
         return self.seen.decode(errors="replace")
 
 
-@pytest.fixture
-def db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from airline_agent.domain.seed import build_database
-
-    template = tmp_path_factory.getbasetemp() / "ctrl-c-sample.db"
-    if not template.exists():
-        build_database(template).close()
-    copy = tmp_path / "airline.db"
-    shutil.copy(template, copy)
-    return copy
-
-
 def _terminal(server: ChatServer, db: Path) -> Terminal:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AIRLINE_AGENT_"))}
-    env |= {
-        "OPENAI_BASE_URL": server.url,
-        "AIRLINE_AGENT_MODEL": "gpt-4o-mini",
-        "TERM": "dumb",
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-    }
+    env = cli_env(server, TERM="dumb", PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     return Terminal(["-m", "airline_agent", "chat", "--db", str(db)], env)
 
 

@@ -5,44 +5,21 @@ same final database, and neither file holds the API key."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.support.chat_server import ChatServer
+from tests.support.cli import run_cli
 
 SECRET = "sk-test-recording-0123456789"
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    from airline_agent.domain.seed import build_database
-
-    path = tmp_path / "airline.db"
-    build_database(path).close()
-    return path
-
-
 def run(
     *args: str, stdin: str = "", server: ChatServer | None = None
-) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AIRLINE_AGENT_"))}
-    env["AIRLINE_AGENT_MODEL"] = "gpt-4o-mini"
-    env["OPENAI_API_KEY"] = SECRET
-    if server is not None:
-        env["OPENAI_BASE_URL"] = server.url
-    return subprocess.run(
-        [sys.executable, "-m", "airline_agent", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+) -> subprocess.CompletedProcess[str]:
+    return run_cli(*args, stdin=stdin, server=server, OPENAI_API_KEY=SECRET)
 
 
 def reservation(db: Path, reservation_id: str) -> dict:

@@ -5,17 +5,15 @@ with a warning (stderr and the scenario's description) that the replay may drift
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.conftest import TAU2_DIR, tau2_files
 from tests.support.chat_server import ChatServer
+from tests.support.cli import run_cli
 
 SECRET = "sk-test-recording-0123456789"
 WARNING = re.compile(
@@ -26,20 +24,14 @@ WARNING = re.compile(
 
 def run(
     *args: str, stdin: str = "", server: ChatServer | None = None
-) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AIRLINE_AGENT_"))}
-    env["AIRLINE_AGENT_TAU2_DIR"] = str(TAU2_DIR)  # where the τ² import is compared from
-    env["AIRLINE_AGENT_MODEL"] = "gpt-4o-mini"
-    env["OPENAI_API_KEY"] = SECRET
-    if server is not None:
-        env["OPENAI_BASE_URL"] = server.url
-    return subprocess.run(
-        [sys.executable, "-m", "airline_agent", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+) -> subprocess.CompletedProcess[str]:
+    # AIRLINE_AGENT_TAU2_DIR: where the τ² import is compared from.
+    return run_cli(
+        *args,
+        stdin=stdin,
+        server=server,
+        OPENAI_API_KEY=SECRET,
+        AIRLINE_AGENT_TAU2_DIR=str(TAU2_DIR),
     )
 
 
@@ -69,21 +61,12 @@ def replay(recording: Path) -> dict:
     return json.loads(result.stdout)["scenarios"][0]
 
 
-@pytest.fixture
-def sample_db(tmp_path: Path) -> Path:
-    from airline_agent.domain.seed import build_database
-
-    path = tmp_path / "airline.db"
-    build_database(path).close()
-    return path
-
-
 def test_a_recording_on_the_pristine_sample_says_sample_and_warns_nothing(
-    chat_server: ChatServer, sample_db: Path, tmp_path: Path
+    chat_server: ChatServer, db: Path, tmp_path: Path
 ) -> None:
     recording = tmp_path / "pristine.yaml"
 
-    result = record_lookup(chat_server, sample_db, recording, "harper_smith_5967", "GWL0HE")
+    result = record_lookup(chat_server, db, recording, "harper_smith_5967", "GWL0HE")
 
     body = yaml.safe_load(recording.read_text())
     assert body["dataset"] == "sample"
@@ -92,7 +75,7 @@ def test_a_recording_on_the_pristine_sample_says_sample_and_warns_nothing(
 
 
 def test_a_recording_on_a_changed_sample_warns_with_the_count_and_says_so(
-    chat_server: ChatServer, sample_db: Path, tmp_path: Path
+    chat_server: ChatServer, db: Path, tmp_path: Path
 ) -> None:
     from airline_agent.scenarios import datasets
     from airline_agent.scenarios.dbdiff import diff_databases
@@ -104,16 +87,16 @@ def test_a_recording_on_a_changed_sample_warns_with_the_count_and_says_so(
         "cancel_reservation",
         json.dumps(cancel),
         "--db",
-        str(sample_db),
+        str(db),
         "--as",
         "harper_smith_5967",
     )
     assert earlier.returncode == 0, earlier.stderr
-    differing = len(diff_databases(datasets.pristine("sample"), sample_db))
+    differing = len(diff_databases(datasets.pristine("sample"), db))
     assert differing >= 1
     recording = tmp_path / "changed.yaml"
 
-    result = record_lookup(chat_server, sample_db, recording, "harper_smith_5967", "GWL0HE")
+    result = record_lookup(chat_server, db, recording, "harper_smith_5967", "GWL0HE")
 
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1, result.stderr

@@ -21,25 +21,12 @@ from airline_agent.domain.clock import Clock
 from tests.support.events import of_type, run_turn
 
 
-@pytest.fixture(scope="module")
-def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from airline_agent.domain.seed import build_database
-
-    path = tmp_path_factory.mktemp("loop") / "sample.db"
-    build_database(path).close()
-    return path
-
-
 @pytest.fixture
-def toolbox(sample_db: Path, tmp_path: Path):
-    import shutil
-
+def toolbox(db: Path):
     from airline_agent.domain.seed import ensure_database
     from airline_agent.tools.toolbox import Toolbox
 
-    copy = tmp_path / "airline.db"
-    shutil.copy(sample_db, copy)
-    database = ensure_database(copy)
+    database = ensure_database(db)  # a fresh copy of the sample (tests/integration/conftest.py)
     yield Toolbox(database, clock=Clock.at())
     database.close()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 import yaml
 
 from airline_agent.agent.events import ApprovalRequested
@@ -145,15 +144,6 @@ def test_a_recording_keeps_each_answer_and_replays_the_same(tmp_path: Path) -> N
     again = replay_scenario(load_scenario(path))
     assert again.status == "passed", again.why()
     assert [f"{c.kind}/{c.key}" for c in again.changes] == ["reservations/GWL0HE"]
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    from airline_agent.domain.seed import build_database
-
-    path = tmp_path / "airline.db"
-    build_database(path).close()
-    return path
 
 
 def test_a_live_chat_with_mixed_answers_replays_as_it_happened(

@@ -39,6 +39,15 @@ def _controller(server: ChatServer, tmp_path: Path) -> AgentController:
     return controller
 
 
+async def _prepared(server: ChatServer, tmp_path: Path) -> tuple[AgentController, list[str]]:
+    """A live controller with its database open (seeded on first start); its warnings."""
+    controller = _controller(server, tmp_path)
+    warnings: list[str] = []
+    controller.warn = warnings.append
+    await controller.prepare()
+    return controller, warnings
+
+
 async def _turn(controller: AgentController, server: ChatServer, call, text: str) -> None:
     server.stream(tool_calls=[call])
     server.stream("Done.", usage=(900, 2))
@@ -49,10 +58,7 @@ async def _turn(controller: AgentController, server: ChatServer, call, text: str
 async def test_a_conversation_on_the_pristine_sample_is_saved_as_sample_with_its_changes(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
-    controller = _controller(chat_server, tmp_path)
-    warnings: list[str] = []
-    controller.warn = warnings.append
-    await controller.prepare()  # seeds the sample on first start
+    controller, warnings = await _prepared(chat_server, tmp_path)  # seeds the sample on first start
     try:
         await _turn(controller, chat_server, CANCEL, "Cancel GWL0HE, my plans changed.")
         saved = controller.save_scenario(tmp_path / "pristine.yaml")
@@ -76,10 +82,7 @@ async def test_a_conversation_begun_on_a_changed_sample_is_saved_with_a_warning(
     from airline_agent.scenarios import datasets
     from airline_agent.scenarios.dbdiff import diff_databases
 
-    controller = _controller(chat_server, tmp_path)
-    warnings: list[str] = []
-    controller.warn = warnings.append
-    await controller.prepare()
+    controller, warnings = await _prepared(chat_server, tmp_path)
     try:
         await _turn(controller, chat_server, CANCEL, "Cancel GWL0HE, my plans changed.")
         differing = len(diff_databases(datasets.pristine("sample"), tmp_path / "airline.db"))
