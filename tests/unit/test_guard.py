@@ -136,13 +136,10 @@ ECON01_FLIGHTS = [
 ]
 
 
-def _change(reservation: str, cabin: str, flights: list, payment: str) -> dict:
-    return {
-        "reservation_id": reservation,
-        "cabin": cabin,
-        "flights": flights,
-        "payment_id": payment,
-    }
+def _change_flights(tools, reservation: str, cabin: str, flights: list, payment: str):
+    """The outcome of update_reservation_flights with these arguments."""
+    change = {"reservation_id": reservation, "cabin": cabin, "flights": flights}
+    return tools.call("update_reservation_flights", {**change, "payment_id": payment})
 
 
 def test_m1_basic_economy_flights_cannot_change(world_db) -> None:
@@ -151,37 +148,26 @@ def test_m1_basic_economy_flights_cannot_change(world_db) -> None:
         {"flight_number": "HAT156", "date": "2024-05-18"},
         {"flight_number": "HAT021", "date": "2024-05-18"},
     ]
-    change = _change("EHGLP3", "basic_economy", other_day, "credit_card_5832574")
-    _refused(tools.call("update_reservation_flights", change), "M1")
+    _refused(
+        _change_flights(tools, "EHGLP3", "basic_economy", other_day, "credit_card_5832574"), "M1"
+    )
     same = [
         {"flight_number": "HAT156", "date": "2024-05-17"},
         {"flight_number": "HAT021", "date": "2024-05-17"},
     ]
     # M4: a cabin upgrade of the same flights is allowed, basic economy too.
-    _allowed(
-        tools.call(
-            "update_reservation_flights", _change("EHGLP3", "economy", same, "credit_card_5832574")
-        )
-    )
+    _allowed(_change_flights(tools, "EHGLP3", "economy", same, "credit_card_5832574"))
 
 
 def test_m2_origin_and_destination_stay(world_db) -> None:
     tools = toolbox(world_db, acting_user=NOAH)
     to_seattle = [{"flight_number": "HAT100", "date": "2024-05-18"}]
     _refused(
-        tools.call(
-            "update_reservation_flights",
-            _change("ECON01", "economy", to_seattle, "credit_card_1111111"),
-        ),
+        _change_flights(tools, "ECON01", "economy", to_seattle, "credit_card_1111111"),
         "M2",
     )
     direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
-    _allowed(
-        tools.call(
-            "update_reservation_flights",
-            _change("ECON01", "economy", direct, "credit_card_1111111"),
-        )
-    )
+    _allowed(_change_flights(tools, "ECON01", "economy", direct, "credit_card_1111111"))
 
 
 def test_m4_cabin_change_not_after_flying_nor_with_other_flights(world_db) -> None:
@@ -191,27 +177,16 @@ def test_m4_cabin_change_not_after_flying_nor_with_other_flights(world_db) -> No
         {"flight_number": "HAT050", "date": "2024-05-18"},
     ]
     _refused(
-        tools.call(
-            "update_reservation_flights",
-            _change("FLOWN1", "business", flown, "credit_card_5555555"),
-        ),
+        _change_flights(tools, "FLOWN1", "business", flown, "credit_card_5555555"),
         "M4",
     )
     noah = toolbox(world_db, acting_user=NOAH)
     direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
     _refused(
-        noah.call(
-            "update_reservation_flights",
-            _change("ECON01", "business", direct, "credit_card_1111111"),
-        ),
+        _change_flights(noah, "ECON01", "business", direct, "credit_card_1111111"),
         "M4",
     )
-    _allowed(
-        noah.call(
-            "update_reservation_flights",
-            _change("ECON01", "business", ECON01_FLIGHTS, "credit_card_1111111"),
-        )
-    )
+    _allowed(_change_flights(noah, "ECON01", "business", ECON01_FLIGHTS, "credit_card_1111111"))
 
 
 def test_m5_bags_only_added(world_db) -> None:
@@ -246,17 +221,10 @@ def test_m7_no_certificate_for_a_change(world_db) -> None:
     tools = toolbox(world_db, acting_user=NOAH)
     direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
     _refused(
-        tools.call(
-            "update_reservation_flights",
-            _change("ECON01", "economy", direct, "certificate_3333333"),
-        ),
+        _change_flights(tools, "ECON01", "economy", direct, "certificate_3333333"),
         "M7",
     )
-    _allowed(
-        tools.call(
-            "update_reservation_flights", _change("ECON01", "economy", direct, "gift_card_2222222")
-        )
-    )
+    _allowed(_change_flights(tools, "ECON01", "economy", direct, "gift_card_2222222"))
 
 
 # ---------------------------------------------------------------- cancellation (X2, X3)
@@ -342,11 +310,7 @@ def test_p4_delay_compensation_only_after_a_change(world_db) -> None:
     ask = {"user_id": SOFIA, "reservation_id": "DELAY1", "reason": "delayed_flight", "amount": 100}
     _refused(tools.call("send_certificate", ask), "P4")
     later = [{"flight_number": "HAT300", "date": "2024-05-16"}]
-    _allowed(
-        tools.call(
-            "update_reservation_flights", _change("DELAY1", "economy", later, "credit_card_5555555")
-        )
-    )
+    _allowed(_change_flights(tools, "DELAY1", "economy", later, "credit_card_5555555"))
     _refused(tools.call("send_certificate", {**ask, "amount": 150}), "P4")
     _allowed(tools.call("send_certificate", ask))
 
