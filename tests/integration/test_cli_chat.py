@@ -60,19 +60,21 @@ def test_an_unknown_model_cost_is_shown_as_unknown(chat_server, db):
     assert "$0" not in result.stdout
 
 
-def test_a_declined_write_is_not_run(chat_server, db):
+def _emma_asks_to_cancel(
+    chat_server: ChatServer, db, answer: str, reply: str, *flags: str
+) -> subprocess.CompletedProcess[str]:
+    """Emma asks to cancel EHGLP3 with --approve ask; `answer` goes to the approval prompt."""
     chat_server.stream(tool_calls=[CANCEL])
-    chat_server.stream("All right, nothing was changed.")
-    result = chat(
-        "--db",
-        str(db),
-        "--approve",
-        "ask",
-        "--as",
-        "emma_kim_9957",
-        stdin="cancel EHGLP3\nn\n",
+    chat_server.stream(reply)
+    return chat(
+        *("--db", str(db), "--approve", "ask", "--as", "emma_kim_9957", *flags),
+        stdin=f"cancel EHGLP3\n{answer}\n",
         server=chat_server,
     )
+
+
+def test_a_declined_write_is_not_run(chat_server, db):
+    result = _emma_asks_to_cancel(chat_server, db, "n", "All right, nothing was changed.")
     assert result.returncode == 0, result.stderr
     assert "? cancel_reservation" in result.stdout and "approve? [y/N]" in result.stdout
     assert "→ cancel_reservation" in result.stdout and "error PERMISSION_DENIED" in result.stdout
@@ -81,18 +83,9 @@ def test_a_declined_write_is_not_run(chat_server, db):
 
 
 def test_an_accepted_write_runs(chat_server, db):
-    chat_server.stream(tool_calls=[CANCEL])
-    chat_server.stream("Your reservation is cancelled.")
-    result = chat(
-        "--db",
-        str(db),
-        "--approve",
-        "ask",
-        "--as",
-        "emma_kim_9957",
-        "--no-guard",
-        stdin="cancel EHGLP3\ny\n",
-        server=chat_server,
+    # --no-guard: X3 would refuse this basic-economy cancellation; here only approval counts.
+    result = _emma_asks_to_cancel(
+        chat_server, db, "y", "Your reservation is cancelled.", "--no-guard"
     )
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if "→ cancel_reservation" in x)
