@@ -140,6 +140,15 @@ def test_errors_are_results(world_db) -> None:
     assert tools.call("calculate", {"expression": "__import__('os')"}).error == "INVALID_ARGUMENTS"
 
 
+# Noah's ECON01 has 1 bag; 2 more at $50, paid from the $500 gift card.
+TWO_PAID_BAGS_ON_ECON01 = {
+    "reservation_id": "ECON01",
+    "total_baggages": 3,
+    "nonfree_baggages": 2,
+    "payment_id": "gift_card_2222222",
+}
+
+
 def test_internal_errors_roll_back(world_db, monkeypatch) -> None:
     from airline_agent.domain import operations
 
@@ -150,30 +159,14 @@ def test_internal_errors_roll_back(world_db, monkeypatch) -> None:
 
     monkeypatch.setattr(operations, "_append_payment", broken)
     tools = toolbox(world_db, guard=False)
-    outcome = tools.call(
-        "update_reservation_baggages",
-        {
-            "reservation_id": "ECON01",
-            "total_baggages": 3,
-            "nonfree_baggages": 2,
-            "payment_id": "gift_card_2222222",
-        },
-    )
+    outcome = tools.call("update_reservation_baggages", TWO_PAID_BAGS_ON_ECON01)
     assert outcome.error == "INTERNAL_ERROR" and "disk on fire" in outcome.result["message"]
     assert export_tau2(world_db) == before
 
 
 def test_bag_update_charges_and_records_changes(world_db) -> None:
     tools = toolbox(world_db, guard=False)
-    outcome = tools.call(
-        "update_reservation_baggages",
-        {
-            "reservation_id": "ECON01",
-            "total_baggages": 3,
-            "nonfree_baggages": 2,
-            "payment_id": "gift_card_2222222",
-        },
-    )
+    outcome = tools.call("update_reservation_baggages", TWO_PAID_BAGS_ON_ECON01)
     assert outcome.ok
     assert outcome.result["payment_history"][-1] == {
         "payment_id": "gift_card_2222222",
