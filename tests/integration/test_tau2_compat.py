@@ -154,40 +154,27 @@ def test_a_flight_change_refund_credits_the_gift_card(reference, tmp_path) -> No
         {"flight_number": "HAT156", "date": "2024-05-17"},
         {"flight_number": "HAT021", "date": "2024-05-17"},
     ]
-    up = toolbox.call(
-        "update_reservation_flights",
-        {
-            "reservation_id": "EHGLP3",
-            "cabin": "economy",
-            "flights": flights,
-            "payment_id": "credit_card_5832574",
-        },
-    )
+
+    def change_cabin(cabin: str, payment_id: str):
+        change = {"reservation_id": "EHGLP3", "cabin": cabin, "flights": flights}
+        return toolbox.call("update_reservation_flights", {**change, "payment_id": payment_id})
+
+    def prices(cabin: str) -> list[int]:
+        days = [initial["flights"][f["flight_number"]]["dates"]["2024-05-17"] for f in flights]
+        return [day["prices"][cabin] for day in days]
+
+    up = change_cabin("economy", "credit_card_5832574")
     assert up.error is None
-    economy = [
-        initial["flights"][f["flight_number"]]["dates"]["2024-05-17"]["prices"]["economy"]
-        for f in flights
-    ]
+    economy = prices("economy")
     charge = (sum(economy) - (50 + 54)) * 2
     assert up.result["payment_history"][-1] == {
         "payment_id": "credit_card_5832574",
         "amount": charge,
     }
-    down = toolbox.call(
-        "update_reservation_flights",
-        {
-            "reservation_id": "EHGLP3",
-            "cabin": "basic_economy",
-            "flights": flights,
-            "payment_id": "gift_card_9562694",
-        },
-    )
+    down = change_cabin("basic_economy", "gift_card_9562694")
     assert down.error is None
-    basic = [
-        initial["flights"][f["flight_number"]]["dates"]["2024-05-17"]["prices"]["basic_economy"]
-        for f in flights
-    ]
-    refund = (sum(basic) - sum(economy)) * 2
+    refund = (sum(prices("basic_economy")) - sum(economy)) * 2
+    assert refund < 0  # a negative payment is money back: the name's "refund"
     assert down.result["payment_history"][-1] == {
         "payment_id": "gift_card_9562694",
         "amount": refund,
