@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -85,7 +86,7 @@ class MainScreen(Screen[None]):
         self.trace_builder = TraceBuilder()
         self.turn_worker: Worker | None = None
         self.current_turn = 0
-        # Events the turn worker produced, shown in batches by `on_events_arrived`.
+        # Events the turn worker produced, shown in slices by `_show_backlog`.
         # Backpressure: the worker waits while the screen is `MAX_BEHIND` events behind,
         # so key presses never queue behind a flood of events.
         self._backlog: list[AgentEvent] = []
@@ -100,8 +101,8 @@ class MainScreen(Screen[None]):
         self._pane_turn = 0  # index into PANE_ORDER: whose changes the next frame shows
         self._waiting_for_frame = False
         self._caught_up = asyncio.Event()
-        # A key press parks the events until the frame after its handling: that frame
-        # then shows the key's effect alone instead of beside a slice of pane updates.
+        # A key press parks the events until its effect is painted: that frame then
+        # shows the key's effect alone instead of beside a slice of pane updates.
         self._key_pending = False
         self._key_number = 0  # which key is held: a released key's timer lets no other go
         self._parked = False
@@ -234,9 +235,11 @@ class MainScreen(Screen[None]):
 
     @property
     def backlog(self) -> int:
-        """Events the worker produced that the panes do not show yet."""
-        waiting = len(self._backlog) + len(self._trace_waiting) + len(self._usage_waiting)
-        return waiting + self._flush_posted
+        """Events the worker produced that the panes do not show yet (and a slice to come)."""
+        return self._not_shown() + self._flush_posted
+
+    def _not_shown(self) -> int:
+        return len(self._backlog) + len(self._trace_waiting) + len(self._usage_waiting)
 
     def _after_next_frame(self) -> None:
         """The next pane's turn once the screen has painted this one.
@@ -300,10 +303,6 @@ class MainScreen(Screen[None]):
         if self._key_pending:
             self._parked = True  # `_release_events` schedules this again
             return
-        # What arrived since the last frame goes on screen together (one layout for many
-        # events, streamed text joined first), but for `SLICE_SECONDS` at most: then the
-        # screen paints and reads keys before the next slice, so a key never waits behind
-        # a long batch.
         pane = self._pane_to_show()
         if pane == "trace":
             entries, self._trace_waiting = self._trace_waiting, []
@@ -312,11 +311,14 @@ class MainScreen(Screen[None]):
             events, self._usage_waiting = self._usage_waiting, []
             self.usage.show_all(events)
         if pane != "chat":
-            if self.backlog - self._flush_posted:
+            if self._not_shown():
                 self._after_next_frame()
             else:
                 self._flush_posted = False
             return
+        # The chat's turn: what arrived since its last turn goes on screen together (one
+        # layout for many events, streamed text joined first), but for `SLICE_SECONDS`
+        # at most, so a key never waits behind a long batch.
         deadline = time.perf_counter() + SLICE_SECONDS
         held = 0.0  # seconds the first text of a reply still waits for the rest
         try:
@@ -336,7 +338,7 @@ class MainScreen(Screen[None]):
                 # schedules the next slice for its next event): whole if that is its end.
                 self._flush_posted = False
                 self.set_timer(held, lambda: self.call_after_refresh(self._show_backlog))
-            elif self.backlog - self._flush_posted:
+            elif self._not_shown():
                 self._after_next_frame()
             else:
                 self._flush_posted = False
@@ -563,37 +565,32 @@ class MainScreen(Screen[None]):
         return Path("recordings") / f"conversation-{stamp}{suffix}"
 
     def action_save_scenario(self) -> None:
-        from airline_agent.tui.screens.prompt import PromptScreen
-
-        def chosen(path: str | None) -> None:
-            if path:
-                self._save(lambda: self.controller.save_scenario(Path(path)))
-
-        self.app.push_screen(
-            PromptScreen(
-                "Save the conversation as a scenario file:", str(self._save_path(".yaml"))
-            ),
-            callback=chosen,
+        self._ask_and_save(
+            "Save the conversation as a scenario file:", ".yaml", self.controller.save_scenario
         )
 
     def action_save_transcript(self) -> None:
+        self._ask_and_save(
+            "Save the transcript (JSONL + Markdown) in directory:",
+            "",
+            self.controller.save_transcript,
+        )
+
+    def _ask_and_save(self, question: str, suffix: str, save: Callable[[Path], object]) -> None:
+        """Ask where (a dated name under recordings/ proposed), then save there."""
         from airline_agent.tui.screens.prompt import PromptScreen
+
+        if not self.controller.events:  # before asking where, not after
+            self.notify("Nothing to save yet.", severity="warning")
+            return
 
         def chosen(path: str | None) -> None:
             if path:
-                self._save(lambda: self.controller.save_transcript(Path(path)))
+                self._save(lambda: save(Path(path)))
 
-        self.app.push_screen(
-            PromptScreen(
-                "Save the transcript (JSONL + Markdown) in directory:", str(self._save_path(""))
-            ),
-            callback=chosen,
-        )
+        self.app.push_screen(PromptScreen(question, str(self._save_path(suffix))), callback=chosen)
 
-    def _save(self, save) -> None:
-        if not self.controller.events:
-            self.notify("Nothing to save yet.", severity="warning")
-            return
+    def _save(self, save: Callable[[], object]) -> None:
         try:
             saved = save()
         except Exception as error:
