@@ -27,3 +27,9 @@ def library_shown(app: App) -> bool:
     from airline_agent.tui.screens.picker import ScenarioPicker
 
     return isinstance(app.screen, ScenarioPicker) and app.screen.loaded
+
+
+async def close_the_library(pilot: Pilot) -> None:
+    """Offline, the app opens on the scenario library: wait for it, then close it (esc)."""
+    await wait_until(pilot, lambda: library_shown(pilot.app))
+    await pilot.press("escape")

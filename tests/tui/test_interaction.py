@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+from textual.widgets import Markdown
+
 from airline_agent.agent.events import AssistantMessage
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.screens.approval import ApprovalScreen
@@ -14,7 +16,7 @@ from airline_agent.tui.screens.inspector import InspectorScreen
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
-from tests.tui.helpers import library_shown, wait_until
+from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 SIZE = (140, 40)
@@ -22,8 +24,7 @@ SIZE = (140, 40)
 
 async def _open(pilot, app: AirlineApp) -> None:
     if app.controller.mode == "offline":
-        await wait_until(pilot, lambda: library_shown(app))
-        await pilot.press("escape")
+        await close_the_library(pilot)
 
 
 async def _play_first_turn(pilot, app: AirlineApp) -> None:
@@ -167,6 +168,11 @@ async def test_f1_opens_help_listing_the_keys() -> None:
         await _open(pilot, app)
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        shown = app.screen.query_one(Markdown).source
+        spelled = {"escape": "esc"}  # how the help writes a key, where it differs
+        for binding in [*app.main.BINDINGS, *app.BINDINGS]:
+            key = binding.key  # type: ignore[union-attr]
+            assert f"`{spelled.get(key, key)}`" in shown, key
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen))
 

@@ -7,7 +7,7 @@ from airline_agent.tui.screens.picker import ScenarioPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
-from tests.tui.helpers import library_shown, wait_until
+from tests.tui.helpers import close_the_library, library_shown, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 
@@ -56,8 +56,7 @@ async def test_one_step_fills_the_three_panes_in_order() -> None:
 async def test_the_second_step_plays_the_second_turn_and_errors_stand_out() -> None:
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: library_shown(app))
-        await pilot.press("escape")
+        await close_the_library(pilot)
         controller = app.controller
         await pilot.press("space")
         await wait_until(pilot, lambda: controller.position == 1 and not app.main.turn_running)
@@ -76,8 +75,7 @@ async def test_the_second_step_plays_the_second_turn_and_errors_stand_out() -> N
 async def test_auto_play_runs_every_turn() -> None:
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: library_shown(app))
-        await pilot.press("escape")
+        await close_the_library(pilot)
         controller = app.controller
         await pilot.press("a")
         await wait_until(pilot, lambda: len(controller.approvals) == 1)

@@ -10,15 +10,14 @@ from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.screens import main as main_screen
 from airline_agent.tui.widgets.chat_message import ChatMessage
 from airline_agent.tui.widgets.chat_pane import ChatPane
-from tests.tui.helpers import library_shown, wait_until
+from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 
 async def _main_screen(pilot) -> ChatPane:
     """The main screen with the library closed: its chat pane."""
     app = pilot.app
-    await wait_until(pilot, lambda: library_shown(app))
-    await pilot.press("escape")
+    await close_the_library(pilot)
     return app.main.query_one(ChatPane)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.screens.main import MainScreen
-from tests.tui.helpers import library_shown, wait_until
+from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 
@@ -14,8 +14,7 @@ from tests.tui.scripted_events import two_turn_controller
 async def test_saving_an_empty_conversation_warns_without_a_prompt(key: str) -> None:
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: library_shown(app))
-        await pilot.press("escape")
+        await close_the_library(pilot)
         await pilot.press(key)
         await wait_until(pilot, lambda: bool(app._notifications))
         assert isinstance(app.screen, MainScreen)  # no file prompt opened
