@@ -54,6 +54,7 @@ def test_guard_off_from_environment(db: str, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("AIRLINE_AGENT_GUARD", "off")
     done = run("cancel_reservation", '{"reservation_id": "RTRIP1"}', "--db", db)
     assert done.exit_code == 0
+    assert json.loads(done.stdout)["status"] == "cancelled"
 
 
 @pytest.mark.parametrize(

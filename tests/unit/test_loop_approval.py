@@ -69,3 +69,6 @@ async def test_reads_are_never_asked_about():
     s = session("ask", ScriptedResponse(tool_calls=(READ,)), ANSWER)
     events = await run_turn(s, "look")
     assert not of_type(events, ApprovalRequested)
+    # ...and the read is not skipped either: it runs, unasked.
+    ran = [(e.name, e.error) for e in of_type(events, ToolFinished)]
+    assert ran == [("get_reservation_details", None)]
