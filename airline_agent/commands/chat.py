@@ -117,6 +117,12 @@ def chat_command(
     if not settings.model_configured:
         typer.echo(NO_MODEL, err=True)
         raise typer.Exit(2)
+    from airline_agent.commands.outputs import file_or_exit, folder_or_exit
+
+    if record is not None:
+        file_or_exit(record, "--record")
+    if transcript is not None:
+        folder_or_exit(transcript, "--transcript")
     try:
         status = asyncio.run(
             run_chat(settings, as_user=as_user, record=record, transcript=transcript)
@@ -205,8 +211,12 @@ async def run_chat(
         await backend.aclose()
         database.close()
         if recording is not None:
-            for path in recording.finish():
-                typer.echo(f"saved {path}", err=True)
+            try:
+                for path in recording.finish():
+                    typer.echo(f"saved {path}", err=True)
+            except OSError as exc:  # checked at the start; the disk may still fill up
+                typer.echo(f"error: the recording could not be saved: {exc}", err=True)
+                status = 1
             for warning in recording.warnings:
                 typer.echo(f"warning: {warning}", err=True)
     return status

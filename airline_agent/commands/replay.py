@@ -47,6 +47,10 @@ def replay_command(
     if not scenario_paths(targets):
         typer.echo(f"replay: no scenario files in {', '.join(map(str, targets))}", err=True)
         raise typer.Exit(2)
+    if transcript is not None:
+        from airline_agent.commands.outputs import folder_or_exit
+
+        folder_or_exit(transcript, "--transcript")
     loaded = load_all(targets)
     order = ordered([item.name for item in loaded])
     loaded.sort(key=lambda item: order.index(item.name))
