@@ -11,6 +11,7 @@ Every model forbids unknown keys, so a typo in a file is an error, not a silent 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -151,6 +152,17 @@ class ScenarioSettings(Strict):
     max_tool_calls: int = Field(8, ge=1)
     model: str = "scripted"  # the name used for pricing
     now: str | None = None  # the domain clock; None: the default (policy C1)
+
+    @field_validator("now")
+    @classmethod
+    def _an_iso_date_time(cls, now: str | None) -> str | None:
+        # Checked here so that a bad clock is reported with file:line, not when replayed.
+        if now is not None:
+            try:
+                datetime.fromisoformat(now)
+            except ValueError:
+                raise ValueError("not an ISO date and time, e.g. 2024-05-15T15:00:00") from None
+        return now
 
 
 # `{kind: {id: {dotted.path: value}}}`: the records that must have changed, and how;
