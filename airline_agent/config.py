@@ -45,7 +45,10 @@ class Settings(BaseSettings):
     @field_validator("now")
     @classmethod
     def _an_iso_date_time(cls, value: str) -> str:
-        datetime.fromisoformat(value)  # ValueError: "Invalid isoformat string: …"
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError("not an ISO date and time, e.g. 2024-05-15T15:00:00") from None
         return value
 
     def __init__(self, **values: Any) -> None:
@@ -101,4 +104,5 @@ def load_settings(**flags: object) -> Settings:
             where = field_name or "settings"
         given = problem.get("input")
         shown = f" (got {given!r})" if isinstance(given, str | int | float) else ""
-        raise SettingsError(f"{where}: {problem['msg']}{shown}") from None
+        message = problem["msg"].removeprefix("Value error, ")  # pydantic's, for our checks
+        raise SettingsError(f"{where}: {message}{shown}") from None
