@@ -74,7 +74,7 @@ def replay_command(
         rows.append(report.to_json() | {"why": report.why()})
     failed = [row for row in rows if row["status"] not in ("passed", "skipped")]
     if as_json:
-        summary = {"scenarios": rows, "passed": len(rows) - len(failed), "failed": len(failed)}
+        summary = {"scenarios": rows} | _counts(rows)
         typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
         _print_table(rows)
@@ -96,10 +96,19 @@ def _print_table(rows: list[dict]) -> None:
             f"{row['name']:{width}}  {row['turns']:>5}  {row['tool_calls']:>5}  "
             f"{row['tokens']:>6}  {row['status']:7}  {why}"
         )
-    failed = sum(row["status"] not in ("passed", "skipped") for row in rows)
+    counts = _counts(rows)
     typer.echo(
-        f"{len(rows) - failed} of {len(rows)} passed" + (f", {failed} failed" if failed else "")
+        f"{counts['passed']} of {len(rows)} passed"
+        + (f", {counts['skipped']} skipped" if counts["skipped"] else "")
+        + (f", {counts['failed']} failed" if counts["failed"] else "")
     )
+
+
+def _counts(rows: list[dict]) -> dict[str, int]:
+    """A skipped scenario (its dataset is not here) does not fail the run, nor pass."""
+    skipped = sum(row["status"] == "skipped" for row in rows)
+    passed = sum(row["status"] == "passed" for row in rows)
+    return {"passed": passed, "skipped": skipped, "failed": len(rows) - passed - skipped}
 
 
 def _replay_tau2(directory: Path, as_json: bool) -> int:
