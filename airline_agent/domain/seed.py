@@ -522,7 +522,7 @@ def build_database(
         raise DatabaseExists(
             f"{name}: already exists. Use `--force` to replace it, or choose another `--db`."
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(target, name)
     building = target.with_name(f".{target.name}.building-{os.getpid()}")
     _remove_database_files(building)
     try:
@@ -564,6 +564,21 @@ def _build_at_url(url: str, fill, *, force: bool) -> Database:
     database = Database.create(url)
     fill(database)
     return database
+
+
+def _make_folder(target: Path, name: str) -> None:
+    """The database's folder, or DatabaseUnavailable naming what is in the way."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        # A file in the way reads "File exists" or "Not a directory": name that file.
+        folders = [target.parent, *target.parent.parents]
+        blocked = next((f for f in folders if f.exists() and not f.is_dir()), None)
+        if blocked is not None:
+            why = f"{blocked} is a file, not a folder"
+        else:
+            why = f"{exc.filename or target.parent}: {exc.strerror or exc}"
+        raise DatabaseUnavailable(f"{name}: cannot be created ({why})") from None
 
 
 def ensure_database(location: str | Path, *, progress: Progress | None = None) -> Database:
