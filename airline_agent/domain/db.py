@@ -88,6 +88,8 @@ class Database:
     def open(cls, db: str | Path) -> Database:
         """Open an existing database built by this project, or explain what is wrong."""
         name = describe(db)
+        if "://" not in str(db) and Path(db).expanduser().is_dir():
+            raise DatabaseUnavailable(f"{name}: is a directory, not a database file.")
         if "://" not in str(db) and not Path(db).expanduser().is_file():
             raise DatabaseUnavailable(
                 f"{name}: no such database. Create it with `airline-agent seed --db {name}`."

@@ -50,9 +50,8 @@ def pristine(dataset: Dataset, tau2: Path | None = None) -> Path:
     if dataset == "tau2":
         source = (tau2 or tau2_dir()) / "db.json"
         if not source.is_file():
-            raise DatasetUnavailable(
-                f"τ² reference data not found at {source} (set AIRLINE_AGENT_TAU2_DIR)"
-            )
+            hint = "" if tau2 else " (set AIRLINE_AGENT_TAU2_DIR)"  # a folder given: it is wrong
+            raise DatasetUnavailable(f"τ² reference data not found at {source}{hint}")
     key = f"{dataset}:{source}" if source else dataset
     with _lock:
         if key not in _pristine:
