@@ -142,6 +142,11 @@ class UsageReported:
     model: str
     latency_ms: float
     context_window: int | None = None
+    # Measured from the stream (None without one): the wait for the first piece of the
+    # answer (on a local model, mostly prompt processing), and completion tokens per
+    # second after it.
+    first_token_ms: float | None = None
+    tokens_per_second: float | None = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +205,16 @@ class ToolFinished:
 
 
 @dataclass(frozen=True)
+class CustomerBound:
+    """The conversation now acts for this customer: the user id the customer gave, confirmed
+    by the tool call `call_id` (I1). Writes and private reads follow from it."""
+
+    customer: str
+    call_id: str
+    tool: str
+
+
+@dataclass(frozen=True)
 class LimitReached:
     kind: Literal["tool_calls", "requests", "tokens", "cost"]
     limit: float
@@ -252,6 +267,7 @@ AgentEvent = (
     | ApprovalRequested
     | ToolStarted
     | ToolFinished
+    | CustomerBound
     | LimitReached
     | GroundingWarning
     | RetryScheduled

@@ -8,12 +8,9 @@ The domain and the tools are imported inside the command so `--help` stays fast.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-
-if TYPE_CHECKING:
-    from airline_agent.domain.db import Database
 
 
 def _usage(message: str) -> typer.Exit:
@@ -47,17 +44,15 @@ def call_command(
             raise _usage('arguments must be a JSON object, e.g. \'{"user_id": "emma_kim_9957"}\'')
 
     from airline_agent.commands.settings import settings_or_exit
-    from airline_agent.domain.clock import Clock
     from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.tools.toolbox import Toolbox
+    from airline_agent.stack import tool_caller
 
     settings = settings_or_exit(db=db, guard=False if no_guard else None)
     toolbox_names = _tool_names()
     if tool not in toolbox_names:
         raise _usage(f"no tool named {tool!r}; the tools are: {', '.join(toolbox_names)}")
-    clock = Clock.at(settings.now)  # checked by the settings
     try:
-        database = _open(settings.db)
+        caller = tool_caller(settings, customer=as_user)
     except DatabaseUnavailable as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -66,10 +61,9 @@ def call_command(
         typer.echo(f"error: {settings.db}: cannot open the database ({reason})", err=True)
         raise typer.Exit(1) from None
     try:
-        toolbox = Toolbox(database, clock=clock, guard=settings.guard, acting_user=as_user)
-        outcome = toolbox.call(tool, parsed)
+        outcome = caller.call(tool, parsed)
     finally:
-        database.close()
+        caller.close()
     typer.echo(json.dumps(outcome.result, indent=2, ensure_ascii=False))
     raise typer.Exit(0 if outcome.ok else 1)
 
@@ -78,12 +72,6 @@ def _tool_names() -> list[str]:
     from airline_agent.tools.toolbox import tool_names
 
     return tool_names()
-
-
-def _open(location: str) -> Database:
-    from airline_agent.domain.seed import ensure_database
-
-    return ensure_database(location)
 
 
 def register(app: typer.Typer) -> None:

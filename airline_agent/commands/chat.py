@@ -152,28 +152,21 @@ async def run_chat(
 
     `record` / `transcript`: save the session as a scenario file / as JSONL and Markdown
     when it ends (see `scenarios.live`)."""
-    from airline_agent.agent.backends import BackendConfigError, OpenAIBackend
-    from airline_agent.agent.loop import AgentSession, LoopOptions
-    from airline_agent.domain.clock import Clock
+    from airline_agent.agent.backends import BackendConfigError
     from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.domain.seed import ensure_database
-    from airline_agent.tools.toolbox import Toolbox
+    from airline_agent.stack import live_stack
 
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout
     try:
-        backend = OpenAIBackend.from_settings(settings)
+        stack = live_stack(settings, customer=as_user)
     except BackendConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
-    clock = Clock.at(settings.now)  # checked by the settings
-    try:
-        database = ensure_database(settings.db)
     except DatabaseUnavailable as exc:
         typer.echo(f"error: {exc}", err=True)
         return 1
-    toolbox = Toolbox(database, clock=clock, guard=settings.guard, acting_user=as_user)
-    session = AgentSession(backend, toolbox, LoopOptions.from_settings(settings))
+    session, database = stack.session, stack.database
     recording = None
     if record is not None or transcript is not None:
         recording = _start_recording(settings, database, as_user, record, transcript)
@@ -208,8 +201,7 @@ async def run_chat(
             status = 1 if reason == "error" else 0
     finally:
         ctrl_c.uninstall(previous_handler)
-        await backend.aclose()
-        database.close()
+        await stack.aclose()
         if recording is not None:
             try:
                 for path in recording.finish():

@@ -160,38 +160,13 @@ async def replay_scenario_async(scenario: Scenario, *, path: Path | None = None)
     return report
 
 
-def build_session(scenario: Scenario, database: Any) -> Any:
-    """The real loop over the real toolbox, with a scripted backend (loaded per turn)."""
-    from airline_agent.agent.backends import ScriptedBackend
-    from airline_agent.agent.loop import AgentSession, LoopOptions
-    from airline_agent.domain.clock import DEFAULT_NOW, Clock
-    from airline_agent.tools.toolbox import Toolbox
-
-    settings = scenario.settings
-    toolbox = Toolbox(
-        database,
-        clock=Clock.at(settings.now or DEFAULT_NOW),
-        guard=settings.guard,
-        acting_user=scenario.customer,
-    )
-    approval = {"auto": "auto", "deny": "deny"}.get(settings.approval, "ask")
-    options = LoopOptions(
-        model=settings.model,
-        max_tool_calls=settings.max_tool_calls,
-        approval=approval,  # type: ignore[arg-type]
-        stream=False,
-        retries=0,
-    )
-    return AgentSession(ScriptedBackend(model=settings.model), toolbox, options)
-
-
 async def _converse(scenario: Scenario, copy: Path, report: ScenarioReport) -> None:
-    from airline_agent.domain.db import Database
+    from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
 
-    database = Database.open(copy)
+    stack = scenario_stack(scenario, open_existing_database(copy))
+    session, backend = stack.session, scripted_backend(stack)
     try:
-        session = build_session(scenario, database)
-        script = ScenarioScript(scenario, session.backend)
+        script = ScenarioScript(scenario, backend)
         for number, turn in enumerate(scenario.turns, start=1):
             script.load(turn)
             events: list[AgentEvent] = []
@@ -200,11 +175,11 @@ async def _converse(scenario: Scenario, copy: Path, report: ScenarioReport) -> N
                 events.append(event)
             report.events.extend(events)
             report.turns += 1
-            _check_turn(number, turn, events, session.backend.remaining, report)
+            _check_turn(number, turn, events, backend.remaining, report)
         report.usage = session.usage
         report.cost = session.cost
     finally:
-        database.close()
+        stack.close()
 
 
 def _check_turn(

@@ -13,11 +13,14 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent.events import AgentEvent, ToolFinished
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.dbdiff import RecordKey, changed_records, owners_of
+
+if TYPE_CHECKING:
+    from airline_agent.agent.backends import ScriptedResponse
 
 CLOSING_REPLY = "That completes the reference solution of this task."
 
@@ -107,17 +110,10 @@ def _opening(task: dict[str, Any]) -> str:
     return " ".join(text.split()) or f"Task {task.get('id')}"
 
 
-async def _replay_task(task: dict[str, Any], directory: Path, *, verify: bool) -> TaskReport:
-    from airline_agent.agent.backends import ScriptedBackend, ScriptedResponse, ScriptedToolCall
-    from airline_agent.agent.loop import AgentSession, LoopOptions
-    from airline_agent.domain.clock import Clock
-    from airline_agent.domain.db import Database
-    from airline_agent.tools.toolbox import Toolbox
+def _scripted_actions(task_id: str, actions: list[dict[str, Any]]) -> list[ScriptedResponse]:
+    """One scripted response per reference action, then the closing reply."""
+    from airline_agent.agent.backends import ScriptedResponse, ScriptedToolCall
 
-    started = time.perf_counter()
-    task_id = str(task.get("id"))
-    actions = _actions(task)
-    report = TaskReport(task_id, len(actions))
     responses = [
         ScriptedResponse(
             tool_calls=(
@@ -130,27 +126,36 @@ async def _replay_task(task: dict[str, Any], directory: Path, *, verify: bool) -
         )
         for index, action in enumerate(actions)
     ]
-    responses.append(ScriptedResponse(content=CLOSING_REPLY))
+    return [*responses, ScriptedResponse(content=CLOSING_REPLY)]
+
+
+async def _replay_task(task: dict[str, Any], directory: Path, *, verify: bool) -> TaskReport:
+    from airline_agent.agent.loop import LoopOptions
+    from airline_agent.stack import open_existing_database, scripted_stack
+
+    started = time.perf_counter()
+    task_id = str(task.get("id"))
+    actions = _actions(task)
+    report = TaskReport(task_id, len(actions))
+    responses = _scripted_actions(task_id, actions)
     copy, original = datasets.fresh_copy("tau2", f"tau2-{task_id}", directory)
-    database = Database.open(copy)
+    options = LoopOptions(
+        model="scripted",
+        stream=False,
+        retries=0,
+        grounding=False,
+        max_tool_calls=len(actions) + 1,
+        max_requests=len(actions) + 2,
+    )
+    stack = scripted_stack(open_existing_database(copy), options, guard=False, responses=responses)
     try:
-        toolbox = Toolbox(database, clock=Clock.at(), guard=False)
-        options = LoopOptions(
-            model="scripted",
-            stream=False,
-            retries=0,
-            grounding=False,
-            max_tool_calls=len(actions) + 1,
-            max_requests=len(actions) + 2,
-        )
-        session = AgentSession(ScriptedBackend(responses), toolbox, options)
         finished: list[ToolFinished] = []
-        async for event in session.run_turn(_opening(task)):
+        async for event in stack.session.run_turn(_opening(task)):
             report.events.append(event)
             if isinstance(event, ToolFinished):
                 finished.append(event)
     finally:
-        database.close()
+        stack.close()
     changed: set[RecordKey] = set()
     for index, action in enumerate(actions, start=1):
         if index > len(finished):

@@ -6,9 +6,12 @@ semantics; switching the guard off (`Toolbox.guard = False`, `--no-guard`,
 actions replay unchanged.
 
 Enforced here:
-- I1, I2 authorization: writes act only for the identified customer (`acting_user`),
-  on their own profile and reservations; with no identified customer, every write is
-  refused with "identify the customer first".
+- I1, I2 authorization: writes act only for the conversation's customer
+  (`ToolConversation.customer`), on their own profile and reservations; with no
+  identified customer, every write is refused with "identify the customer first".
+- Privacy: once a conversation is bound to a customer, it reads only that customer's
+  profile and reservations; before that, an agent conversation looks up only a user id
+  the customer gave (a profile is private, and a model may guess ids).
 - B1 bookable status, B2 cabin, B3 passengers (1–5, complete), B4 payment mix,
   B5 non-free bag count from membership and cabin (booking and bag changes).
 - M1 basic economy flights fixed, M2 same origin/destination/trip type, M4 cabin change
@@ -17,7 +20,7 @@ Enforced here:
   B5/B6 prices are applied by the operations themselves.
 - X2 nothing flown, X3 eligibility given the stated `reason` (asks for it when needed).
 - P2 who qualifies, P3 / P4 amounts, P4 only after a change or cancellation in this
-  session (or of a cancelled reservation). Needs `reservation_id` and `reason`.
+  conversation (or of a cancelled reservation). Needs `reservation_id` and `reason`.
 - Writes on a cancelled reservation are refused (C5).
 
 Left to the prompt, because the call and the database cannot decide them:
@@ -42,49 +45,91 @@ from airline_agent.domain import operations, policy
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DomainError, PermissionDenied
+from airline_agent.tools.conversation import ToolConversation
 
 
 class GuardContext(Protocol):
     database: Database
     clock: Clock
-    acting_user: str | None
-    changed_reservations: set[str]
 
 
 IDENTIFY_FIRST = (
-    "no customer is identified in this session: ask for the customer's user id and look "
+    "no customer is identified in this conversation: ask for the customer's user id and look "
     "it up with get_user_details before changing anything"
 )
 
 
-def check(context: GuardContext, name: str, arguments: BaseModel) -> None:
-    """Raise PermissionDenied or PolicyViolation when the write must not run. Facts that
+def check(
+    context: GuardContext, conversation: ToolConversation, name: str, arguments: BaseModel
+) -> None:
+    """Raise PermissionDenied or PolicyViolation when the call must not run. Facts that
     do not exist (unknown reservation, flight) are left for the tool to report."""
     checker = _CHECKS.get(name)
     if checker is not None:
-        checker(context, arguments)
+        checker(_Guarded(context, conversation), arguments)
+
+
+class _Guarded:
+    """The toolbox's database and clock, and the conversation the call belongs to."""
+
+    __slots__ = ("clock", "conversation", "database")
+
+    def __init__(self, context: GuardContext, conversation: ToolConversation) -> None:
+        self.database = context.database
+        self.clock = context.clock
+        self.conversation = conversation
 
 
 # ---------------------------------------------------------------- authorization
 
 
-def _acting_user(context: GuardContext) -> str:
-    if context.acting_user is None:
+def _acting_user(context: _Guarded) -> str:
+    if context.conversation.customer is None:
         raise PermissionDenied(IDENTIFY_FIRST)
-    return context.acting_user
+    return context.conversation.customer
 
 
-def _authorize_profile(context: GuardContext, user_id: str) -> str | None:
+def _read_profile(context: _Guarded, args: Any) -> None:
+    acting = context.conversation.customer
+    if acting is None:
+        if context.conversation.hears_customer and not context.conversation.customer_gave(
+            args.user_id
+        ):
+            raise PermissionDenied(
+                f"the customer has not given the user id {args.user_id!r} in this "
+                "conversation: ask for their user id before looking up a profile"
+            )
+        return
+    resolved = operations.resolve_user_id(context.database, args.user_id)
+    if resolved is not None and resolved != acting:
+        raise PermissionDenied(
+            f"this conversation acts for {acting}; the profile of another customer is private"
+        )
+
+
+def _read_reservation(context: _Guarded, args: Any) -> None:
+    acting = context.conversation.customer
+    if acting is None:
+        return  # the customer may give a reservation id before their user id
+    owner = operations.reservation_owner(context.database, args.reservation_id)
+    if owner is not None and owner != acting:
+        raise PermissionDenied(
+            f"reservation {args.reservation_id.strip().upper()} belongs to another customer; "
+            f"this conversation acts for {acting}"
+        )
+
+
+def _authorize_profile(context: _Guarded, user_id: str) -> str | None:
     acting = _acting_user(context)
     resolved = operations.resolve_user_id(context.database, user_id)
     if resolved is not None and resolved != acting:
         raise PermissionDenied(
-            f"this session acts for {acting}; it cannot act on the profile of {resolved}"
+            f"this conversation acts for {acting}; it cannot act on the profile of {resolved}"
         )
     return resolved
 
 
-def _reservation_for(context: GuardContext, reservation_id: str) -> dict[str, Any] | None:
+def _reservation_for(context: _Guarded, reservation_id: str) -> dict[str, Any] | None:
     """The reservation if it exists and belongs to the acting customer (I2)."""
     acting = _acting_user(context)
     owner = operations.reservation_owner(context.database, reservation_id)
@@ -93,7 +138,7 @@ def _reservation_for(context: GuardContext, reservation_id: str) -> dict[str, An
     if owner != acting:
         raise PermissionDenied(
             f"reservation {reservation_id.strip().upper()} belongs to another customer; this "
-            f"session acts for {acting}"
+            f"conversation acts for {acting}"
         )
     try:
         return operations.get_reservation(context.database, reservation_id)
@@ -101,12 +146,12 @@ def _reservation_for(context: GuardContext, reservation_id: str) -> dict[str, An
         return None
 
 
-def _facts(context: GuardContext, flights: list[dict[str, Any]]) -> list[operations.SegmentFacts]:
+def _facts(context: _Guarded, flights: list[dict[str, Any]]) -> list[operations.SegmentFacts]:
     refs = [operations.FlightRef(f["flight_number"], f["date"]) for f in flights]
     return operations.segment_facts(context.database, refs)
 
 
-def _flown(context: GuardContext, reservation: dict[str, Any]) -> tuple[bool, list[str | None]]:
+def _flown(context: _Guarded, reservation: dict[str, Any]) -> tuple[bool, list[str | None]]:
     facts = _facts(context, reservation["flights"])
     statuses = [f.status for f in facts]
     flown = policy.has_flown(
@@ -118,7 +163,7 @@ def _flown(context: GuardContext, reservation: dict[str, Any]) -> tuple[bool, li
 # ---------------------------------------------------------------- per tool
 
 
-def _book(context: GuardContext, args: Any) -> None:
+def _book(context: _Guarded, args: Any) -> None:
     user_id = _authorize_profile(context, args.user_id)
     if user_id is None:
         return
@@ -140,7 +185,7 @@ def _book(context: GuardContext, args: Any) -> None:
     )
 
 
-def _cancel(context: GuardContext, args: Any) -> None:
+def _cancel(context: _Guarded, args: Any) -> None:
     reservation = _reservation_for(context, args.reservation_id)
     if reservation is None:
         return
@@ -149,7 +194,7 @@ def _cancel(context: GuardContext, args: Any) -> None:
     policy.check_cancellation(reservation, statuses, flown, args.reason, context.clock.now)
 
 
-def _update_flights(context: GuardContext, args: Any) -> None:
+def _update_flights(context: _Guarded, args: Any) -> None:
     reservation = _reservation_for(context, args.reservation_id)
     if reservation is None:
         return
@@ -178,7 +223,7 @@ def _update_flights(context: GuardContext, args: Any) -> None:
     policy.check_change_payment(method["source"] if method else None, args.payment_id)
 
 
-def _update_bags(context: GuardContext, args: Any) -> None:
+def _update_bags(context: _Guarded, args: Any) -> None:
     reservation = _reservation_for(context, args.reservation_id)
     if reservation is None:
         return
@@ -194,7 +239,7 @@ def _update_bags(context: GuardContext, args: Any) -> None:
     )
 
 
-def _update_passengers(context: GuardContext, args: Any) -> None:
+def _update_passengers(context: _Guarded, args: Any) -> None:
     reservation = _reservation_for(context, args.reservation_id)
     if reservation is None:
         return
@@ -203,7 +248,7 @@ def _update_passengers(context: GuardContext, args: Any) -> None:
     policy.check_passengers([p.model_dump() for p in args.passengers])
 
 
-def _send_certificate(context: GuardContext, args: Any) -> None:
+def _send_certificate(context: _Guarded, args: Any) -> None:
     user_id = _authorize_profile(context, args.user_id)
     if user_id is None:
         return
@@ -218,7 +263,7 @@ def _send_certificate(context: GuardContext, args: Any) -> None:
             )
         _, statuses = _flown(context, reservation)
     changed = reservation is not None and (
-        reservation["reservation_id"] in context.changed_reservations
+        reservation["reservation_id"] in context.conversation.changed_reservations
         or reservation.get("status") == "cancelled"
     )
     policy.check_compensation(
@@ -227,6 +272,8 @@ def _send_certificate(context: GuardContext, args: Any) -> None:
 
 
 _CHECKS = {
+    "get_user_details": _read_profile,
+    "get_reservation_details": _read_reservation,
     "book_reservation": _book,
     "cancel_reservation": _cancel,
     "update_reservation_flights": _update_flights,

@@ -36,6 +36,7 @@ class ToolOutcome:
     error: str | None  # one of ERROR_CODES, or None on success
     elapsed_ms: float
     changes: tuple[RowChange, ...] = field(default=())
+    bound_customer: str | None = None  # the customer this call bound the conversation to
 
     @property
     def ok(self) -> bool:

@@ -1,9 +1,12 @@
 """`Toolbox`: the one way the agent (and `call`, replays, the TUI) uses the tools.
 
-`call` parses and validates the arguments, runs the guard in front of write tools,
-runs the tool (a write in one transaction, its row changes recorded) and returns a
-`ToolOutcome`; it never raises. `preview` runs a write in a transaction that is rolled
-back and says in words what it would change.
+`call` parses and validates the arguments, runs the guard (in front of write tools, and
+of the reads of another customer's data), runs the tool (a write in one transaction, its
+row changes recorded) and returns a `ToolOutcome`; it never raises. `preview` runs a
+write in a transaction that is rolled back and says in words what it would change.
+
+The toolbox holds only what outlives a conversation (database, clock, guard); who the
+conversation acts for and what it changed come with each call, in a `ToolConversation`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from airline_agent.domain.errors import DomainError
 from airline_agent.tools import airline as _airline  # noqa: F401  (registers the tools)
 from airline_agent.tools import guard as policy_guard
 from airline_agent.tools.changes import recording
+from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.describe import describe_changes
 from airline_agent.tools.outcome import RowChange, ToolOutcome, error_result
 from airline_agent.tools.registry import (
@@ -44,14 +48,10 @@ class Toolbox:
         *,
         clock: Clock,
         guard: bool = True,
-        acting_user: str | None = None,
     ) -> None:
         self.database = database
         self.clock = clock
         self.guard = guard
-        self.acting_user = acting_user
-        # Reservations changed or cancelled in this session (P4: compensation after).
-        self.changed_reservations: set[str] = set()
 
     # ---------------------------------------------------------------- catalogue
 
@@ -70,10 +70,13 @@ class Toolbox:
 
     # ---------------------------------------------------------------- calling
 
-    def call(self, name: str, arguments: str | dict | None) -> ToolOutcome:
+    def call(
+        self, name: str, arguments: str | dict | None, conversation: ToolConversation
+    ) -> ToolOutcome:
         start = time.perf_counter()
         parsed: dict[str, Any] | None = None
         changes: tuple[RowChange, ...] = ()
+        bound: str | None = None
         try:
             spec = REGISTRY.get(name) if isinstance(name, str) else None
             try:
@@ -85,7 +88,7 @@ class Toolbox:
                         f"there is no tool named {name!r}; the tools are: {', '.join(REGISTRY)}",
                     )
             if spec is not None:
-                result, changes = self._run(spec, parsed)
+                result, changes, bound = self._run(spec, parsed, conversation)
         except ArgumentsRejected as rejected:
             if spec is not None:
                 result = rejected.result
@@ -101,30 +104,31 @@ class Toolbox:
             error=error,
             elapsed_ms=(time.perf_counter() - start) * 1000,
             changes=changes,
+            bound_customer=bound if error is None else None,
         )
 
-    def _run(self, spec: ToolSpec, arguments: dict[str, Any]) -> tuple[Any, tuple[RowChange, ...]]:
+    def _run(
+        self, spec: ToolSpec, arguments: dict[str, Any], conversation: ToolConversation
+    ) -> tuple[Any, tuple[RowChange, ...], str | None]:
+        """The result, the rows changed, and the customer this call bound (if any)."""
         validated = validate(spec, arguments)
         try:
+            if self.guard:
+                policy_guard.check(self, conversation, spec.name, validated)
             if not spec.write:
                 result = invoke(spec, self, validated)
-                if spec.name == "get_user_details" and self.acting_user is None:
-                    # I1: the first customer looked up is the one this session acts for.
-                    self.acting_user = result["user_id"]
-                return result, ()
-            if self.guard:
-                policy_guard.check(self, spec.name, validated)
+                return result, (), _binds(spec.name, result, conversation)
             with recording() as log:
                 result = invoke(spec, self, validated)
             if isinstance(result, dict) and "reservation_id" in result:
-                self.changed_reservations.add(result["reservation_id"])
-            return result, log.changes()
+                conversation.changed_reservations.add(result["reservation_id"])
+            return result, log.changes(), None
         except DomainError as exc:
-            return domain_error_result(exc), ()
+            return domain_error_result(exc), (), None
 
     # ---------------------------------------------------------------- preview
 
-    def preview(self, name: str, arguments: dict) -> str:
+    def preview(self, name: str, arguments: dict, conversation: ToolConversation) -> str:
         """What the write would change, in words; never raises, never writes."""
         try:
             spec = REGISTRY.get(name)
@@ -135,7 +139,7 @@ class Toolbox:
             validated = validate(spec, parse_arguments(arguments))
             if self.guard:
                 try:
-                    policy_guard.check(self, name, validated)
+                    policy_guard.check(self, conversation, name, validated)
                 except DomainError as exc:
                     refusal = domain_error_result(exc)
                     rule = f" {refusal['rule']}" if "rule" in refusal else ""
@@ -177,6 +181,18 @@ class _DryRunDatabase:
 class _DryRunContext:
     database: Any
     clock: Clock
+
+
+def _binds(name: str, result: Any, conversation: ToolConversation) -> str | None:
+    """I1: a profile looked up under the id the customer gave binds the conversation to it;
+    one the model chose by itself does not (it may have guessed, or misread)."""
+    if name != "get_user_details" or conversation.customer is not None:
+        return None
+    user_id = result.get("user_id") if isinstance(result, dict) else None
+    if not isinstance(user_id, str) or not conversation.customer_gave(user_id):
+        return None
+    conversation.bind(user_id)
+    return user_id
 
 
 def tool_names() -> list[str]:

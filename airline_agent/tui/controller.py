@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from airline_agent.agent.events import AgentEvent
+from airline_agent.agent.events import AgentEvent, CustomerBound
 from airline_agent.tui.widgets.status_bar import SessionStatus
 
 if TYPE_CHECKING:
@@ -235,18 +235,17 @@ class AgentController(SessionController):
         self.events.clear()
 
     def _open_scenario(self, scenario: Scenario) -> None:
-        from airline_agent.domain.db import Database
         from airline_agent.scenarios import datasets
-        from airline_agent.scenarios.runner import build_session
         from airline_agent.scenarios.script import ScenarioScript
+        from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
 
         self._close()
         self._copy, self._pristine = datasets.fresh_copy(scenario.dataset, scenario.name)
-        self._database = Database.open(self._copy)
-        self._session = build_session(scenario, self._database)
-        self._session.options.stream = True  # scripted text still arrives as deltas
+        # Streamed: scripted text still arrives as deltas, as a live reply would.
+        stack = scenario_stack(scenario, open_existing_database(self._copy), stream=True)
+        self._database, self._session = stack.database, stack.session
         # Offline, the scenario answers approval questions (no modal), call by call.
-        self._script = ScenarioScript(scenario, self._session.backend)
+        self._script = ScenarioScript(scenario, scripted_backend(stack))
 
     def next_customer_message(self) -> str | None:
         scenario = self._scenario
@@ -270,26 +269,18 @@ class AgentController(SessionController):
             await asyncio.to_thread(self._open_live, progress)
 
     def _open_live(self, progress: Progress | None, *, rebuild: bool = False) -> None:
-        from airline_agent.agent.backends import OpenAIBackend
-        from airline_agent.agent.loop import AgentSession, LoopOptions
-        from airline_agent.domain.clock import Clock
-        from airline_agent.domain.seed import build_database, ensure_database
-        from airline_agent.tools.toolbox import Toolbox
+        from airline_agent.stack import live_stack, open_database
 
         self._close()
-        settings = self.settings
-        if rebuild:
-            self._database = build_database(settings.db, force=True, progress=progress)
-        else:
-            self._database = ensure_database(settings.db, progress=progress)
-        toolbox = Toolbox(
-            self._database,
-            clock=Clock.at(settings.now),
+        database = open_database(self.settings.db, progress=progress, rebuild=rebuild)
+        stack = live_stack(
+            self.settings,
+            customer=self.customer,
             guard=self.status.guard,
-            acting_user=self.customer,
+            database=database,
+            backend=self._session.backend if self._session else None,
         )
-        backend = self._session.backend if self._session else OpenAIBackend.from_settings(settings)
-        self._session = AgentSession(backend, toolbox, LoopOptions.from_settings(settings))
+        self._database, self._session = stack.database, stack.session
 
     def _close(self) -> None:
         self._script = None
@@ -311,10 +302,9 @@ class AgentController(SessionController):
             if self._script is not None:
                 self._script.answer(event)
             self.events.append(event)
+            if isinstance(event, CustomerBound):
+                self.status = self.status.with_(customer=event.customer)
             yield event
-            acting = self._session.toolbox.acting_user
-            if acting != self.status.customer:
-                self.status = self.status.with_(customer=acting)
 
     def _copy_start(self) -> None:
         """Copy the live database as this conversation begins (a few milliseconds)."""
@@ -341,7 +331,7 @@ class AgentController(SessionController):
         super().new_conversation()
         if self._session is not None:
             self._session.new_conversation()
-            self.status = self.status.with_(customer=self._session.toolbox.acting_user)
+            self.status = self.status.with_(customer=self._session.customer)
         if self._scenario is not None:
             self._next_turn = 0  # the scenario starts over (on the same database copy)
 
@@ -355,11 +345,7 @@ class AgentController(SessionController):
         self.status = self.status.with_(customer=customer)
         self.events.clear()
         if self._session is not None:
-            from airline_agent.agent.loop import AgentSession
-
-            toolbox = self._session.toolbox
-            toolbox.acting_user = customer
-            self._session = AgentSession(self._session.backend, toolbox, self._session.options)
+            self._session.new_conversation(customer=customer)
 
     # -- saving -----------------------------------------------------------------
     def save_scenario(self, path: Path) -> Path:

@@ -239,8 +239,10 @@ def _measure(paths: dict[str, Path], runs: int) -> dict[str, dict[str, tuple[Tim
     the bare lookup, on each database, all interleaved."""
     from airline_agent.domain.clock import Clock
     from airline_agent.domain.db import Database
+    from airline_agent.tools.conversation import ToolConversation
     from airline_agent.tools.toolbox import Toolbox
 
+    conversation = ToolConversation()
     databases = {label: Database.open(path) for label, path in paths.items()}
     bares = {label: sqlite3.connect(path) for label, path in paths.items()}
     results: dict[str, dict[str, tuple[Timing, Timing]]] = {}
@@ -253,10 +255,12 @@ def _measure(paths: dict[str, Path], runs: int) -> dict[str, dict[str, tuple[Tim
             contenders: dict[str, Callable[[], object]] = {}
             for label in paths:
                 toolbox, bare = toolboxes[label], bares[label]
-                outcome = toolbox.call(name, arguments)
+                outcome = toolbox.call(name, arguments, conversation)
                 assert outcome.ok, (name, label, outcome.result)
                 assert outcome.result == lookup(bare), f"{name} ({label}): bare lookup differs"
-                contenders[f"ours {label}"] = lambda t=toolbox, n=name, a=arguments: t.call(n, a)
+                contenders[f"ours {label}"] = lambda t=toolbox, n=name, a=arguments: t.call(
+                    n, a, conversation
+                )
                 contenders[f"bare {label}"] = lambda f=lookup, b=bare: f(b)
             timings = _interleaved(contenders, runs)
             results[name] = {

@@ -71,7 +71,6 @@ class StubToolbox:
         self.database = None
         self.clock = Clock.at()
         self.guard = True
-        self.acting_user = None
 
     def schemas(self) -> list[dict[str, Any]]:
         return SCHEMAS
@@ -82,10 +81,10 @@ class StubToolbox:
     def is_write(self, name: str) -> bool:
         return False
 
-    def preview(self, name: str, arguments: dict) -> str:
+    def preview(self, name: str, arguments: dict, conversation: Any) -> str:
         return ""
 
-    def call(self, name: str, arguments: Any):
+    def call(self, name: str, arguments: Any, conversation: Any):
         from airline_agent.tools.outcome import ToolOutcome
 
         return ToolOutcome(name, arguments, RESULTS[name], None, 0.0)

@@ -25,14 +25,16 @@ def _direct_calls(dataset: str, calls_by_run: list[list[tuple[str, object]]], gu
     from airline_agent.domain.clock import Clock
     from airline_agent.domain.db import Database
     from airline_agent.scenarios import datasets
+    from airline_agent.tools.conversation import ToolConversation
     from airline_agent.tools.toolbox import Toolbox
 
     for calls in calls_by_run:
         copy, _ = datasets.fresh_copy(dataset, "baseline")  # type: ignore[arg-type]
         database = Database.open(copy)
         toolbox = Toolbox(database, clock=Clock.at(), guard=guard)
+        conversation = ToolConversation()
         for name, arguments in calls:
-            toolbox.call(name, arguments)  # type: ignore[arg-type]
+            toolbox.call(name, arguments, conversation)  # type: ignore[arg-type]
         database.close()
         datasets.discard(copy)
 

@@ -52,7 +52,7 @@ async def test_the_showcase_lookup_is_grounded(toolbox):
     assert [e.error for e in of_type(events, ToolFinished)] == [None, None]
     assert of_type(events, ToolFinished)[1].result["origin"] == "PHX"
     assert not of_type(events, GroundingWarning)
-    assert toolbox.acting_user == "emma_kim_9957"
+    assert session.conversation.customer == "emma_kim_9957"
     assert len(of_type(events, RequestSent)[0].tools) == 14
     assert of_type(events, TurnFinished)[0].reason == "answered"
     assert problems(session.history) == []
@@ -67,8 +67,7 @@ async def test_a_guarded_write_is_refused_with_the_rule_and_the_model_is_told(to
             ScriptedResponse("I cannot cancel this reservation under our policy."),
         ]
     )
-    toolbox.acting_user = "emma_kim_9957"
-    session = AgentSession(backend, toolbox, LoopOptions(approval="ask"))
+    session = AgentSession(backend, toolbox, LoopOptions(approval="ask"), customer="emma_kim_9957")
     events = await run_turn(session, "cancel EHGLP3", approve=lambda event: True)
     [asked] = of_type(events, ApprovalRequested)
     assert asked.calls[0].preview  # in words, from the toolbox
@@ -91,5 +90,7 @@ async def test_a_declined_write_changes_nothing(toolbox):
     session = AgentSession(backend, toolbox, LoopOptions(approval="ask"))
     events = await run_turn(session, "cancel EHGLP3", approve=lambda event: False)
     assert of_type(events, ToolFinished)[0].error == "PERMISSION_DENIED"
-    status = toolbox.call("get_reservation_details", {"reservation_id": "EHGLP3"}).result
+    status = toolbox.call(
+        "get_reservation_details", {"reservation_id": "EHGLP3"}, session.conversation
+    ).result
     assert status.get("status") != "cancelled"

@@ -14,9 +14,11 @@ import pytest
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.tau2 import export_tau2, import_tau2
+from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.toolbox import Toolbox
 from tests.conftest import tau2_files
 from tests.support import tau2_oracle
+from tests.support.toolbox_fixtures import Tools
 
 CLOCK = Clock.at("2024-05-15T15:00:00")
 
@@ -43,7 +45,7 @@ def _actions(task: dict) -> list[dict]:
     return (task.get("evaluation_criteria") or {}).get("actions") or []
 
 
-def _replay(toolbox: Toolbox, actions: list[dict]) -> list:
+def _replay(toolbox: Tools, actions: list[dict]) -> list:
     outcomes = []
     for action in actions:
         outcome = toolbox.call(action["name"], action["arguments"])
@@ -58,7 +60,7 @@ def test_all_fifty_tasks_replay_to_the_reference_state(reference, tmp_path: Path
     for task in tasks:
         database = _fresh(reference, tmp_path)
         try:
-            toolbox = Toolbox(database, clock=CLOCK, guard=False)
+            toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
             _replay(toolbox, _actions(task))
             expected = copy.deepcopy(initial)
             for action in _actions(task):
@@ -75,7 +77,7 @@ def _task(tasks: list, task_id: str) -> dict:
 def test_booking_creates_hathat_takes_seats_and_debits_gift_cards(reference, tmp_path) -> None:
     _, initial, tasks = reference
     database = _fresh(reference, tmp_path)
-    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     booking = next(a for a in _actions(_task(tasks, "24")) if a["name"] == "book_reservation")
     args = booking["arguments"]
     outcome = toolbox.call("book_reservation", args)
@@ -102,7 +104,7 @@ def test_booking_creates_hathat_takes_seats_and_debits_gift_cards(reference, tmp
 def test_three_bookings_take_hathat_hathau_hathav(reference, tmp_path) -> None:
     _, _, tasks = reference
     database = _fresh(reference, tmp_path)
-    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     outcomes = _replay(toolbox, _actions(_task(tasks, "23")))
     booked = [o.result["reservation_id"] for o in outcomes if o.name == "book_reservation"]
     assert booked == ["HATHAT", "HATHAU", "HATHAV"]
@@ -112,7 +114,7 @@ def test_three_bookings_take_hathat_hathau_hathav(reference, tmp_path) -> None:
 def test_cancel_appends_refund_lines_and_keeps_seats(reference, tmp_path) -> None:
     _, initial, _ = reference
     database = _fresh(reference, tmp_path)
-    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     outcome = toolbox.call("cancel_reservation", {"reservation_id": "EHGLP3"})
     assert outcome.error is None
     assert outcome.result["status"] == "cancelled"
@@ -130,7 +132,7 @@ def test_cancel_appends_refund_lines_and_keeps_seats(reference, tmp_path) -> Non
 
 def test_send_certificate_adds_the_first_free_certificate(reference, tmp_path) -> None:
     database = _fresh(reference, tmp_path)
-    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     first = toolbox.call("send_certificate", {"user_id": "emma_kim_9957", "amount": 150})
     second = toolbox.call("send_certificate", {"user_id": "emma_kim_9957", "amount": 50})
     assert first.result.startswith("Certificate certificate_3221322 added")
@@ -149,7 +151,7 @@ def test_a_flight_change_refund_credits_the_gift_card(reference, tmp_path) -> No
     that goes to the gift card's balance."""
     _, initial, _ = reference
     database = _fresh(reference, tmp_path)
-    toolbox = Toolbox(database, clock=CLOCK, guard=False)
+    toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     flights = [
         {"flight_number": "HAT156", "date": "2024-05-17"},
         {"flight_number": "HAT021", "date": "2024-05-17"},

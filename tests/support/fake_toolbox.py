@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from airline_agent.domain.clock import Clock
+from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import RowChange, ToolOutcome, error_result
 
 EHGLP3 = {
@@ -99,13 +100,10 @@ WRITES = {"cancel_reservation"}
 
 
 class FakeToolbox:
-    def __init__(
-        self, *, clock: Clock | None = None, guard: bool = True, acting_user: str | None = None
-    ) -> None:
+    def __init__(self, *, clock: Clock | None = None, guard: bool = True) -> None:
         self.database = None
         self.clock = clock or Clock.at()
         self.guard = guard
-        self.acting_user = acting_user
         self.reservations = {"EHGLP3": copy.deepcopy(EHGLP3)}
         self.users = {"emma_kim_9957": copy.deepcopy(EMMA)}
         self.calls: list[tuple[str, Any]] = []  # every call, as received
@@ -120,12 +118,14 @@ class FakeToolbox:
     def is_write(self, name: str) -> bool:
         return name in WRITES
 
-    def preview(self, name: str, arguments: dict) -> str:
+    def preview(self, name: str, arguments: dict, conversation: ToolConversation) -> str:
         if name == "cancel_reservation":
             return f"Cancel reservation {arguments.get('reservation_id')} and refund it."
         return f"{name}({json.dumps(arguments)})"
 
-    def call(self, name: str, arguments: str | dict | None) -> ToolOutcome:
+    def call(
+        self, name: str, arguments: str | dict | None, conversation: ToolConversation
+    ) -> ToolOutcome:
         started = time.perf_counter()
         self.calls.append((name, arguments))
         parsed: dict | None
@@ -137,9 +137,9 @@ class FakeToolbox:
         else:
             parsed = arguments or {}
 
-        def done(result: Any, error: str | None = None, changes=()) -> ToolOutcome:
+        def done(result: Any, error: str | None = None, changes=(), bound=None) -> ToolOutcome:
             elapsed = (time.perf_counter() - started) * 1000
-            return ToolOutcome(name, parsed, result, error, elapsed, tuple(changes))
+            return ToolOutcome(name, parsed, result, error, elapsed, tuple(changes), bound)
 
         if name not in self.names():
             return done(error_result("UNKNOWN_TOOL", f"No tool named {name!r}."), "UNKNOWN_TOOL")
@@ -150,8 +150,9 @@ class FakeToolbox:
                 user = self.users.get(parsed["user_id"])
                 if user is None:
                     return done(error_result("NOT_FOUND", "User not found"), "NOT_FOUND")
-                if self.acting_user is None:
-                    self.acting_user = user["user_id"]
+                if conversation.customer is None and conversation.customer_gave(user["user_id"]):
+                    conversation.bind(user["user_id"])
+                    return done(copy.deepcopy(user), bound=user["user_id"])
                 return done(copy.deepcopy(user))
             if name == "calculate":
                 return done(str(round(eval(parsed["expression"], {"__builtins__": {}}), 2)))

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from airline_agent.domain.db import Database
+from airline_agent.tools.conversation import ToolConversation
+from airline_agent.tools.outcome import ToolOutcome
 from airline_agent.tools.toolbox import Toolbox
 from tests.support.world import CLOCK, make_world_db
 
@@ -30,5 +32,39 @@ def world_db(world_template: Path, tmp_path: Path) -> Database:
     database.close()
 
 
-def toolbox(database: Database, *, guard: bool = True, acting_user: str | None = None) -> Toolbox:
-    return Toolbox(database, clock=CLOCK, guard=guard, acting_user=acting_user)
+class Tools:
+    """The real toolbox and one conversation: `call` and `preview` as a chat would."""
+
+    def __init__(self, toolbox: Toolbox, conversation: ToolConversation) -> None:
+        self.toolbox = toolbox
+        self.conversation = conversation
+        self.database = toolbox.database
+
+    def call(self, name: str, arguments: str | dict | None) -> ToolOutcome:
+        return self.toolbox.call(name, arguments, self.conversation)
+
+    def preview(self, name: str, arguments: dict) -> str:
+        return self.toolbox.preview(name, arguments, self.conversation)
+
+    def schemas(self) -> list[dict]:
+        return self.toolbox.schemas()
+
+    def names(self) -> list[str]:
+        return self.toolbox.names()
+
+    def is_write(self, name: str) -> bool:
+        return self.toolbox.is_write(name)
+
+    @property
+    def guard(self) -> bool:
+        return self.toolbox.guard
+
+    @guard.setter
+    def guard(self, on: bool) -> None:
+        self.toolbox.guard = on
+
+
+def toolbox(database: Database, *, guard: bool = True, acting_user: str | None = None) -> Tools:
+    """The tools acting for `acting_user` (a `call --as`), in a conversation of their own."""
+    tools = Toolbox(database, clock=CLOCK, guard=guard)
+    return Tools(tools, ToolConversation(customer=acting_user))

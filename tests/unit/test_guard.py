@@ -47,8 +47,17 @@ def test_i1_no_identified_customer_is_refused_until_one_is_looked_up(world_db) -
     refused = tools.call("book_reservation", _booking())
     assert refused.error == "PERMISSION_DENIED"
     assert "get_user_details" in refused.result["message"]
+    tools.conversation.customer_said(f"My user id is {NOAH}.")
     assert tools.call("get_user_details", {"user_id": NOAH}).ok
     _allowed(tools.call("book_reservation", _booking()))
+
+
+def test_i1_a_lookup_of_an_id_the_customer_did_not_give_binds_nobody(world_db) -> None:
+    tools = toolbox(world_db)
+    tools.conversation.customer_said("Hello, I am Emma.")
+    looked_up = tools.call("get_user_details", {"user_id": NOAH})
+    assert looked_up.ok and looked_up.bound_customer is None
+    assert tools.call("book_reservation", _booking()).error == "PERMISSION_DENIED"
 
 
 def test_i1_booking_for_another_customer_is_denied(world_db) -> None:

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from airline_agent.domain.db import Database
+from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ERROR_CODES
 from airline_agent.tools.toolbox import Toolbox
 from tests.support.world import CLOCK, world
@@ -190,12 +191,13 @@ def test_any_arguments_give_a_result_and_keep_the_invariants(
     shutil.copyfile(world_template, path)
     database = Database.open(path)
     try:
-        toolbox = Toolbox(database, clock=CLOCK, guard=guard, acting_user=None)
+        toolbox = Toolbox(database, clock=CLOCK, guard=guard)
+        conversation = ToolConversation()
         for name, arguments in calls:
             if guard and isinstance(arguments, dict) and isinstance(arguments.get("user_id"), str):
-                toolbox.acting_user = arguments["user_id"]
+                conversation.customer = arguments["user_id"]
             before = _snapshot(path)
-            outcome = toolbox.call(name, arguments)
+            outcome = toolbox.call(name, arguments, conversation)
             outcome.content()  # serialisable
             if outcome.error is not None:
                 assert outcome.error in ERROR_CODES

@@ -67,11 +67,16 @@ def test_reads_tolerate_case_and_spaces(world_db) -> None:
     )
 
 
-def test_first_user_lookup_fixes_the_acting_customer(world_db) -> None:
+def test_the_user_id_the_customer_gave_and_a_lookup_confirmed_fixes_the_acting_customer(
+    world_db,
+) -> None:
     tools = toolbox(world_db)
-    tools.call("get_user_details", {"user_id": "noah_lee_1001"})
-    tools.call("get_user_details", {"user_id": "emma_kim_9957"})
-    assert tools.acting_user == "noah_lee_1001"
+    tools.conversation.customer_said("Hi, I am noah_lee_1001.")
+    first = tools.call("get_user_details", {"user_id": "noah_lee_1001"})
+    assert first.bound_customer == "noah_lee_1001"
+    later = tools.call("get_user_details", {"user_id": "emma_kim_9957"})
+    assert later.bound_customer is None
+    assert tools.conversation.customer == "noah_lee_1001"
 
 
 def test_search_direct_lists_only_available_flights(world_db) -> None:

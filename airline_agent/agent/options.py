@@ -1,0 +1,50 @@
+"""How the loop behaves: request parameters, limits, budgets, approvals, retries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from airline_agent.config import Settings
+
+ApprovalPolicy = Literal["ask", "auto", "deny"]
+
+
+@dataclass
+class LoopOptions:
+    model: str | None = None  # None: the backend's model
+    tool_choice: str | dict[str, Any] = "auto"  # auto | none | required | a tool's name
+    parallel_tool_calls: bool | None = None  # None: not sent (the server's default)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    stop: str | list[str] | None = None
+    stream: bool = True
+    max_tool_calls: int = 8  # per turn
+    max_requests: int = 16  # per turn
+    token_budget: int | None = None  # per conversation, prompt + completion tokens
+    cost_budget: float | None = None  # per conversation, US dollars
+    approval: ApprovalPolicy = "auto"
+    send_reasoning: bool = False  # send reasoning back in later requests
+    retries: int = 3  # per request, for retryable failures (429, 5xx, timeout, cut stream)
+    retry_base_delay: float = 0.5  # seconds; doubled each attempt unless the server says
+    retry_max_delay: float = 30.0
+    grounding: bool = True
+    one_call_at_a_time: bool = True  # policy C4 in the system prompt
+    extra_body: dict[str, Any] = field(default_factory=dict)  # sent as is (server-specific)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LoopOptions:
+        return cls(
+            model=settings.model,
+            stream=settings.stream,
+            max_tool_calls=settings.max_tool_calls,
+            max_requests=settings.max_requests,
+            approval=settings.approve,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            tool_choice=settings.tool_choice,
+            parallel_tool_calls=settings.parallel_tool_calls,
+            token_budget=settings.token_budget,
+            cost_budget=settings.cost_budget,
+        )

@@ -1,0 +1,176 @@
+"""One model request: its exact body, the pieces as they stream in, the retries of a
+failure worth retrying, and what it cost (usage, latency, time to the first token)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from airline_agent.agent.conversation import Conversation
+from airline_agent.agent.errors import NotACompletion, backoff_delay, classify
+from airline_agent.agent.events import (
+    AgentEvent,
+    ErrorOccurred,
+    ReasoningDelta,
+    RequestSent,
+    RetryScheduled,
+    TextDelta,
+    ToolCallDelta,
+    UsageReported,
+)
+from airline_agent.agent.options import LoopOptions
+from airline_agent.agent.streaming import ModelReply, Piece, ReasoningPiece, TextPiece
+from airline_agent.agent.usage import context_window, cost_of
+
+if TYPE_CHECKING:
+    from airline_agent.agent.backends import ChatBackend
+
+
+class Requester(Protocol):
+    """What a request needs of the session: the model's name, the backend and options."""
+
+    @property
+    def model(self) -> str: ...
+
+    backend: ChatBackend
+    options: LoopOptions
+
+    def request_body(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The reply of one request, after its events (the last thing `send_request` yields)."""
+
+    reply: ModelReply
+    latency_ms: float
+
+
+def request_body(
+    model: str, history: list[dict[str, Any]], tools: list[dict[str, Any]], o: LoopOptions
+) -> dict[str, Any]:
+    """The exact Chat Completions body of the next request."""
+    body: dict[str, Any] = {"model": model, "messages": list(history)}
+    if tools:
+        body["tools"] = tools
+        choice = o.tool_choice
+        if isinstance(choice, str) and choice not in ("auto", "none", "required"):
+            choice = {"type": "function", "function": {"name": choice}}
+        body["tool_choice"] = choice
+        if o.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = o.parallel_tool_calls
+    optional = {"temperature": o.temperature, "max_tokens": o.max_tokens, "stop": o.stop}
+    body |= {name: value for name, value in optional.items() if value is not None}
+    if o.stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+    if o.extra_body:
+        body["extra_body"] = o.extra_body
+    return body
+
+
+async def send_request(
+    session: Requester, conversation: Conversation
+) -> AsyncIterator[AgentEvent | Answered]:
+    """One request with its retries: its events, then `Answered` (or nothing, after an
+    ErrorOccurred)."""
+    body = session.request_body()
+    conversation.requests += 1
+    number = conversation.requests
+    params = {k: v for k, v in body.items() if k not in ("model", "messages", "tools")}
+    yield RequestSent(
+        turn=conversation.turns,
+        request=number,
+        model=body["model"],
+        messages=body["messages"],
+        tools=body.get("tools", []),
+        params=params,
+    )
+    attempt = 0
+    while True:
+        timing = _Timing()
+        try:
+            reply: ModelReply | None = None
+            async for piece in session.backend.reply(body):
+                if isinstance(piece, ModelReply):
+                    reply = piece
+                else:
+                    timing.piece_arrived()
+                    yield _delta(number, piece)
+            if reply is None:
+                raise NotACompletion("The backend ended without a reply.")
+            break
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # every failure becomes a plain event, never a crash
+            failure = classify(exc, model=session.model, base_url=session.backend.base_url)
+            attempt += 1
+            o = session.options
+            if not failure.retryable or attempt > o.retries:
+                yield ErrorOccurred(failure.kind, failure.message, failure.hint, failure.status)
+                return
+            delay = backoff_delay(attempt, failure, base=o.retry_base_delay, cap=o.retry_max_delay)
+            yield RetryScheduled(attempt, delay, failure.message)
+            await asyncio.sleep(delay)
+    yield _usage_reported(session.model, number, reply, timing, conversation)
+    yield Answered(reply, timing.latency_ms())
+
+
+def _delta(number: int, piece: Piece) -> AgentEvent:
+    if isinstance(piece, TextPiece):
+        return TextDelta(number, piece.text)
+    if isinstance(piece, ReasoningPiece):
+        return ReasoningDelta(number, piece.text)
+    return ToolCallDelta(number, piece.index, piece.call_id, piece.name, piece.arguments)
+
+
+class _Timing:
+    """When a request's attempt started, and when its first and last pieces came."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.first: float | None = None
+        self.last: float | None = None
+
+    def piece_arrived(self) -> None:
+        now = time.perf_counter()
+        if self.first is None:
+            self.first = now
+        self.last = now
+
+    def latency_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000
+
+    def first_token_ms(self) -> float | None:
+        return None if self.first is None else (self.first - self.started) * 1000
+
+    def tokens_per_second(self, completion_tokens: int) -> float | None:
+        """Completion tokens over the time from the first piece to the last: the speed of
+        generation alone, without the wait for the prompt to be read."""
+        if self.first is None or self.last is None or completion_tokens <= 1:
+            return None
+        seconds = self.last - self.first
+        return (completion_tokens - 1) / seconds if seconds > 0 else None
+
+
+def _usage_reported(
+    model: str, number: int, reply: ModelReply, timing: _Timing, conversation: Conversation
+) -> UsageReported:
+    cost = cost_of(model, reply.usage)
+    if cost is None and reply.usage is not None and reply.model:
+        cost = cost_of(reply.model, reply.usage)
+    conversation.count_usage(reply.usage, cost)
+    completion = reply.usage.completion_tokens if reply.usage else 0
+    return UsageReported(
+        request=number,
+        usage=reply.usage,
+        cost=cost,
+        model=reply.model or model,
+        latency_ms=timing.latency_ms(),
+        context_window=context_window(model) or context_window(reply.model),
+        first_token_ms=timing.first_token_ms(),
+        tokens_per_second=timing.tokens_per_second(completion),
+    )

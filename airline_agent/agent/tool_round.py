@@ -1,0 +1,167 @@
+"""The tool calls of one model reply: decide each (run it, or answer it with an error),
+ask the customer about the writes, run the calls, and answer each by its `tool_call_id`.
+
+Tool calls and previews run in a worker thread (`asyncio.to_thread`): a slow write never
+freezes a front end's event loop. A call under way when the turn is cancelled still
+finishes, and its real result is written to the history: a write that happened is never
+reported as "not run".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from airline_agent.agent import history as hist
+from airline_agent.agent import texts
+from airline_agent.agent.conversation import Conversation
+from airline_agent.agent.events import (
+    AgentEvent,
+    ApprovalRequested,
+    CustomerBound,
+    PendingWrite,
+    ToolCall,
+    ToolFinished,
+    ToolStarted,
+)
+from airline_agent.agent.options import LoopOptions
+
+if TYPE_CHECKING:
+    from airline_agent.tools.outcome import ToolOutcome
+    from airline_agent.tools.toolbox import Toolbox
+
+
+@dataclass
+class Plan:
+    """What will happen to one tool call of a reply."""
+
+    call: ToolCall
+    arguments: dict[str, Any] | None
+    run: bool = True
+    error: dict[str, Any] | None = None  # a loop-made error result, when not run
+
+
+def plan_calls(
+    calls: tuple[ToolCall, ...],
+    already_run: int,
+    options: LoopOptions,
+    is_write: Callable[[str], bool],
+) -> tuple[list[Plan], int, bool]:
+    """Each call run or answered with an error (limit, bad arguments, writes denied);
+    the count of calls run in the turn so far; whether this reply went over the limit."""
+    plans: list[Plan] = []
+    over = False
+    for call in calls:
+        arguments = hist.parse_arguments(call.arguments)
+        if already_run >= options.max_tool_calls:
+            over = True
+            plans.extend(plans_over_limit((call,), options.max_tool_calls))
+            continue
+        already_run += 1
+        if arguments is None:
+            plans.append(Plan(call, None, run=False, error=texts.invalid_arguments(call)))
+        elif options.approval == "deny" and is_write(call.name):
+            plans.append(Plan(call, arguments, run=False, error=texts.writes_switched_off()))
+        else:
+            plans.append(Plan(call, arguments))
+    return plans, already_run, over
+
+
+def plans_over_limit(calls: tuple[ToolCall, ...], limit: int) -> list[Plan]:
+    return [
+        Plan(call, hist.parse_arguments(call.arguments), run=False, error=texts.over_limit(limit))
+        for call in calls
+    ]
+
+
+async def ask_approval(
+    plans: list[Plan],
+    request: int,
+    toolbox: Toolbox,
+    conversation: Conversation,
+    is_write: Callable[[str], bool],
+) -> AsyncIterator[AgentEvent]:
+    """All write calls of one reply in one ApprovalRequested; declined ones are not run."""
+    writes = [p for p in plans if p.run and is_write(p.call.name)]
+    if not writes:
+        return
+    previews = [
+        await asyncio.to_thread(toolbox.preview, p.call.name, p.arguments or {}, conversation)
+        for p in writes
+    ]
+    pending = tuple(
+        PendingWrite(p.call.call_id, p.call.name, p.arguments or {}, preview)
+        for p, preview in zip(writes, previews, strict=True)
+    )
+    decision = asyncio.get_running_loop().create_future()
+    yield ApprovalRequested(request, pending, decision)
+    answer = await decision
+    for plan in writes:
+        if not answer.approved.get(plan.call.call_id, False):
+            plan.run, plan.error = False, texts.declined_by_customer()
+
+
+async def answer_calls(
+    plans: list[Plan], toolbox: Toolbox, conversation: Conversation
+) -> AsyncIterator[AgentEvent]:
+    """Run (or answer without running) each planned call, in order."""
+    for plan in plans:
+        if not plan.run:
+            yield answer_without_running(plan, conversation)
+            continue
+        call = plan.call
+        yield ToolStarted(call.call_id, call.name, plan.arguments, call.arguments)
+        outcome = await _run_in_thread(toolbox, plan, conversation)
+        yield _finished(plan, outcome)
+        if outcome.bound_customer is not None:
+            yield CustomerBound(outcome.bound_customer, call.call_id, call.name)
+
+
+async def _run_in_thread(toolbox: Toolbox, plan: Plan, conversation: Conversation) -> ToolOutcome:
+    running = asyncio.ensure_future(
+        asyncio.to_thread(toolbox.call, plan.call.name, plan.arguments, conversation)
+    )
+    try:
+        outcome = await asyncio.shield(running)
+    except asyncio.CancelledError:
+        # The call cannot be stopped half-way (a write is one transaction): wait for it,
+        # and let the history say what it really did before the turn ends.
+        _record(plan, await running, conversation)
+        raise
+    _record(plan, outcome, conversation)
+    return outcome
+
+
+def _record(plan: Plan, outcome: ToolOutcome, conversation: Conversation) -> None:
+    content = outcome.content()
+    conversation.history.append(hist.tool_entry(plan.call.call_id, content))
+    conversation.evidence.add(content)
+
+
+def _finished(plan: Plan, outcome: ToolOutcome) -> ToolFinished:
+    return ToolFinished(
+        call_id=plan.call.call_id,
+        name=plan.call.name,
+        arguments=plan.arguments,
+        result=outcome.result,
+        error=outcome.error,
+        elapsed_ms=outcome.elapsed_ms,
+        changes=tuple(outcome.changes),
+    )
+
+
+def answer_without_running(plan: Plan, conversation: Conversation) -> ToolFinished:
+    result = plan.error or texts.not_run()
+    content = json.dumps(result, ensure_ascii=False)
+    conversation.history.append(hist.tool_entry(plan.call.call_id, content))
+    return ToolFinished(
+        call_id=plan.call.call_id,
+        name=plan.call.name,
+        arguments=plan.arguments,
+        result=result,
+        error=result["error"],
+        elapsed_ms=0.0,
+    )

@@ -1,0 +1,170 @@
+"""The one place that builds the stack: database, clock, toolbox, backend and session.
+
+Every front end gets its stack here — the chat REPL and the TUI's live mode
+(`live_stack`), scenario playback in the TUI and `replay`, and the τ² runs
+(`scripted_stack`), and `call` (`tool_call`) — so a change to how the parts fit together
+is made once. Heavy modules (sqlmodel, openai, the loop) are imported inside the
+builders: importing this module costs nothing at start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from airline_agent.agent.backends import ChatBackend, ScriptedBackend, ScriptedResponse
+    from airline_agent.agent.loop import AgentSession, LoopOptions
+    from airline_agent.config import Settings
+    from airline_agent.domain.db import Database
+    from airline_agent.scenarios.model import Scenario
+    from airline_agent.tools.conversation import ToolConversation
+    from airline_agent.tools.outcome import ToolOutcome
+    from airline_agent.tools.toolbox import Toolbox
+
+Progress = Callable[[str, int, int], None]
+
+
+def open_database(
+    location: str | Path, *, progress: Progress | None = None, rebuild: bool = False
+) -> Database:
+    """The database at `location`; built as the default sample first when it is absent
+    (`rebuild`: built again in its place). Raises DatabaseUnavailable, said plainly."""
+    from airline_agent.domain.seed import build_database, ensure_database
+
+    if rebuild:
+        return build_database(location, force=True, progress=progress)
+    return ensure_database(location, progress=progress)
+
+
+def open_existing_database(location: str | Path) -> Database:
+    """The database at `location`, never built: a missing one is DatabaseUnavailable."""
+    from airline_agent.domain.db import Database
+
+    return Database.open(location)
+
+
+def toolbox(database: Database, *, now: str | None = None, guard: bool = True) -> Toolbox:
+    from airline_agent.domain.clock import DEFAULT_NOW, Clock
+    from airline_agent.tools.toolbox import Toolbox
+
+    return Toolbox(database, clock=Clock.at(now or DEFAULT_NOW), guard=guard)
+
+
+@dataclass
+class Stack:
+    """A running agent: its session (and through it the backend and toolbox) and the
+    database it owns. `close` releases the database; `aclose` the backend too."""
+
+    database: Database
+    session: AgentSession
+
+    @property
+    def toolbox(self) -> Toolbox:
+        return self.session.toolbox
+
+    @property
+    def backend(self) -> ChatBackend:
+        return self.session.backend
+
+    def close(self) -> None:
+        self.database.close()
+
+    async def aclose(self) -> None:
+        close = getattr(self.session.backend, "aclose", None)
+        if close is not None:
+            await close()
+        self.close()
+
+
+def live_stack(
+    settings: Settings,
+    *,
+    customer: str | None = None,
+    guard: bool | None = None,
+    database: Database | None = None,
+    backend: ChatBackend | None = None,
+) -> Stack:
+    """The agent over an OpenAI-compatible server (chat, the TUI's live mode).
+
+    `database`: one already open (else the settings' database, opened or built);
+    `backend`: one to keep (the TUI keeps its client across a reset). Raises
+    BackendConfigError or DatabaseUnavailable, each one plain sentence."""
+    from airline_agent.agent.backends import OpenAIBackend
+    from airline_agent.agent.loop import AgentSession, LoopOptions
+
+    backend = backend or OpenAIBackend.from_settings(settings)
+    database = database or open_database(settings.db)
+    tools = toolbox(database, now=settings.now, guard=settings.guard if guard is None else guard)
+    session = AgentSession(backend, tools, LoopOptions.from_settings(settings), customer=customer)
+    return Stack(database, session)
+
+
+def scripted_stack(
+    database: Database,
+    options: LoopOptions,
+    *,
+    now: str | None = None,
+    guard: bool = True,
+    customer: str | None = None,
+    responses: Iterable[ScriptedResponse] = (),
+) -> Stack:
+    """The real loop and tools with a scripted model (replay, playback, τ² runs)."""
+    from airline_agent.agent.backends import ScriptedBackend
+    from airline_agent.agent.loop import AgentSession
+
+    backend = ScriptedBackend(responses, model=options.model or "scripted")
+    tools = toolbox(database, now=now, guard=guard)
+    return Stack(database, AgentSession(backend, tools, options, customer=customer))
+
+
+def scenario_stack(scenario: Scenario, database: Database, *, stream: bool = False) -> Stack:
+    """A scenario's stack: its settings (clock, guard, approvals, limits, customer) over
+    `database`, a fresh copy of its dataset; the script is loaded turn by turn."""
+    from airline_agent.agent.loop import LoopOptions
+
+    settings = scenario.settings
+    approval = "ask" if settings.approval.startswith("ask") else settings.approval
+    options = LoopOptions(
+        model=settings.model,
+        max_tool_calls=settings.max_tool_calls,
+        approval=approval,  # type: ignore[arg-type]
+        stream=stream,
+        retries=0,
+    )
+    return scripted_stack(
+        database, options, now=settings.now, guard=settings.guard, customer=scenario.customer
+    )
+
+
+def scripted_backend(stack: Stack) -> ScriptedBackend:
+    from airline_agent.agent.backends import ScriptedBackend
+
+    backend = stack.session.backend
+    assert isinstance(backend, ScriptedBackend), "a scripted stack's backend"
+    return backend
+
+
+@dataclass
+class ToolCaller:
+    """One tool call as the agent would make it, outside any chat (`airline-agent call`)."""
+
+    database: Database
+    toolbox: Toolbox
+    conversation: ToolConversation
+
+    def call(self, name: str, arguments: dict | str | None) -> ToolOutcome:
+        return self.toolbox.call(name, arguments, self.conversation)
+
+    def close(self) -> None:
+        self.database.close()
+
+
+def tool_caller(settings: Settings, *, customer: str | None = None) -> ToolCaller:
+    from airline_agent.tools.conversation import ToolConversation
+
+    database = open_database(settings.db)
+    tools = toolbox(database, now=settings.now, guard=settings.guard)
+    return ToolCaller(database, tools, ToolConversation(customer=customer))
