@@ -35,7 +35,7 @@ class Conversation(ToolConversation):
             hears_customer=True,
             system_prompt=system_prompt,
             history=[{"role": "system", "content": system_prompt}],
-            evidence=Evidence([system_prompt]),
+            evidence=Evidence(rules=[system_prompt]),
         )
 
     def add_customer_message(self, text: str) -> None:

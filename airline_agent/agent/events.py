@@ -10,6 +10,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from airline_agent.agent.grounding import Finding
 from airline_agent.tools.outcome import RowChange
 
 # Who produced a piece of the conversation (the seed article's table).
@@ -223,9 +224,24 @@ class LimitReached:
 
 @dataclass(frozen=True)
 class GroundingWarning:
+    """A reply states what nothing in the conversation supports (agent/grounding.py)."""
+
     request: int
-    unsupported: tuple[str, ...]  # values in the reply found in no tool result or customer message
+    unsupported: tuple[str, ...]  # the values and claims of `findings`, as written
     text: str
+    findings: tuple[Finding, ...] = ()  # each with its kind and why it is unsupported
+
+    @classmethod
+    def of(cls, request: int, text: str, findings: tuple[Finding, ...]) -> GroundingWarning:
+        return cls(request, tuple(finding.value for finding in findings), text, findings)
+
+    def describe(self) -> str:
+        """One line for a person: each value or claim with why it is unsupported."""
+        if not self.findings:
+            return "not found in any tool result or customer message: " + ", ".join(
+                self.unsupported
+            )
+        return "; ".join(finding.describe() for finding in self.findings)
 
 
 @dataclass(frozen=True)

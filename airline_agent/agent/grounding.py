@@ -1,162 +1,348 @@
-"""The grounding check (policy C3): values in a reply that nothing in the conversation gave.
+"""The grounding check (policy C3): what a reply states that nothing in the conversation gave.
 
-Looks for reservation ids, flight numbers, user ids, payment method ids, dollar amounts
-and dates in the agent's reply, and names those that appear in no piece of evidence
-(tool results, customer messages, and the system prompt's rules). It is a warning for
-the person watching, not a filter: a sum the model worked out itself is flagged too, so
-that it can be checked.
+A reply is read for values — reservation ids, flight numbers, user and payment ids (also
+written in words: "credit card 7815826", "flight 156"), amounts, dates and times — and
+for the actions it says were taken ("I looked up", "I cancelled", "refunded"), and for
+tool calls written as text instead of made. Each finding names the value or claim and
+why nothing supports it:
+- a value must appear in a piece of evidence: a customer message, a tool result, or the
+  system prompt (its clock, the identified customer);
+- an amount must come from a customer message or a tool result. The rules' figures ($100
+  per passenger for a cancelled flight) support a reply only where it states that rule
+  (the sentence shares a subject word with the rule's clause: certificate, bag,
+  insurance…), not as a refund or a price for this customer;
+- an action must be backed by a successful call of its tool in this conversation (a
+  look-up by any call that ran: finding nothing is still a look-up).
+It is a warning for the person watching, not a filter: a sum the model worked out itself
+is flagged too, so that it can be checked.
+
+Measured on the corpus of tests/unit/grounding_corpus.py (written for this check, with
+the evidence each reply had): see test_grounding_corpus.py for the figures it asserts.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from typing import Literal, TypeVar
 
-_FLIGHT = re.compile(r"\bHAT\d{3}\b")
-_USER = re.compile(r"\b[a-z]+_[a-z]+_\d{4}\b")
-_PAYMENT = re.compile(r"\b(?:credit_card|gift_card|certificate)_\d+\b")
-_RESERVATION = re.compile(r"\b[A-Z0-9]{6}\b")
-# An all-letter code counts as a reservation id only right after a word that names one;
-# otherwise a shouted "PLEASE" would be flagged.
-_RESERVATION_CUE = re.compile(
-    r"(?:reservation|booking|confirmation|record locator|code|id)\W{0,12}$", re.I
-)
-_AMOUNT = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?!\d)")  # also inside "…T15:00:00"
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
+from airline_agent.agent import grounding_values as values
+from airline_agent.agent.claims import BACKING, claimed_actions
+from airline_agent.agent.text_tool_calls import text_tool_calls
+
+FindingKind = Literal[
+    "reservation_id",
+    "flight_number",
+    "user_id",
+    "payment_id",
+    "amount",
+    "date",
+    "time",
+    "claimed_action",
+    "tool_call_as_text",
 ]
-_MONTH_NAMES = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS if len(m) > 3), "sept"])
-_WORD_DATE = re.compile(
-    rf"\b({_MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I
+TEXT_TOOL_CALL_WHY = "the model wrote a tool call as text; nothing was run"
+_NOT_GIVEN = "no tool result or customer message gave this {what}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One unsupported value or claim of a reply, and why it is unsupported."""
+
+    value: str  # as written in the reply: "HAT002", "$100", "I looked up", a call's text
+    kind: FindingKind
+    why: str
+
+    def describe(self) -> str:
+        return f"{self.value} ({self.why})"
+
+
+@dataclass(frozen=True)
+class _RuleFigure:
+    rule: str  # the rule's id, e.g. "P3", or "" when the line has none
+    subject: frozenset[str]  # the stems of its clause's words
+
+
+_TOKEN = re.compile(r"\w+")
+_SENTENCE_END = re.compile(r"\.(?=\s|$)|[!?;\n]")  # not the point of "$1,234.50"
+_RULE_ID = re.compile(r"^\W*([A-Z]\d{1,2})\b")
+# Words that any sentence about money may have: they say nothing about which rule.
+_GENERIC = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """the and for with that this are was were has have had per each every any all can
+        not but from into your you our its their his her will would get gets one two three
+        which who what when then than also only customer customers reservation reservations
+        flight flights travel agent airline cost costs price prices pay paid payment amount
+        dollars usd total charge charged""",
+    )
 )
-_DAY_MONTH = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH_NAMES})\.?(?:\s+(\d{{4}}))?\b", re.I
-)
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-def _month(name: str) -> int:
-    name = name.lower().rstrip(".")
-    return 9 if name == "sept" else [m[:3] for m in _MONTHS].index(name[:3]) + 1
+def _stem(word: str) -> str:
+    word = word[:-1] if word.endswith("s") and len(word) > 3 else word
+    return word[:5]
 
 
-Day = tuple[int, int, int | None]  # (month, day, year or None)
+def _subject(text: str) -> frozenset[str]:
+    words = re.findall(r"[a-z]+", text.lower())
+    return frozenset(_stem(w) for w in words if len(w) >= 3 and w not in _GENERIC)
 
 
-def _dates(text: str) -> list[tuple[str, Day]]:
-    """(as written, (month, day, year or None)) for every date in the text."""
-    found = [
-        (m.group(0), (int(m.group(2)), int(m.group(3)), int(m.group(1))))
-        for m in _ISO_DATE.finditer(text)
-    ]
-    for m in _WORD_DATE.finditer(text):
-        year = int(m.group(3)) if m.group(3) else None
-        found.append((m.group(0), (_month(m.group(1)), int(m.group(2)), year)))
-    for m in _DAY_MONTH.finditer(text):
-        year = int(m.group(3)) if m.group(3) else None
-        found.append((m.group(0), (_month(m.group(2)), int(m.group(1)), year)))
-    return found
+def _sentence_at(text: str, position: int) -> str:
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.start() >= position:
+            return text[start : m.start()]
+        start = m.end()
+    return text[start:]
 
 
-def _numbers(text: str) -> set[float]:
-    return {float(n) for n in _NUMBER.findall(text.replace(",", ""))}
+@dataclass(frozen=True)
+class _Read:
+    """What one piece of evidence gives, read once."""
+
+    tokens: frozenset[str]  # ids are single word tokens: EHGLP3, HAT156, credit_card_1
+    numbers: frozenset[float]
+    dates: frozenset[values.Day]
+    times: frozenset[values.Clock]
+
+
+Key = TypeVar("Key", bound=Hashable)
+
+
+def _tally(counter: Counter[Key], keys: Iterable[Key], step: int) -> None:
+    for key in keys:
+        counter[key] += step
+        if counter[key] <= 0:
+            del counter[key]
 
 
 class Evidence:
-    """The texts the conversation gave, each read for numbers and dates once.
+    """What the conversation gave, each text read once as it arrives.
 
     A long conversation gives hundreds of tool results: scanning all of them again for
-    every reply made the check, and so the turn, slower with every turn.
+    every reply made the check, and so the turn, slower with every turn. `rules` (the
+    system prompt) support ids, dates and times; their amounts only a reply stating the
+    rule. Tool results also record which tools ran, and which succeeded.
     """
 
-    def __init__(self, texts: Iterable[str] = ()) -> None:
+    def __init__(self, texts: Iterable[str] = (), *, rules: Iterable[str] = ()) -> None:
         self._texts: list[str] = []
-        self._found: list[tuple[set[float], set[Day]]] = []
+        self._found: list[_Read] = []
+        self._calls: list[tuple[str, bool] | None] = []  # per text: (tool, succeeded)
+        self._tokens: Counter[str] = Counter()
         self._numbers: Counter[float] = Counter()
-        self._dates: Counter[Day] = Counter()
+        self._dates: Counter[values.Day] = Counter()
         self._days: Counter[tuple[int, int]] = Counter()
-        self._corpus: str | None = ""
+        self._times: Counter[values.Clock] = Counter()
+        self._ran: Counter[str] = Counter()
+        self._succeeded: Counter[str] = Counter()
+        self._rule_tokens: set[str] = set()
+        self._rule_dates: set[values.Day] = set()
+        self._rule_times: set[values.Clock] = set()
+        self._rule_figures: dict[float, list[_RuleFigure]] = {}
+        for rule_text in rules:
+            self._add_rules(rule_text)
         for text in texts:
             self.add(text)
 
+    def _add_rules(self, text: str) -> None:
+        self._rule_tokens |= set(_TOKEN.findall(text))
+        self._rule_dates |= {when for _, _, when in values.dates(text)}
+        self._rule_times |= values.clock_times(text)
+        for position, _, amount in values.amounts(text):
+            line = text[text.rfind("\n", 0, position) + 1 :]
+            rule = _RULE_ID.match(line)
+            figure = _RuleFigure(
+                rule.group(1) if rule else "", _subject(_sentence_at(text, position))
+            )
+            self._rule_figures.setdefault(amount, []).append(figure)
+
     def add(self, text: str) -> None:
-        numbers = _numbers(text)
-        dates = {when for _, when in _dates(text)}
+        """A text the conversation gave: a customer message, a tool result."""
+        read = _Read(
+            tokens=frozenset(_TOKEN.findall(text)),
+            numbers=frozenset(values.numbers(text)),
+            dates=frozenset(when for _, _, when in values.dates(text)),
+            times=frozenset(values.clock_times(text)),
+        )
         self._texts.append(text)
-        self._found.append((numbers, dates))
-        self._count(numbers, dates, 1)
-        self._corpus = None
+        self._found.append(read)
+        self._calls.append(None)
+        self._count(read, 1)
+
+    def add_tool_result(self, name: str, content: str, *, ok: bool) -> None:
+        """The result of a tool call that ran (`ok`: it was no error result)."""
+        self.add(content)
+        self._calls[-1] = (name, ok)
+        _tally(self._ran, (name,), 1)
+        _tally(self._succeeded, (name,) if ok else (), 1)
 
     def pop(self) -> str:
         """Take back the latest text (a message the model never answered)."""
-        numbers, dates = self._found.pop()
-        self._count(numbers, dates, -1)
-        self._corpus = None
+        self._count(self._found.pop(), -1)
+        call = self._calls.pop()
+        if call is not None:
+            name, ok = call
+            _tally(self._ran, (name,), -1)
+            _tally(self._succeeded, (name,) if ok else (), -1)
         return self._texts.pop()
 
-    def _count(self, numbers: set[float], dates: set[Day], step: int) -> None:
-        for counter, keys in (
-            (self._numbers, numbers),
-            (self._dates, dates),
-            (self._days, {(month, day) for month, day, _ in dates}),
-        ):
-            for key in keys:
-                counter[key] += step
-                if counter[key] <= 0:
-                    del counter[key]
+    def _count(self, read: _Read, step: int) -> None:
+        _tally(self._tokens, read.tokens, step)
+        _tally(self._numbers, read.numbers, step)
+        _tally(self._dates, read.dates, step)
+        _tally(self._days, {(month, day) for month, day, _ in read.dates}, step)
+        _tally(self._times, read.times, step)
 
     def mentions(self, value: str) -> bool:
-        if self._corpus is None:
-            self._corpus = "\n".join(self._texts)
-        return value in self._corpus
+        return value in self._tokens or value in self._rule_tokens
 
     def has_number(self, value: float) -> bool:
+        """Given by a customer message or a tool result (not by the rules)."""
         return value in self._numbers
 
     def has_date(self, month: int, day: int, year: int | None) -> bool:
-        return (month, day, year) in self._dates if year else (month, day) in self._days
+        if year:
+            return (month, day, year) in self._dates or (month, day, year) in self._rule_dates
+        return (month, day) in self._days or any(
+            (m, d) == (month, day) for m, d, _ in self._rule_dates
+        )
+
+    def has_time(self, readings: set[values.Clock]) -> bool:
+        return any(t in self._times or t in self._rule_times for t in readings)
+
+    def rule_figures(self, amount: float) -> list[_RuleFigure]:
+        return self._rule_figures.get(amount, [])
+
+    def ran_any_tool(self) -> bool:
+        return bool(self._ran)
+
+    def succeeded(self, names: Iterable[str]) -> bool:
+        return any(name in self._succeeded for name in names)
+
+
+def ground_reply(
+    reply: str, evidence: Evidence | Iterable[str], tool_names: frozenset[str] = frozenset()
+) -> tuple[Finding, ...]:
+    """What `reply` states that the `evidence` does not support, in reply order.
+
+    `tool_names` are the agent's tools: a call written as `name(...)` counts only for one of
+    them (a JSON-shaped call counts for any name).
+    """
+    given = evidence if isinstance(evidence, Evidence) else Evidence(evidence)
+    found: dict[str, tuple[int, Finding]] = {}
+
+    def flag(position: int, value: str, kind: FindingKind, why: str) -> None:
+        if value not in found:
+            found[value] = (position, Finding(value, kind, why))
+
+    for call in text_tool_calls(reply, tool_names):
+        flag(call.position, call.written, "tool_call_as_text", TEXT_TOOL_CALL_WHY)
+    for position, value, kind, why in (
+        *_unsupported_ids(reply, given),
+        *_unsupported_amounts(reply, given),
+        *_unsupported_dates_and_times(reply, given),
+        *_unbacked_claims(reply, given),
+    ):
+        flag(position, value, kind, why)
+    return tuple(finding for _, finding in sorted(found.values(), key=lambda f: f[0]))
 
 
 def unsupported_values(reply: str, evidence: Evidence | Iterable[str]) -> tuple[str, ...]:
-    """The values in `reply` that appear in none of the `evidence` texts, in reply order."""
-    given = evidence if isinstance(evidence, Evidence) else Evidence(evidence)
-    flagged: list[tuple[int, str]] = []
+    """The values and claims of `reply` that the `evidence` does not support, in reply order."""
+    return tuple(finding.value for finding in ground_reply(reply, evidence))
 
-    def flag(position: int, value: str) -> None:
-        if all(value != seen for _, seen in flagged):
-            flagged.append((position, value))
 
-    for pattern in (_FLIGHT, _USER, _PAYMENT):
+_Flag = tuple[int, str, FindingKind, str]  # position, as written, kind, why
+
+
+def _unsupported_ids(reply: str, given: Evidence) -> list[_Flag]:
+    flags: list[_Flag] = []
+    for pattern, kind, what in (
+        (values.FLIGHT, "flight_number", "flight number"),
+        (values.USER, "user_id", "user id"),
+        (values.PAYMENT, "payment_id", "payment method"),
+    ):
         for m in pattern.finditer(reply):
             if not given.mentions(m.group(0)):
-                flag(m.start(), m.group(0))
-    for m in _RESERVATION.finditer(reply):
+                flags.append((m.start(), m.group(0), kind, _NOT_GIVEN.format(what=what)))
+    for m in values.RESERVATION.finditer(reply):
         code = m.group(0)
         if code.isdigit() or given.mentions(code):
             continue
-        if code.isalpha() and not _RESERVATION_CUE.search(reply[: m.start()]):
+        if code.isalpha() and not values.RESERVATION_CUE.search(reply[: m.start()]):
             continue
-        flag(m.start(), code)
+        flags.append((m.start(), code, "reservation_id", _NOT_GIVEN.format(what="reservation id")))
+    for m in values.PAYMENT_IN_WORDS.finditer(reply):
+        source = f"{m.group(1).lower()}_card" if m.group(1) else "certificate"
+        number = m.group(3)
+        if not (given.mentions(f"{source}_{number}") or given.has_number(float(number))):
+            why = _NOT_GIVEN.format(what=f"payment method ({source}_{number})")
+            flags.append((m.start(), m.group(0), "payment_id", why))
+    for m in values.LAST_DIGITS.finditer(reply):
+        if not given.has_number(float(m.group(1))):
+            why = _NOT_GIVEN.format(what="card number")
+            flags.append((m.start(), m.group(0), "payment_id", why))
+    for m in values.FLIGHT_IN_WORDS.finditer(reply):
+        if not given.mentions(f"HAT{m.group(1)}"):
+            why = _NOT_GIVEN.format(what=f"flight number (HAT{m.group(1)})")
+            flags.append((m.start(), m.group(0), "flight_number", why))
+    return flags
 
-    for m in _AMOUNT.finditer(reply):
-        value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
-        if not given.has_number(value):
-            flag(m.start(), m.group(0))
 
-    for written, (month, day, year) in _dates(reply):
-        if not given.has_date(month, day, year):
-            flag(reply.find(written), written)
-    return tuple(value for _, value in sorted(flagged))
+def _unsupported_amounts(reply: str, given: Evidence) -> list[_Flag]:
+    flags: list[_Flag] = []
+    for position, written, amount in values.amounts(reply):
+        if given.has_number(amount):
+            continue
+        figures = given.rule_figures(amount)
+        if not figures:
+            flags.append((position, written, "amount", _NOT_GIVEN.format(what="amount")))
+            continue
+        subject = _subject(_sentence_at(reply, position))
+        if any(figure.subject & subject for figure in figures):
+            continue  # the reply states the rule the figure belongs to
+        rules = ", ".join(sorted({f.rule for f in figures if f.rule})) or "the rules"
+        why = (
+            f"a figure of the rules ({rules}), but no tool result or customer message gave "
+            "it as an amount for this conversation"
+        )
+        flags.append((position, written, "amount", why))
+    return flags
+
+
+def _unsupported_dates_and_times(reply: str, given: Evidence) -> list[_Flag]:
+    flags: list[_Flag] = [
+        (position, written, "date", _NOT_GIVEN.format(what="date"))
+        for position, written, (month, day, year) in values.dates(reply)
+        if not given.has_date(month, day, year)
+    ]
+    flags += [
+        (time.position, time.written, "time", _NOT_GIVEN.format(what="time"))
+        for time in values.times(reply)
+        if not given.has_time(time.readings())
+    ]
+    return flags
+
+
+def _unbacked_claims(reply: str, given: Evidence) -> list[_Flag]:
+    flags: list[_Flag] = []
+    for claim in claimed_actions(reply):
+        tools = BACKING[claim.action]
+        if not tools:
+            if given.ran_any_tool():
+                continue
+            why = "claims a look-up, but no tool was called in this conversation"
+        elif given.succeeded(tools):
+            continue
+        else:
+            why = (
+                f"claims a {claim.action}, but no {' or '.join(tools)} call succeeded in "
+                "this conversation"
+            )
+        flags.append((claim.position, claim.written, "claimed_action", why))
+    return flags

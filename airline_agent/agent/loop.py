@@ -31,7 +31,7 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
-from airline_agent.agent.grounding import unsupported_values
+from airline_agent.agent.grounding import ground_reply
 from airline_agent.agent.options import ApprovalPolicy, LoopOptions
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.agent.requests import Answered, request_body, send_request
@@ -221,9 +221,9 @@ class AgentSession:
             )
         ]
         if reply.content and self.options.grounding:
-            unsupported = unsupported_values(reply.content, conversation.evidence)
-            if unsupported:
-                events.append(GroundingWarning(conversation.requests, unsupported, reply.content))
+            findings = ground_reply(reply.content, conversation.evidence, self._tool_names)
+            if findings:
+                events.append(GroundingWarning.of(conversation.requests, reply.content, findings))
         return events
 
     async def _answer_tools(

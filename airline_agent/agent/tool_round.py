@@ -138,7 +138,7 @@ async def _run_in_thread(toolbox: Toolbox, plan: Plan, conversation: Conversatio
 def _record(plan: Plan, outcome: ToolOutcome, conversation: Conversation) -> None:
     content = outcome.content()
     conversation.history.append(hist.tool_entry(plan.call.call_id, content))
-    conversation.evidence.add(content)
+    conversation.evidence.add_tool_result(plan.call.name, content, ok=outcome.error is None)
 
 
 def _finished(plan: Plan, outcome: ToolOutcome) -> ToolFinished:
