@@ -60,6 +60,8 @@ _AGENT = (
     r"gone ahead and|went ahead and))*\s+"
 )
 _OBJECT = r"(?:your|the|this|that|its|their|his|her)"
+# "I was able to rebook you", "we managed to cancel it": done, in other words.
+_ABLE_TO = r"\b(?:I|we)(?:\s+(?:was|were|have\s+been)|\s*'ve\s+been)?\s+(?:able|managed)\s+to\s+"
 _CLAUSE = r"[^.;!?\n]{0,40}?"  # the rest of the same clause, briefly
 
 _PATTERNS: tuple[tuple[Action, str], ...] = (
@@ -147,8 +149,51 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
         "reservation change",
         _AGENT + r"(?:updated|modified|changed)\s+" + _OBJECT + r"\s+(?:reservation|booking)\b",
     ),
+    (
+        "reservation change",
+        r"\b(?:reservation|booking)\b" + _CLAUSE + r"\b(?:(?:has|have)\s+been|is\s+now|"
+        r"was\s+successfully)\s+(?:updated|modified|changed)\b",
+    ),
+    *(
+        (action, _ABLE_TO + verb + r"\b")
+        for action, verb in (
+            ("look-up", r"(?:look\s+up|find|locate|confirm|verify|see)"),
+            ("booking", r"(?:book|reserve)"),
+            ("cancellation", r"cancel"),
+            ("flight change", r"(?:rebook|change|move|switch|upgrade|downgrade)"),
+            ("bag change", r"add\s+(?:\w+\s+){0,3}(?:bags?|baggages?|luggage)"),
+            (
+                "certificate",
+                r"(?:send|issue)\s+(?:you\s+)?(?:a|an|the)\s+(?:\w+\s+){0,2}certificate",
+            ),
+            ("transfer", r"transfer"),
+            ("refund", r"refund"),
+        )
+    ),
 )
 _COMPILED = tuple((action, re.compile(pattern, re.I)) for action, pattern in _PATTERNS)
+
+# Verbs that go on the agent's list after a first claim: "I looked up EHGLP3, cancelled
+# it and refunded the $208". Each needs an object after it, so that a participle ("your
+# reservation, booked on May 4", "HAT030, cancelled by the airline") is no claim.
+_THEN = r"(?:,\s*(?:and\s+)?|\s+and\s+)(?:then\s+|also\s+)?"
+_ITS_OBJECT = r"(?:\s+(?:it|them|you|your|the|this|that|its|their|a|an)\b|(?=\s*\$))"
+_COORDINATED = tuple(
+    (action, re.compile(_THEN + verb + _ITS_OBJECT, re.I))
+    for action, verb in (
+        ("cancellation", r"cancell?ed"),
+        ("refund", r"refunded"),
+        ("booking", r"booked"),
+        ("flight change", r"(?:changed|moved|rebooked)"),
+        ("bag change", r"added"),
+        ("certificate", r"(?:sent|issued)"),
+        ("transfer", r"transferred"),
+        ("charge", r"charged"),
+        ("calculation", r"(?:calculated|computed)"),
+    )
+)
+_AGENT_FIRST = re.compile(r"(?:I|we)\b", re.I)
+_SENTENCE_END = re.compile(r"\.(?=\s|$)|[!?;\n]")
 
 # Words before a claim, in its clause, that make it no claim: a negation ("nothing was
 # charged"), a condition or a future ("once it has been cancelled", "after I've booked").
@@ -177,7 +222,23 @@ def claimed_actions(text: str) -> list[Claim]:
             written = " ".join(m.group(0).split())
             if m.start() not in found:
                 found[m.start()] = Claim(m.start(), written, action)
+    for claim in [c for c in found.values() if _AGENT_FIRST.match(c.written)]:
+        for later in _coordinated(text, claim.position + len(claim.written)):
+            found.setdefault(later.position, later)
     return [found[position] for position in sorted(found)]
+
+
+def _coordinated(text: str, start: int) -> list[Claim]:
+    """The further actions on the agent's list, from `start` to the end of its sentence."""
+    end = _SENTENCE_END.search(text, start)
+    rest = text[: end.start() if end else len(text)]
+    claims = []
+    for action, pattern in _COORDINATED:
+        for m in pattern.finditer(rest, start):
+            verb = m.group(0).lstrip(", ").split()
+            written = " ".join(w for w in verb if w.lower() not in ("and", "then", "also"))
+            claims.append(Claim(m.end() - len(written), written, action))
+    return claims
 
 
 def _qualified(text: str, start: int) -> bool:

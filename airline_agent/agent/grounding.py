@@ -91,13 +91,28 @@ def _subject(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in words if len(w) >= 3 and w not in _GENERIC)
 
 
-def _sentence_at(text: str, position: int) -> str:
+def _sentence_bounds(text: str, position: int) -> tuple[int, int]:
     start = 0
     for m in _SENTENCE_END.finditer(text):
         if m.start() >= position:
-            return text[start : m.start()]
+            return start, m.start()
         start = m.end()
-    return text[start:]
+    return start, len(text)
+
+
+def _sentence_at(text: str, position: int) -> str:
+    start, end = _sentence_bounds(text, position)
+    return text[start:end]
+
+
+def _words_around(text: str, position: int, count: int = 4) -> str:
+    """The few words either side of `position` in its sentence: what a rule's figure is
+    for ("a travel certificate of $100 per passenger"), without the rule's condition
+    ("for a cancelled flight"), which a made-up refund may share."""
+    start, end = _sentence_bounds(text, position)
+    before = text[start:position].split()[-count:]
+    after = text[position:end].split()[: count + 1]  # the figure itself and `count` more
+    return " ".join(before + after)
 
 
 @dataclass(frozen=True)
@@ -157,7 +172,7 @@ class Evidence:
             line = text[text.rfind("\n", 0, position) + 1 :]
             rule = _RULE_ID.match(line)
             figure = _RuleFigure(
-                rule.group(1) if rule else "", _subject(_sentence_at(text, position))
+                rule.group(1) if rule else "", _subject(_words_around(text, position))
             )
             self._rule_figures.setdefault(amount, []).append(figure)
 
