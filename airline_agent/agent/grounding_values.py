@@ -57,9 +57,9 @@ DAY_MONTH = re.compile(
 )
 # "10:00", "07:00:00", "7:30 pm", also inside "2024-05-12T13:08:10"; "7 am", "11pm".
 CLOCK_TIME = re.compile(
-    r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?!\d)(?:\s*([ap])\.?m\b\.?)?", re.I
+    r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?!\d)(?:\s*([ap])(?:\.m\.|m\b))?", re.I
 )
-HOUR_TIME = re.compile(r"\b(1[0-2]|0?[1-9])\s*([ap])\.?m\b\.?", re.I)
+HOUR_TIME = re.compile(r"(?<![\d:.,])\b(1[0-2]|0?[1-9])\s*([ap])(?:\.m\.|m\b)", re.I)
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 Day = tuple[int, int, int | None]  # (month, day, year or None)

@@ -378,11 +378,9 @@ class _Printer:
                 self.end_stream()
                 self.last_limit = message
                 self.write(f"  ! {kind} limit: {message}\n")
-            case ev.GroundingWarning(unsupported=values):
+            case ev.GroundingWarning() as warning:
                 self.end_stream()
-                self.write(
-                    f"  ! not found in any tool result or customer message: {', '.join(values)}\n"
-                )
+                self.write(f"  ! grounding: {warning.describe()}\n")
             case ev.RetryScheduled(attempt=attempt, delay_s=delay, reason=reason):
                 self.end_stream()
                 self.write(f"  … retry {attempt} in {delay:.1f} s: {reason}\n")

@@ -26,6 +26,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from airline_agent.agent.grounding import FindingKind
 from airline_agent.tools.outcome import ERROR_CODES
 
 Dataset = Literal["sample", "tau2"]
@@ -117,13 +118,36 @@ class CallCheck(Strict):
         return "recorded" in self.model_fields_set
 
 
+class FindingCheck(Strict):
+    """A grounding finding the turn must raise: its kind, the value or claim as written, or both."""
+
+    kind: FindingKind | None = None
+    value: str | None = Field(None, min_length=1)
+
+    @model_validator(mode="after")
+    def _names_something(self) -> FindingCheck:
+        if self.kind is None and self.value is None:
+            raise ValueError("a finding needs `kind`, `value`, or both")
+        return self
+
+
 class TurnExpectations(Strict):
-    """What must happen in a turn. `tools` alone checks names; `calls` checks results too."""
+    """What must happen in a turn. `tools` alone checks names; `calls` checks results too.
+
+    `findings` lists grounding findings that must be among those the turn raised (so it
+    needs `warnings: [grounding]`)."""
 
     tools: list[str] | None = None
     calls: list[CallCheck] | None = None
     warnings: list[Warning] = Field(default_factory=list)
+    findings: list[FindingCheck] = Field(default_factory=list)
     end: TurnEnd | None = "answered"
+
+    @model_validator(mode="after")
+    def _findings_are_grounding_warnings(self) -> TurnExpectations:
+        if self.findings and "grounding" not in self.warnings:
+            raise ValueError("`findings` are grounding findings: add `warnings: [grounding]`")
+        return self
 
     @model_validator(mode="after")
     def _tools_agree_with_calls(self) -> TurnExpectations:

@@ -34,7 +34,7 @@ from airline_agent.scenarios.dbdiff import (
     export_records,
     get_path,
 )
-from airline_agent.scenarios.model import CallCheck, Scenario, Turn
+from airline_agent.scenarios.model import CallCheck, FindingCheck, Scenario, Turn
 from airline_agent.scenarios.script import ScenarioScript
 
 Status = Literal["passed", "failed", "drift", "skipped", "error"]
@@ -209,6 +209,7 @@ def _check_turn(
         if unsupported:
             actual = f"{warnings} (unsupported: {', '.join(unsupported)})"
         report.failures.append(Failure(where, "warnings", sorted(set(expect.warnings)), actual))
+    _check_findings(where, expect.findings, events, report)
     end = next((e.reason for e in events if isinstance(e, TurnFinished)), None)
     if expect.end is not None and end != expect.end:
         errors = [e.message for e in events if isinstance(e, ErrorOccurred)]
@@ -220,6 +221,17 @@ def _check_turn(
                 where, "scripted responses used", len(turn.responses), len(turn.responses) - unused
             )
         )
+
+
+def _check_findings(
+    where: str, expected: list[FindingCheck], events: list[AgentEvent], report: ScenarioReport
+) -> None:
+    found = [f for e in events if isinstance(e, GroundingWarning) for f in e.findings]
+    for check in expected:
+        if not any(check.kind in (None, f.kind) and check.value in (None, f.value) for f in found):
+            wanted = ": ".join(part for part in (check.kind, check.value) if part)
+            actual = "; ".join(f"{f.kind}: {f.value}" for f in found) or "none"
+            report.failures.append(Failure(where, "grounding finding", wanted, actual))
 
 
 def _check_call(where: str, check: CallCheck, event: ToolFinished, report: ScenarioReport) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,10 @@ def transcript_records(events: Iterable[AgentEvent]) -> list[dict[str, Any]]:
                             "elapsed_ms": round(event.elapsed_ms, 2),
                         }
                     )
+            case GroundingWarning():
+                record = by_request.get(event.request)
+                if record is not None:
+                    record["grounding"] = [asdict(finding) for finding in event.findings]
     return records
 
 
@@ -142,8 +147,7 @@ def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Sequence[str]
                 if event.changes:
                     out.append("")
             case GroundingWarning():
-                names = ", ".join(event.unsupported)
-                out += [f"⚠ **Grounding:** not found in any tool result or message: {names}", ""]
+                out += [f"⚠ **Grounding:** {event.describe()}", ""]
             case LimitReached():
                 out += [f"⚠ **Limit:** {event.message}", ""]
             case ErrorOccurred():

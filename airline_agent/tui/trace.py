@@ -7,7 +7,7 @@ reply), framework (tool results, limits, errors) and api (the request itself).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from airline_agent.agent.events import (
@@ -101,15 +101,20 @@ class TraceBuilder:
                         details={"kind": kind, "limit": limit, "message": text},
                     )
                 ]
-            case GroundingWarning(request=request, unsupported=values):
+            case GroundingWarning(request=request, unsupported=values, findings=findings):
                 return [
                     TraceEntry(
                         "framework",
                         "grounding warning",
-                        body="not found in any tool result: " + ", ".join(values),
+                        body=event.describe()
+                        if findings
+                        else "not found in any tool result: " + ", ".join(values),
                         warning=True,
                         request=request,
-                        details={"unsupported": list(values)},
+                        details={
+                            "unsupported": list(values),
+                            "findings": [asdict(finding) for finding in findings],
+                        },
                     )
                 ]
             case RetryScheduled(attempt=attempt, delay_s=delay, reason=reason):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from airline_agent.agent.grounding import Evidence, unsupported_values
+from airline_agent.agent import grounding_values
+from airline_agent.agent.grounding import Evidence, Finding, ground_reply, unsupported_values
 
 TOOL = (
     '{"reservation_id": "EHGLP3", "user_id": "emma_kim_9957", "flights": [{"flight_number": '
@@ -107,3 +108,119 @@ def test_evidence_after_adds_and_pops_is_evidence_of_what_is_left(
     for _ in popped:
         evidence.pop()
     assert unsupported_values(reply, evidence) == unsupported_values(reply, Evidence(texts))
+
+
+# -- issue 12 §2: what a real model invents ---------------------------------------------
+
+P3 = "- P3 For a cancelled flight: a travel certificate of $100 per passenger."
+B5 = "- B5 Free checked bags per passenger: 0, 1, 2. Each extra bag costs $50."
+
+
+def kinds(reply: str, evidence: Evidence) -> list[tuple[str, str]]:
+    return [(f.kind, f.value) for f in ground_reply(reply, evidence, TOOL_NAMES)]
+
+
+TOOL_NAMES = frozenset({"get_reservation_details", "cancel_reservation"})
+
+
+def test_each_finding_names_its_value_kind_and_why() -> None:
+    (finding,) = ground_reply("Your flight is HAT999.", Evidence([TOOL]))
+    assert finding == Finding(
+        "HAT999", "flight_number", "no tool result or customer message gave this flight number"
+    )
+
+
+def test_ids_written_in_words_are_checked() -> None:
+    evidence = Evidence([TOOL])
+    assert kinds("Paid with credit card 5832574, flight 156.", evidence) == []
+    assert kinds("Paid with credit card 7815826 on flight 777.", evidence) == [
+        ("payment_id", "credit card 7815826"),
+        ("flight_number", "flight 777"),
+    ]
+    assert kinds("Your card ending in 9931 was used.", Evidence([TOOL])) == [
+        ("payment_id", "ending in 9931")
+    ]
+
+
+def test_a_time_must_come_from_the_evidence_in_any_spelling() -> None:
+    evidence = Evidence(['{"scheduled_departure_time_est": "07:00:00"}'])
+    assert kinds("It leaves at 7:00 AM (07:00:00), 7 a.m., 7am.", evidence) == []
+    assert kinds("It leaves at 10:00, boards at 6:30 pm.", evidence) == [
+        ("time", "10:00"),
+        ("time", "6:30 pm"),
+    ]
+
+
+def test_the_rules_figures_support_stating_the_rule_not_an_amount_for_the_customer() -> None:
+    evidence = Evidence(rules=[P3 + "\n" + B5])
+    assert kinds("You get a travel certificate of $100 per passenger.", evidence) == []
+    assert kinds("One bag is free and the extra bag costs $50.", evidence) == []
+    (finding,) = ground_reply("I calculated the refund, which is $100.", evidence)[1:]
+    assert (finding.kind, finding.value) == ("amount", "$100")
+    assert "P3" in finding.why
+    assert kinds("The seat costs $50.", evidence) == [("amount", "$50")]
+
+
+def test_the_rules_figures_are_read_from_the_rules_given() -> None:
+    # Derived from the text at run time: a shorter or changed prompt moves the figures.
+    evidence = Evidence(rules=["P3 cancelled flight: certificate $150/passenger."])
+    assert kinds("A certificate of $150 per passenger.", evidence) == []
+    assert kinds("A certificate of $100 per passenger.", evidence) == [("amount", "$100")]
+
+
+def test_a_claimed_action_needs_a_successful_call_of_its_tool() -> None:
+    evidence = Evidence(["Please cancel EHGLP3."])
+    assert kinds("I've cancelled EHGLP3.", evidence) == [("claimed_action", "I've cancelled")]
+    evidence.add_tool_result("cancel_reservation", '{"error": "NOT_FOUND"}', ok=False)
+    assert kinds("I've cancelled EHGLP3.", evidence) == [("claimed_action", "I've cancelled")]
+    evidence.add_tool_result("cancel_reservation", TOOL, ok=True)
+    assert kinds("I've cancelled EHGLP3.", evidence) == []
+
+
+def test_a_look_up_is_backed_by_any_call_that_ran() -> None:
+    evidence = Evidence(["Where is ABC123?"])
+    assert kinds("I looked up ABC123.", evidence) == [("claimed_action", "I looked up")]
+    evidence.add_tool_result("get_reservation_details", '{"error": "NOT_FOUND"}', ok=False)
+    assert kinds("I looked up ABC123 but could not find it.", evidence) == []
+
+
+def test_offers_conditions_and_negations_claim_nothing() -> None:
+    evidence = Evidence(["Cancel EHGLP3?"])
+    for reply in (
+        "Would you like me to cancel EHGLP3?",
+        "Once it has been cancelled, it cannot be restored.",
+        "I haven't cancelled anything, and nothing was charged.",
+        "The airline cancelled the flight; shall I transfer you?",
+    ):
+        assert kinds(reply, evidence) == [], reply
+
+
+def test_a_tool_call_written_as_text_is_flagged_never_run() -> None:
+    reply = '{{"name": "get_reservation_details", "arguments": {"reservation_id": "EHGLP3"}}}'
+    (finding,) = ground_reply(reply, Evidence(["EHGLP3"]), TOOL_NAMES)
+    assert finding.kind == "tool_call_as_text"
+    assert finding.why == "the model wrote a tool call as text; nothing was run"
+    assert finding.value.startswith('{"name": "get_reservation_details"')
+    call = 'cancel_reservation(reservation_id="EHGLP3")'
+    assert kinds(call, Evidence(["EHGLP3"])) == [("tool_call_as_text", call)]
+
+
+def test_evidence_pop_takes_back_a_tool_call_too() -> None:
+    evidence = Evidence(["Cancel EHGLP3."])
+    evidence.add_tool_result("cancel_reservation", TOOL, ok=True)
+    evidence.pop()
+    assert kinds("I cancelled EHGLP3.", evidence) == [("claimed_action", "I cancelled")]
+
+
+def test_a_reply_is_checked_without_reading_the_evidence_again(monkeypatch) -> None:
+    evidence = Evidence([TOOL] * 50, rules=[P3])
+    evidence.add_tool_result("get_reservation_details", TOOL, ok=True)
+    read: list[str] = []
+    for name in ("dates", "times", "numbers", "amounts", "clock_times"):
+        original = getattr(grounding_values, name)
+        monkeypatch.setattr(
+            grounding_values, name, lambda text, f=original: read.append(text) or f(text)
+        )
+    reply = "I checked EHGLP3: HAT156 on 2024-05-17, May 17, $63."
+    assert ground_reply(reply, evidence) == ()
+    assert set(read) == {reply}

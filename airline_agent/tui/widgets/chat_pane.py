@@ -154,9 +154,9 @@ class ChatPane(Vertical):
                     await reply.set_text(content)
                 elif streamed:
                     await self._by_request[request].finish_stream()
-            case GroundingWarning(request=request, unsupported=values):
+            case GroundingWarning(request=request) as warning:
                 target = self._by_request.get(request) or self._reply
-                text = "not found in any tool result or customer message: " + ", ".join(values)
+                text = warning.describe()
                 if target is not None:
                     await target.add_warning(text)
                     self.message_list.scroll_end(animate=False)  # as for a new message
