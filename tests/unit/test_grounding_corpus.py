@@ -1,9 +1,11 @@
 """The grounding check on a corpus of honest and invented replies: recall and precision.
 
 Goal (issue 12 §2): recall ≥ 90 % on the inventions, precision ≥ 95 % on honest replies.
-Measured on tests/unit/grounding_corpus.py (56 honest replies; 49 invented replies making
+Measured on tests/unit/grounding_corpus.py (56 honest replies; 48 invented replies making
 71 inventions): recall 70/71 = 98.6 % (the miss: an hour equal to the clock's), 56/56
 honest replies raise nothing (100 %), and 70/70 findings are real inventions (100 %).
+The check before issue 12 (values only, the system prompt as evidence) caught 16/71
+(22.5 %), and of the real reply only HAT002.
 The corpus was written together with the check, so these figures flatter it: they show
 that each kind is caught and that the look-alike honest phrasings are not, not how often
 a real model's inventions take one of these shapes.
