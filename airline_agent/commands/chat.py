@@ -81,6 +81,12 @@ def chat_command(
     cost_budget: Annotated[
         float | None, typer.Option("--cost-budget", help="Most US dollars for the conversation.")
     ] = None,
+    prompt: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt", help="System prompt: lean (default) or full (AIRLINE_AGENT_PROMPT)."
+        ),
+    ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
     no_guard: Annotated[
         bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
@@ -111,6 +117,7 @@ def chat_command(
         parallel_tool_calls=parallel_tool_calls,
         token_budget=token_budget,
         cost_budget=cost_budget,
+        prompt=prompt,
         db=db,
         guard=False if no_guard else None,
     )
