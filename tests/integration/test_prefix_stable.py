@@ -93,3 +93,18 @@ async def test_a_changed_prefix_is_reported(session, chat_server):
     events = await run_turn(session, "Hi again")
     assert of_type(events, RequestSent)[0].prefix.unchanged is False
     assert spans(chat_server.raw_requests[0]) != spans(chat_server.raw_requests[1])
+
+
+def test_every_shipped_scenario_passes_with_the_lean_prefix_unchanged():
+    from airline_agent.scenarios.library import library_dir
+    from airline_agent.scenarios.loader import load_library
+    from airline_agent.scenarios.runner import replay_scenario
+
+    scenarios = [s for s in load_library(library_dir()) if hasattr(s, "turns")]
+    assert len(scenarios) >= 15
+    for scenario in scenarios:
+        report = replay_scenario(scenario)
+        assert report.status == "passed", (scenario.name, report.why())
+        sent = of_type(report.events, RequestSent)
+        assert sent and sent[0].prefix.tokens <= PREFIX_GOAL_TOKENS, scenario.name
+        assert len({event.prefix.digest for event in sent}) == 1, scenario.name
