@@ -71,7 +71,7 @@ X1 Ask why: change of plan, airline cancelled, or other.
 X2 A segment already flown: no cancellation, transfer to a human.
 X3 Otherwise cancel only if booked within the last 24 hours, airline cancelled, \
 business cabin, or insured with a covered reason (health, weather).
-X4 Refunds go to the original methods in 5-7 business days.
+X4 Refunds go to the original methods in 5 to 7 business days.
 P1 Never offer compensation unasked; confirm the facts first.
 P2 Only silver/gold members, insured or business passengers qualify.
 P3 Cancelled flight: a certificate of $100 per passenger.

@@ -136,3 +136,10 @@ def test_the_setting_and_the_prompt_name_the_same_styles():
     from typing import get_args
 
     assert get_args(PromptChoice) == PROMPT_STYLES
+
+
+def test_the_tui_flag_reaches_the_settings_it_builds_after_the_first_frame():
+    from airline_agent.settings_peek import peek_settings
+
+    assert peek_settings(prompt="full").load().prompt == "full"
+    assert peek_settings(prompt=None).load().prompt == "lean"
