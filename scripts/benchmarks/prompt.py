@@ -27,7 +27,7 @@ def _our_prefix(style: str) -> tuple[int, int, bool]:
     from airline_agent.tools.toolbox import Toolbox
 
     toolbox = Toolbox.__new__(Toolbox)  # schemas and the clock only: no database needed
-    toolbox.clock, toolbox.acting_user = Clock.at(), None
+    toolbox.clock = Clock.at()
 
     class _Offline:
         model = "bench"

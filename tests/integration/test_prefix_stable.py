@@ -89,8 +89,8 @@ async def test_a_changed_prefix_is_reported(session, chat_server):
     chat_server.stream("Hello.")
     chat_server.stream("Hello again.")
     await run_turn(session, "Hi")
-    session.system_prompt += "\nA rule added in the middle."  # as a careless edit would
-    session.history[0] = {"role": "system", "content": session.system_prompt}
+    edited = session.system_prompt + "\nA rule added in the middle."  # a careless edit
+    session.history[0] = {"role": "system", "content": edited}
     events = await run_turn(session, "Hi again")
     assert of_type(events, RequestSent)[0].prefix.unchanged is False
     assert spans(chat_server.raw_requests[0]) != spans(chat_server.raw_requests[1])

@@ -24,7 +24,7 @@ from airline_agent.agent.prompt import PROMPT_STYLES, build_system_prompt
 from airline_agent.config import PromptChoice, Settings, SettingsError, load_settings
 from airline_agent.domain.clock import Clock
 from airline_agent.tools.toolbox import Toolbox
-from tests.support.toolbox_fixtures import toolbox
+from tests.support.world import CLOCK
 
 TOOLS = Toolbox.__new__(Toolbox).schemas()
 _, EXACT = token_counter()
@@ -38,9 +38,14 @@ def body(system: str, *rest: dict) -> dict:
     }
 
 
+def toolbox(database) -> Toolbox:
+    return Toolbox(database, clock=CLOCK)
+
+
 def session_body(world_db, customer: str | None = None, **options) -> dict:
-    tools = toolbox(world_db, acting_user=customer) if customer else toolbox(world_db)
-    session = AgentSession(_NoBackend(), tools, LoopOptions(**options))
+    session = AgentSession(
+        _NoBackend(), toolbox(world_db), LoopOptions(**options), customer=customer
+    )
     return session.request_body()
 
 
