@@ -7,9 +7,9 @@ right: what it does, what each argument means where the name does not say it, an
 formats — never a concrete id, which a small model may repeat as if it were data
 (issue 12: a real model "confirmed" credit card 7815826, the example id these
 descriptions used to give). The `min_length`/`max_length`/bounds below are validated and
-not advertised (registry.UNADVERTISED). Two optional
-parameters are ours, for the guard: `reason` on `cancel_reservation` (policy X3) and
-`reservation_id` + `reason` on `send_certificate` (P2–P4).
+not advertised (registry.UNADVERTISED). Two optional parameters are ours, for the guard:
+`reason` on `cancel_reservation` (policy X3) and `reservation_id` + `reason` on
+`send_certificate` (P2–P4).
 """
 
 from __future__ import annotations
