@@ -9,9 +9,12 @@ API it is paid for each time (or cached), on a local model its prompt processing
 wait before the first token. `lean`, the default, states each rule once, tersely; the
 rules the guard enforces in code (tools/guard.py lists which) in the fewest words, since
 a call that breaks one is refused with the rule's id anyway, and those only the prompt
-enforces (C2, C3, C4, C6, X1, P1, P5, B5's and B6's questions) in full. `full` is the
-longer text the project started with, for strong models that follow reasons better than
-headlines. Whatever the choice, the text depends only on the clock, the customer given
+enforces (C2, C3, C4, C6, X1, P1, P5, B5's and B6's questions) each as an instruction of
+its own. `full` is the longer text the project started with (2,701 prefix tokens with the
+schemas, over the 2,400 goal; the lean default is 2,280), kept for models whose provider
+caches the prefix and that may follow reasons better than headlines: that it does so has
+not been measured (no such model here; scripts/bench.py prompt gives the sizes). Whatever
+the choice, the text depends only on the clock, the customer given
 at the start and the C4 setting: never on anything that changes during a conversation,
 so that every request's prefix is byte-identical (see agent/prefix.py).
 """
