@@ -15,6 +15,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from airline_agent.domain.clock import DEFAULT_NOW
 
 ApprovalPolicy = Literal["ask", "auto", "deny"]
+# The system prompt's text (agent/prompt.py `PromptStyle`; a test keeps the two equal):
+# `lean`, within issue 12's 2,400-token prefix with the tool schemas, or the longer `full`.
+PromptChoice = Literal["lean", "full"]
 
 
 class Settings(BaseSettings):
@@ -30,6 +33,7 @@ class Settings(BaseSettings):
     base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
     api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
     approve: ApprovalPolicy = "ask"
+    prompt: PromptChoice = "lean"
     stream: bool = True
     max_tool_calls: int = Field(8, ge=1)
     max_requests: int = Field(16, ge=1)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from airline_agent.agent.grounding import Finding
+from airline_agent.agent.prefix import PrefixInfo
 from airline_agent.tools.outcome import RowChange
 
 # Who produced a piece of the conversation (the seed article's table).
@@ -94,6 +95,9 @@ class RequestSent:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     params: dict[str, Any]  # tool_choice, temperature, stream, …
+    # The fixed prefix (system message + tools): its size in tokens, and whether it is
+    # byte-identical to the previous request's (prompt caches hit only then).
+    prefix: PrefixInfo | None = None
 
 
 @dataclass(frozen=True)

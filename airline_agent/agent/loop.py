@@ -33,6 +33,7 @@ from airline_agent.agent.events import (
 )
 from airline_agent.agent.grounding import ground_reply
 from airline_agent.agent.options import ApprovalPolicy, LoopOptions
+from airline_agent.agent.prefix import PrefixTracker, token_counter
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.agent.requests import Answered, request_body, send_request
 from airline_agent.agent.streaming import ModelReply
@@ -83,6 +84,9 @@ class AgentSession:
         self._custom_prompt = system_prompt
         self._tools = toolbox.schemas()
         self._tool_names = frozenset(toolbox.names())
+        # Across conversations too: "unchanged" compares with the request sent before.
+        self.prefix_tracker = PrefixTracker()
+        token_counter()  # load the tokenizer now (the TUI builds sessions off its loop)
         self.new_conversation()
 
     # -- conversation state -------------------------------------------------------------
@@ -97,7 +101,10 @@ class AgentSession:
         if customer is not ...:
             self.customer = customer
         prompt = self._custom_prompt or build_system_prompt(
-            self.toolbox.clock, self.customer, one_call_at_a_time=self.options.one_call_at_a_time
+            self.toolbox.clock,
+            self.customer,
+            one_call_at_a_time=self.options.one_call_at_a_time,
+            style=self.options.prompt,
         )
         self.conversation = Conversation.start(prompt, self.customer)
         return self.conversation

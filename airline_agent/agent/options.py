@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from airline_agent.agent.prompt import PromptStyle
+
 if TYPE_CHECKING:
     from airline_agent.config import Settings
 
@@ -31,6 +33,7 @@ class LoopOptions:
     retry_max_delay: float = 30.0
     grounding: bool = True
     one_call_at_a_time: bool = True  # policy C4 in the system prompt
+    prompt: PromptStyle = "lean"  # the system prompt's text (agent/prompt.py)
     extra_body: dict[str, Any] = field(default_factory=dict)  # sent as is (server-specific)
 
     @classmethod
@@ -47,4 +50,5 @@ class LoopOptions:
             parallel_tool_calls=settings.parallel_tool_calls,
             token_budget=settings.token_budget,
             cost_budget=settings.cost_budget,
+            prompt=settings.prompt,
         )

@@ -2,30 +2,115 @@
 
 Written in the project's own words from reference/airline-policy.md; the rule ids are
 kept so that a trace, a guard refusal and the prompt all point at the same rule.
+
+Two texts (`--prompt lean|full`, `AIRLINE_AGENT_PROMPT`). The system message and the
+tool schemas are the fixed prefix of every request of every conversation: on a paid
+API it is paid for each time (or cached), on a local model its prompt processing is the
+wait before the first token. `lean`, the default, states each rule once, tersely; the
+rules the guard enforces in code (tools/guard.py lists which) in the fewest words, since
+a call that breaks one is refused with the rule's id anyway, and those only the prompt
+enforces (C2, C3, C4, C6, X1, P1, P5, B5's and B6's questions) each as an instruction of
+its own. `full` is the longer text the project started with (2,701 prefix tokens with the
+schemas, over the 2,400 goal; the lean default is 2,284), kept for models whose provider
+caches the prefix and that may follow reasons better than headlines: that it does so has
+not been measured (no such model here; scripts/bench.py prompt gives the sizes). Whatever
+the choice, the text depends only on the clock, the customer given
+at the start and the C4 setting: never on anything that changes during a conversation,
+so that every request's prefix is byte-identical (see agent/prefix.py).
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from airline_agent.domain.clock import Clock
 
-_IDENTITY = """\
+PromptStyle = Literal["lean", "full"]
+PROMPT_STYLES: tuple[PromptStyle, ...] = ("lean", "full")
+
+# ---------------------------------------------------------------- lean (the default)
+
+_LEAN_IDENTITY = """\
+You are the customer-service agent of an airline, acting only through your tools."""
+
+_LEAN_GROUNDING = """\
+C3 Never invent: every reservation id, user id, payment id, flight number, date, time, \
+price or amount you state comes from the customer or a tool result. Unknown: look it up, \
+ask, or say so. No recommendations."""
+
+_LEAN_CLOCK = """\
+C1 It is now {now} EST; never assume another date."""
+
+_LEAN_ONE_CALL = """\
+C4 Make at most one tool call at a time; a reply either calls a tool or answers the \
+customer."""
+
+_LEAN_SEVERAL_CALLS = "You may call several independent tools in one reply."
+
+_LEAN_RULES = """\
+Rules (cite the id when you refuse):
+C5 Refuse what breaks a rule.
+C2 Before any write, list the change and its cost or refund, and get an explicit "yes".
+C6 Only when your tools and rules cannot help: transfer_to_human_agents, then tell \
+the customer.
+I1 To book: get the user id, then trip type, origin, destination.
+I2 To change or cancel: the user id, from the customer, and the reservation id.
+B1 Book only flights "available" on that date.
+B2 One cabin for all flights: basic_economy, economy or business.
+B3 At most 5 passengers, each with first name, last name, date of birth.
+B4 Pay with profile methods: at most 1 certificate, 1 credit card, 3 gift cards.
+B5 Free bags per passenger (basic economy/economy/business): regular 0/1/2, silver \
+1/2/3, gold 2/3/4; each extra bag $50; add none unneeded.
+B6 Ask about insurance: $30 per passenger; full refund on health or weather \
+cancellation.
+M1 Basic economy flights cannot be changed.
+M2 Others may change flights, never origin, destination or trip type.
+M3 Kept flights keep their price; new ones cost today's.
+M4 Cabin changes apply to all segments (basic economy too), until one has flown.
+M5 Bags only added; no insurance after booking.
+M6 Passenger details may change, their number not.
+M7 Flight changes are paid or refunded by one gift card or credit card.
+X1 Ask why: change of plan, airline cancelled, or other.
+X2 A segment already flown: no cancellation, transfer to a human.
+X3 Otherwise cancel only if booked within the last 24 hours, airline cancelled, \
+business cabin, or insured with a covered reason (health, weather).
+X4 Refunds go to the original methods in 5 to 7 business days.
+P1 Never offer compensation unasked; confirm the facts first.
+P2 Only silver/gold members, insured or business passengers qualify.
+P3 Cancelled flight: a certificate of $100 per passenger.
+P4 Delayed flight, once it is changed or cancelled: a certificate of $50 per passenger.
+P5 No compensation for anything else."""
+
+
+def _lean(now: str, customer: str | None, one_call_at_a_time: bool) -> str:
+    parts = [_LEAN_IDENTITY, _LEAN_GROUNDING, _LEAN_CLOCK.replace("{now}", now)]
+    parts.append(_LEAN_ONE_CALL if one_call_at_a_time else _LEAN_SEVERAL_CALLS)
+    if customer:
+        parts.append(f"The customer has been identified as user id {customer}. Act only for them.")
+    parts.append(_LEAN_RULES)
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- full
+
+_FULL_IDENTITY = """\
 You are the customer-service agent of an airline. You help one customer at a time to \
 book flights, change or cancel reservations, update bags and passenger details, and \
 look up flight status and refunds. You act only through the tools you are given; they \
 read and write the airline's reservations database."""
 
-_GROUNDING = """\
+_FULL_GROUNDING = """\
 Never invent anything. Every reservation id, user id, payment method id, flight number, \
 date, time, price, balance, refund amount or rule you mention must come from what the \
 customer told you, from a tool result in this conversation, or from the rules below. If \
 you do not know something, look it up with a tool or ask the customer; if no tool can \
 tell you, say that you do not know. Give no personal recommendations or opinions."""
 
-_ONE_CALL = """\
+_FULL_ONE_CALL = """\
 Make at most one tool call at a time, and in a reply either call a tool or answer the \
 customer, never both (C4)."""
 
-_RULES = """\
+_FULL_RULES = """\
 Conduct
 - C1 The current date and time is {now} (EST). Use it for every "today", "within 24 \
 hours" or "already flown" decision; never assume another date.
@@ -88,18 +173,27 @@ certificate of $50 per passenger, issued after the change or cancellation.
 - P5 No compensation for any other reason."""
 
 
-def build_system_prompt(
-    clock: Clock, customer: str | None = None, *, one_call_at_a_time: bool = True
-) -> str:
-    """The system message; `customer` is the already identified user id, if any."""
-    now = clock.now.strftime("%Y-%m-%d %H:%M")
-    parts = [_IDENTITY, _GROUNDING]
+def _full(now: str, customer: str | None, one_call_at_a_time: bool) -> str:
+    parts = [_FULL_IDENTITY, _FULL_GROUNDING]
     if one_call_at_a_time:
-        parts.append(_ONE_CALL)
+        parts.append(_FULL_ONE_CALL)
     if customer:
         parts.append(f"The customer has been identified as user id {customer}. Act only for them.")
-    parts.append("The airline's rules (cite the rule id when you refuse):\n" + _RULES)
+    parts.append("The airline's rules (cite the rule id when you refuse):\n" + _FULL_RULES)
     text = "\n\n".join(parts).replace("{now}", now)
     if not one_call_at_a_time:
         text += "\n\nYou may call several independent tools in one reply."
     return text
+
+
+def build_system_prompt(
+    clock: Clock,
+    customer: str | None = None,
+    *,
+    one_call_at_a_time: bool = True,
+    style: PromptStyle = "lean",
+) -> str:
+    """The system message; `customer` is the already identified user id, if any."""
+    now = clock.now.strftime("%Y-%m-%d %H:%M")
+    build = _full if style == "full" else _lean
+    return build(now, customer, one_call_at_a_time)

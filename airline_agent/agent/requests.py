@@ -22,6 +22,7 @@ from airline_agent.agent.events import (
     UsageReported,
 )
 from airline_agent.agent.options import LoopOptions
+from airline_agent.agent.prefix import PrefixTracker
 from airline_agent.agent.streaming import ModelReply, Piece, ReasoningPiece, TextPiece
 from airline_agent.agent.usage import context_window, cost_of
 
@@ -37,6 +38,7 @@ class Requester(Protocol):
 
     backend: ChatBackend
     options: LoopOptions
+    prefix_tracker: PrefixTracker  # the previous request's prefix, to say if it changed
 
     def request_body(self) -> dict[str, Any]: ...
 
@@ -88,6 +90,7 @@ async def send_request(
         messages=body["messages"],
         tools=body.get("tools", []),
         params=params,
+        prefix=session.prefix_tracker.observe(body),
     )
     attempt = 0
     while True:

@@ -81,6 +81,12 @@ def chat_command(
     cost_budget: Annotated[
         float | None, typer.Option("--cost-budget", help="Most US dollars for the conversation.")
     ] = None,
+    prompt: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt", help="System prompt: lean (default) or full (AIRLINE_AGENT_PROMPT)."
+        ),
+    ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
     no_guard: Annotated[
         bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
@@ -111,6 +117,7 @@ def chat_command(
         parallel_tool_calls=parallel_tool_calls,
         token_budget=token_budget,
         cost_budget=cost_budget,
+        prompt=prompt,
         db=db,
         guard=False if no_guard else None,
     )
@@ -331,6 +338,8 @@ class _Printer:
         self.usage_known = True
         self.requests = 0
         self.last_limit: str | None = None
+        self.prefix: Any = None  # the turn's last PrefixInfo (agent/prefix.py)
+        self.prefix_changed = False  # some request of the turn sent another prefix
 
     def write(self, text: str) -> None:
         self.out.write(text)
@@ -348,6 +357,10 @@ class _Printer:
         match event:
             case ev.TurnStarted():
                 self.usage_known, self.requests, self.last_limit = True, 0, None
+                self.prefix, self.prefix_changed = None, False
+            case ev.RequestSent(prefix=prefix) if prefix is not None:
+                self.prefix = prefix
+                self.prefix_changed = self.prefix_changed or prefix.unchanged is False
             case ev.TextDelta(text=text):
                 if not self.streaming:
                     self.write("agent> ")
@@ -398,10 +411,20 @@ class _Printer:
                     tokens = describe_usage(usage if self.usage_known else None)
                     plural = "s" if self.requests != 1 else ""
                     self.write(
-                        f"  [{tokens}, {self.requests} request{plural}, {describe_cost(cost)}]\n"
+                        f"  [{tokens}, {self.requests} request{plural}, {describe_cost(cost)}"
+                        f"{self._prefix_note()}]\n"
                     )
                 return reason
         return None
+
+    def _prefix_note(self) -> str:
+        """', prefix 2,284 tokens (cl100k) unchanged': whether prompt caches can hit."""
+        if self.prefix is None:
+            return ""
+        state = "CHANGED" if self.prefix_changed else "unchanged"
+        if self.prefix.unchanged is None and self.requests == 1:
+            state = "first request"
+        return f", prefix {self.prefix.size.label} {state}"
 
     def ask(self, request: Any) -> dict[str, bool]:
         """y/n per write call; with piped input the answer is the next line."""

@@ -31,6 +31,9 @@ def tui_command(
     approve: Annotated[
         str | None, typer.Option("--approve", help="Write approvals: ask, auto or deny.")
     ] = None,
+    prompt: Annotated[
+        str | None, typer.Option("--prompt", help="System prompt: lean (default) or full.")
+    ] = None,
 ) -> None:
     """Open the Textual app: chat, tool trace and token usage side by side."""
     code = run_tui(
@@ -40,6 +43,7 @@ def tui_command(
         base_url=base_url,
         db=db,
         approve=approve,
+        prompt=prompt,
         guard=False if no_guard else None,
     )
     if code:

@@ -1,9 +1,15 @@
 """The 14 airline tools, with the τ²-bench names, parameters and effects.
 
 Each tool is a thin, typed wrapper over `domain.operations`: the signature is the JSON
-schema (see `registry.tool`), the docstring is what the model reads. Two optional
-parameters are ours, for the guard: `reason` on `cancel_reservation` (policy X3) and
-`reservation_id` + `reason` on `send_certificate` (P2–P4).
+schema (see `registry.tool`), the docstring is what the model reads. Every request
+carries all fourteen schemas, so descriptions say only what a model needs to call a tool
+right: what it does, what each argument means where the name does not say it, and
+formats — never a concrete id, which a small model may repeat as if it were data
+(issue 12: a real model "confirmed" credit card 7815826, the example id these
+descriptions used to give). The `min_length`/`max_length`/bounds below are validated and
+not advertised (registry.UNADVERTISED). Two optional parameters are ours, for the guard:
+`reason` on `cancel_reservation` (policy X3) and `reservation_id` + `reason` on
+`send_certificate` (P2–P4).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ UserId = Annotated[
     Field(
         min_length=1,
         max_length=200,
-        description="The customer's user id, such as 'sara_doe_496'.",
+        description="As the customer gives it.",
     ),
 ]
 ReservationId = Annotated[
@@ -41,7 +47,7 @@ ReservationId = Annotated[
     Field(
         min_length=1,
         max_length=200,
-        description="The six-character reservation id, such as 'ZFA04Y'.",
+        description="Six letters and digits.",
     ),
 ]
 Airport = Annotated[
@@ -49,22 +55,19 @@ Airport = Annotated[
     Field(
         min_length=1,
         max_length=50,
-        description="An airport's three-letter IATA code, such as 'JFK'.",
+        description="IATA code.",
     ),
 ]
 Date = Annotated[
     str,
-    Field(
-        pattern=DATE_PATTERN, description="A date in the format YYYY-MM-DD, such as '2024-05-17'."
-    ),
+    Field(pattern=DATE_PATTERN, description="YYYY-MM-DD."),
 ]
 PaymentId = Annotated[
     str,
     Field(
         min_length=1,
         max_length=200,
-        description="A payment method id from the customer's profile, such as "
-        "'credit_card_7815826' or 'gift_card_7815826' (a certificate cannot pay for changes).",
+        description="An id from the customer's profile.",
     ),
 ]
 Bags = Annotated[int, Field(ge=0, le=100)]
@@ -77,33 +80,27 @@ def _finite(value: float) -> float:
 
 
 class FlightChoice(BaseModel):
-    """One flight of the itinerary, on one date."""
-
+    # One flight of the itinerary, on one date (a comment, not a docstring: pydantic
+    # would put a docstring into every schema that uses the model).
     model_config = ConfigDict(extra="forbid")
-    flight_number: Annotated[
-        str, Field(min_length=1, max_length=50, description="Flight number, such as 'HAT001'.")
-    ]
+    flight_number: Annotated[str, Field(min_length=1, max_length=50)]
     date: Date
 
 
 class Passenger(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    first_name: Annotated[str, Field(min_length=1, max_length=100, description="e.g. 'Noah'.")]
-    last_name: Annotated[str, Field(min_length=1, max_length=100, description="e.g. 'Brown'.")]
-    dob: Annotated[
-        str,
-        Field(pattern=DATE_PATTERN, description="Date of birth, YYYY-MM-DD, e.g. '1990-01-01'."),
-    ]
+    first_name: Annotated[str, Field(min_length=1, max_length=100)]
+    last_name: Annotated[str, Field(min_length=1, max_length=100)]
+    dob: Annotated[str, Field(pattern=DATE_PATTERN, description="Date of birth.")]
 
 
 class PaymentPart(BaseModel):
-    """How much of the total one payment method pays."""
-
+    # How much of the total one payment method pays.
     model_config = ConfigDict(extra="forbid")
     payment_id: PaymentId
     amount: Annotated[
         float,
-        Field(ge=0, le=1_000_000, description="Amount in dollars charged to this method."),
+        Field(ge=0, le=1_000_000, description="Dollars."),
         AfterValidator(_finite),
     ]
 
@@ -121,23 +118,21 @@ def _passengers(passengers: list[Passenger]) -> list[operations.PassengerDetails
 
 @tool()
 def get_user_details(context: ToolContext, user_id: UserId) -> dict[str, Any]:
-    """Get a customer's profile: name, address, email, date of birth, membership
-    (regular/silver/gold), payment methods (credit cards, gift cards and certificates with
-    their balances), saved passengers and the ids of their reservations. Changes nothing."""
+    """Get a customer's profile: membership, payment methods with balances, saved
+    passengers, reservation ids."""
     return operations.get_user(context.database, user_id)
 
 
 @tool()
 def get_reservation_details(context: ToolContext, reservation_id: ReservationId) -> dict[str, Any]:
-    """Get a reservation: trip (origin, destination, one way or round trip), cabin, flights
-    with the price paid per passenger, passengers, payment history (refunds are negative),
-    bags, insurance, when it was booked and its status. Changes nothing."""
+    """Get a reservation: flights and prices paid, cabin, passengers, payments, bags,
+    insurance, booking time, status."""
     return operations.get_reservation(context.database, reservation_id)
 
 
 @tool()
 def list_all_airports(context: ToolContext) -> list[dict[str, str]]:
-    """List every airport the airline serves: IATA code and city. Changes nothing."""
+    """List the airports served: IATA code and city."""
     return operations.list_airports(context.database)
 
 
@@ -148,9 +143,8 @@ def search_direct_flight(
     destination: Airport,
     date: Date,
 ) -> list[dict[str, Any]]:
-    """Search direct flights between two airports on one date. Returns only bookable
-    flights (status 'available') with scheduled times (EST), seats left and price per
-    passenger for each cabin. Changes nothing."""
+    """Search bookable direct flights on a date: times (EST), seats and prices per
+    cabin."""
     return operations.search_direct(context.database, origin, destination, date)
 
 
@@ -161,10 +155,8 @@ def search_onestop_flight(
     destination: Airport,
     date: Date,
 ) -> list[list[dict[str, Any]]]:
-    """Search one-stop connections between two airports: pairs [first flight, second
-    flight], the second leaving the stop after the first arrives (the next day when the
-    first arrives after midnight, '+1'). Each flight has its date, times, seats and prices
-    per cabin. Changes nothing."""
+    """Search bookable one-stop connections on a date: pairs of flights, each with date,
+    times, seats and prices per cabin."""
     return operations.search_onestop(context.database, origin, destination, date)
 
 
@@ -172,12 +164,12 @@ def search_onestop_flight(
 def get_flight_status(
     context: ToolContext,
     flight_number: Annotated[
-        str, Field(min_length=1, max_length=50, description="Flight number, such as 'HAT001'.")
+        str, Field(min_length=1, max_length=50, description="'HAT' and three digits.")
     ],
     date: Date,
 ) -> str:
-    """Get the status of a flight on a date: available, on time, delayed, flying, landed or
-    cancelled. Changes nothing."""
+    """Get a flight's status on a date: available, on time, delayed, flying, landed or
+    cancelled."""
     return operations.flight_status(context.database, flight_number, date)
 
 
@@ -188,13 +180,12 @@ def calculate(
         str,
         Field(
             max_length=1000,
-            description="An arithmetic expression with numbers, + - * /, parentheses and "
-            "spaces, such as '2 * (150 + 30)'.",
+            description="Numbers, + - * / and parentheses.",
         ),
     ],
 ) -> str:
-    """Calculate an arithmetic expression; the result is rounded to 2 decimal places.
-    Use it for prices and refunds instead of doing arithmetic in your head."""
+    """Calculate an arithmetic expression, rounded to 2 decimals. Use it for every price
+    and refund."""
     return operations.calculate(expression)
 
 
@@ -205,13 +196,11 @@ def transfer_to_human_agents(
         str,
         Field(
             max_length=5000,
-            description="A short summary of the customer's issue for the human agent.",
+            description="The customer's issue.",
         ),
     ],
 ) -> str:
-    """Transfer the customer to a human agent, with a summary of the issue. Only when the
-    customer explicitly asks for a human, or the request cannot be handled with these tools
-    and the policy. Then tell the customer they are being transferred."""
+    """Transfer the customer to a human agent (rule C6)."""
     return "Transfer successful"
 
 
@@ -222,47 +211,30 @@ def transfer_to_human_agents(
 def book_reservation(
     context: ToolContext,
     user_id: UserId,
-    origin: Annotated[
-        Airport, Field(description="IATA code where the trip starts, such as 'SFO'.")
-    ],
-    destination: Annotated[
-        Airport,
-        Field(description="IATA code of the trip's destination (the far end of a round trip)."),
-    ],
+    origin: Airport,
+    destination: Annotated[Airport, Field(description="IATA code; a round trip's far end.")],
     flight_type: Annotated[
-        Literal["one_way", "round_trip"], Field(description="'one_way' or 'round_trip'.")
+        Literal["one_way", "round_trip"], Field(description="As the customer asks.")
     ],
-    cabin: Annotated[Cabin, Field(description="One cabin for every flight.")],
+    cabin: Annotated[Cabin, Field(description="For every flight.")],
     flights: Annotated[
         list[FlightChoice],
         Field(min_length=1, max_length=10, description="Every flight of the trip, in order."),
     ],
-    passengers: Annotated[
-        list[Passenger],
-        Field(min_length=1, max_length=10, description="Each traveller (at most 5)."),
-    ],
+    passengers: Annotated[list[Passenger], Field(min_length=1, max_length=10)],
     payment_methods: Annotated[
         list[PaymentPart],
         Field(
             min_length=1,
             max_length=10,
-            description="Methods from the profile and the amount each pays; the amounts must "
-            "add up exactly to the total price (fares × passengers + $30 per passenger "
-            "with insurance + $50 per non-free bag).",
+            description="Amounts summing to the total price.",
         ),
     ],
-    total_baggages: Annotated[Bags, Field(description="Checked bags in total.")],
-    nonfree_baggages: Annotated[
-        Bags, Field(description="How many of those bags are beyond the free allowance ($50 each).")
-    ],
-    insurance: Annotated[
-        Literal["yes", "no"],
-        Field(description="Travel insurance, $30 per passenger: 'yes' or 'no'."),
-    ],
+    total_baggages: Annotated[Bags, Field(description="Checked bags.")],
+    nonfree_baggages: Annotated[Bags, Field(description="Bags beyond the free allowance.")],
+    insurance: Annotated[Literal["yes", "no"], Field(description="$30 per passenger.")],
 ) -> dict[str, Any]:
-    """Book a new reservation for the customer. Takes seats on each flight, charges the
-    payment methods (debits gift cards, uses up a certificate entirely) and returns the
-    reservation with its new id. Only flights with status 'available' can be booked."""
+    """Book a reservation and charge the payment methods; returns the new reservation."""
     return operations.book_reservation(
         context.database,
         context.clock,
@@ -289,15 +261,10 @@ def cancel_reservation(
     reservation_id: ReservationId,
     reason: Annotated[
         CancellationReason | None,
-        Field(
-            description="Why the customer cancels: change_of_plan, airline_cancelled, health, "
-            "weather or other. Ask the customer; it decides whether the cancellation is allowed."
-        ),
+        Field(description="The customer's reason (ask)."),
     ] = None,
 ) -> dict[str, Any]:
-    """Cancel a whole reservation: every payment is refunded to its original method
-    (refund lines in the payment history; 5–7 business days) and the status becomes
-    'cancelled'."""
+    """Cancel a whole reservation; every payment is refunded to its method."""
     return operations.cancel_reservation(context.database, reservation_id)
 
 
@@ -305,21 +272,19 @@ def cancel_reservation(
 def update_reservation_flights(
     context: ToolContext,
     reservation_id: ReservationId,
-    cabin: Annotated[Cabin, Field(description="The cabin for every flight after the change.")],
+    cabin: Annotated[Cabin, Field(description="For every flight, after the change.")],
     flights: Annotated[
         list[FlightChoice],
         Field(
             min_length=1,
             max_length=10,
-            description="Every flight of the ENTIRE reservation after the change, in order, "
-            "including the flights that do not change.",
+            description="ALL flights of the reservation after the change, kept ones too.",
         ),
     ],
     payment_id: PaymentId,
 ) -> dict[str, Any]:
-    """Change the flights and/or the cabin of a reservation. Kept flights keep the price
-    paid; new flights cost today's price; the difference is charged to (or refunded to)
-    `payment_id`."""
+    """Change a reservation's flights and/or cabin; the difference is charged or refunded
+    to payment_id."""
     return operations.update_flights(
         context.database,
         reservation_id=reservation_id,
@@ -333,14 +298,11 @@ def update_reservation_flights(
 def update_reservation_baggages(
     context: ToolContext,
     reservation_id: ReservationId,
-    total_baggages: Annotated[Bags, Field(description="The new total number of checked bags.")],
-    nonfree_baggages: Annotated[
-        Bags, Field(description="The new number of bags beyond the free allowance ($50 each).")
-    ],
+    total_baggages: Annotated[Bags, Field(description="New total of checked bags.")],
+    nonfree_baggages: Annotated[Bags, Field(description="How many are beyond the free allowance.")],
     payment_id: PaymentId,
 ) -> dict[str, Any]:
-    """Set the number of checked bags of a reservation. Each added non-free bag costs $50,
-    charged to `payment_id`."""
+    """Set a reservation's checked bags; added non-free bags are charged to payment_id."""
     return operations.update_baggages(
         context.database,
         reservation_id=reservation_id,
@@ -359,12 +321,11 @@ def update_reservation_passengers(
         Field(
             min_length=1,
             max_length=10,
-            description="Every passenger after the change, in the same number as before.",
+            description="All passengers after the change.",
         ),
     ],
 ) -> dict[str, Any]:
-    """Change the passengers' names or dates of birth. The number of passengers cannot
-    change."""
+    """Change a reservation's passenger details."""
     return operations.update_passengers(
         context.database, reservation_id=reservation_id, passengers=_passengers(passengers)
     )
@@ -377,18 +338,15 @@ CompensationReason = Literal["cancelled_flight", "delayed_flight"]
 def send_certificate(
     context: ToolContext,
     user_id: UserId,
-    amount: Annotated[
-        int, Field(ge=1, le=10_000, description="The certificate's amount in whole dollars.")
-    ],
+    amount: Annotated[int, Field(ge=1, le=10_000, description="Whole dollars.")],
     reservation_id: Annotated[
         str | None,
-        Field(max_length=200, description="The reservation the compensation is for."),
+        Field(max_length=200, description="The reservation concerned."),
     ] = None,
     reason: Annotated[
         CompensationReason | None,
-        Field(description="What happened: cancelled_flight or delayed_flight."),
+        Field(description="What happened."),
     ] = None,
 ) -> str:
-    """Send a travel certificate to the customer as compensation (it is added to their
-    payment methods). Be careful: only when the policy allows it and the customer asks."""
+    """Send the customer a travel certificate as compensation (rules P1–P5)."""
     return operations.send_certificate(context.database, user_id=user_id, amount=amount)

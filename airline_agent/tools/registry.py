@@ -41,13 +41,12 @@ class ToolSpec:
     parameters: tuple[str, ...] = ()
 
     def schema(self) -> dict[str, Any]:
-        """One entry of the Chat Completions `tools` list."""
-        parameters = _inline_refs(self.arguments.model_json_schema())
-        parameters.pop("title", None)
+        """One entry of the Chat Completions `tools` list: what a model needs to call the
+        tool right, and nothing else (see `advertised`)."""
+        parameters = advertised(self.arguments.model_json_schema())
         parameters.pop("description", None)
         parameters.setdefault("properties", {})
         parameters.setdefault("required", [])
-        parameters["additionalProperties"] = False
         return {
             "type": "function",
             "function": {
@@ -71,7 +70,8 @@ def tool(*, write: bool = False) -> Callable[[Callable[..., Any]], Callable[...,
             name=function.__name__,
             function=function,
             write=write,
-            description=inspect.cleandoc(function.__doc__ or ""),
+            # One line: the docstring's line breaks are layout, and tokens in the schema.
+            description=" ".join((function.__doc__ or "").split()),
             arguments=arguments,
             parameters=tuple(arguments.model_fields),
         )
@@ -91,23 +91,61 @@ def _arguments_model(function: Callable[..., Any]) -> type[BaseModel]:
     return create_model(name, __base__=Arguments, **fields)
 
 
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """Replace `$ref`s by their definitions and drop `title`s: smaller, and easier for
-    small models and strict servers."""
+# Keywords the argument models validate but the schema does not advertise: the limits
+# guard us against hostile or broken input (a 200,000-character id is still refused)
+# and tell a model nothing about calling the tool right; titles repeat the names.
+# Every request of every conversation carries the schemas, so each costs tokens.
+UNADVERTISED = frozenset(
+    {
+        "title",
+        "additionalProperties",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+    }
+)
+
+
+def advertised(schema: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic JSON schema as the model sees it: `$ref`s inlined (small models and
+    strict servers cope badly with them), `UNADVERTISED` keywords dropped, and an
+    optional argument (`X | None = None`) shown as plain `X`: leaving it out is how a
+    model says "none"."""
     definitions = schema.pop("$defs", {})
 
     def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            if "$ref" in node:
-                target = definitions[node["$ref"].rsplit("/", 1)[-1]]
-                merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-                return walk(merged)
-            return {k: walk(v) for k, v in node.items() if k != "title"}
         if isinstance(node, list):
             return [walk(item) for item in node]
-        return node
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            target = definitions[node["$ref"].rsplit("/", 1)[-1]]
+            return walk({**target, **{k: v for k, v in node.items() if k != "$ref"}})
+        node = _without_null_default(node)
+        lean: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "properties":  # parameter names, not keywords: keep every one
+                lean[key] = {name: walk(prop) for name, prop in value.items()}
+            elif key not in UNADVERTISED:
+                lean[key] = walk(value)
+        return lean
 
     return walk(schema)
+
+
+def _without_null_default(node: dict[str, Any]) -> dict[str, Any]:
+    """`{"anyOf": [X, {"type": "null"}], "default": null, …}` → `{…X, …}`."""
+    choices = node.get("anyOf")
+    if node.get("default", ...) is not None or not isinstance(choices, list):
+        return node
+    others = [choice for choice in choices if choice != {"type": "null"}]
+    if len(others) != 1 or len(choices) != 2:
+        return node
+    rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+    return {**others[0], **rest}
 
 
 # ---------------------------------------------------------------- parsing and validation

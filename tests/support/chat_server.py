@@ -169,6 +169,7 @@ class ChatServer:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.raw_requests: list[bytes] = []  # the same bodies, byte for byte
         self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []  # per request, names in lower case
         self._queue: deque[Reply] = deque()
@@ -325,6 +326,7 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 body = {"_raw": raw.decode(errors="replace")}
             with server._lock:
                 server.requests.append(body)
+                server.raw_requests.append(raw)
                 server.paths.append(self.path)
                 server.headers.append({k.lower(): v for k, v in self.headers.items()})
             reply = server._next_reply()

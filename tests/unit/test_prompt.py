@@ -52,3 +52,16 @@ def test_one_call_at_a_time_is_configurable():
 def test_an_identified_customer_is_named():
     assert "emma_kim_9957" in build_system_prompt(Clock.at(), "emma_kim_9957")
     assert "identified as" not in PROMPT
+
+
+def test_the_rules_left_to_the_prompt_are_stated_in_the_lean_prompt():
+    # tools/guard.py's docstring says which rules only the prompt enforces; the lean
+    # prompt may shorten the others (a call that breaks one is refused with its id) but
+    # must state each of these as an instruction of its own.
+    from airline_agent.tools import guard
+
+    left = guard.__doc__.split("Left to the prompt", 1)[1]
+    ids = set(re.findall(r"\b([CIBMXP]\d)\b", left))
+    assert {"C2", "C3", "C4", "C6", "P1", "P5", "X1", "B5", "B6"} <= ids
+    lines = {line.split(" ", 1)[0] for line in PROMPT.splitlines()}
+    assert ids <= lines, ids - lines
