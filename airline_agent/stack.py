@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,8 +116,12 @@ def scripted_stack(
     from airline_agent.agent.backends import ScriptedBackend
     from airline_agent.agent.loop import AgentSession
 
-    backend = ScriptedBackend(responses, model=options.model or "scripted")
     tools = toolbox(database, now=now, guard=guard)
+    # The generated responses carry the domain's time (as UTC), not the wall clock's:
+    # a replay shows the same bodies every time.
+    moment = tools.clock.now
+    created = int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
+    backend = ScriptedBackend(responses, model=options.model or "scripted", created=created)
     return Stack(database, AgentSession(backend, tools, options, customer=customer))
 
 

@@ -16,13 +16,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from airline_agent.agent.errors import ScriptExhausted
 from airline_agent.agent.events import ToolCall, Usage
+from airline_agent.agent.raw_response import (
+    Envelope,
+    ScriptedMessage,
+    scripted_chunks,
+    scripted_completion,
+)
 from airline_agent.agent.streaming import (
     ModelReply,
     Piece,
-    ReasoningPiece,
     StreamAssembler,
-    TextPiece,
-    ToolCallPiece,
     reply_from_completion,
 )
 
@@ -60,13 +63,29 @@ class ScriptedResponse:
     finish_reason: str | None = None  # default: "tool_calls" if tool_calls else "stop"
 
 
+# 2024-05-15T15:00:00 UTC, the domain clock's default (policy C1).
+SCRIPTED_CREATED = 1715785200
+
+
 class ScriptedBackend:
-    """Answers requests in order from its queue; past the end, ScriptExhausted."""
+    """Answers requests in order from its queue; past the end, ScriptExhausted.
+
+    Each answer is what a server would send, generated from the script and marked so: a
+    `chat.completion` body, or (for `stream: true`) its chunks, read through the same
+    parser and stream assembler as a server's. `created` is the time they carry.
+    """
 
     base_url: str | None = None
 
-    def __init__(self, responses: Iterable[ScriptedResponse] = (), *, model: str = "scripted"):
+    def __init__(
+        self,
+        responses: Iterable[ScriptedResponse] = (),
+        *,
+        model: str = "scripted",
+        created: int = SCRIPTED_CREATED,
+    ):
         self.model = model
+        self.created = created
         self._queue: deque[ScriptedResponse] = deque(responses)
         self._served = 0
         self.requests: list[dict[str, Any]] = []  # every body received, for tests
@@ -98,23 +117,23 @@ class ScriptedBackend:
             )
             for position, call in enumerate(response.tool_calls)
         )
-        if body.get("stream"):
-            if response.reasoning:
-                yield ReasoningPiece(response.reasoning)
-            if response.content:
-                yield TextPiece(response.content)
-            for index, call in enumerate(calls):
-                yield ToolCallPiece(index, call.call_id, call.name, call.arguments)
-        finish = response.finish_reason or ("tool_calls" if calls else "stop")
-        yield ModelReply(
+        reply = ScriptedMessage(
             content=response.content,
             tool_calls=calls,
             reasoning=response.reasoning,
-            finish_reason=finish,
+            finish_reason=response.finish_reason or ("tool_calls" if calls else "stop"),
             usage=response.usage,
-            model=self.model,
-            raw={"scripted": True, "response": self._served, "finish_reason": finish},
         )
+        envelope = Envelope(f"chatcmpl-scripted-{self._served}", self.created, self.model)
+        if not body.get("stream"):
+            yield reply_from_completion(scripted_completion(envelope, reply), generated=True)
+            return
+        assembler = StreamAssembler(generated=True)
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        for chunk in scripted_chunks(envelope, reply, include_usage=include_usage):
+            for piece in assembler.feed(chunk):
+                yield piece
+        yield assembler.finish()
 
 
 class OpenAIBackend:

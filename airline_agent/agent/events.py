@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from airline_agent.agent.grounding import Finding
 from airline_agent.agent.prefix import PrefixInfo
 from airline_agent.tools.outcome import RowChange
+
+if TYPE_CHECKING:
+    from airline_agent.agent.raw_response import RawResponse
 
 # Who produced a piece of the conversation (the seed article's table).
 Producer = Literal["developer", "customer", "model", "framework", "api"]
@@ -133,7 +136,11 @@ class AssistantMessage:
     reasoning: str | None
     finish_reason: str | None
     latency_ms: float
-    raw: dict[str, Any] = field(default_factory=dict)  # the response body, for the inspector
+    # What came back, in the server's shape (a completion, or the stream's chunks); None
+    # when unknown. Offline it is generated from the script and marked so.
+    raw: RawResponse | None = None
+    # A scripted reply: no network, so `latency_ms` is only the loop's own time.
+    scripted: bool = False
 
     def as_received(self) -> dict[str, Any]:
         return received_message(self.content, self.tool_calls, self.reasoning)
@@ -152,6 +159,9 @@ class UsageReported:
     # second after it.
     first_token_ms: float | None = None
     tokens_per_second: float | None = None
+    # A scripted reply (offline): no network time to report. `latency_ms` is then only the
+    # loop's own time and the two stream figures are None; show "scripted", not a latency.
+    scripted: bool = False
 
 
 @dataclass(frozen=True)

@@ -225,6 +225,7 @@ class AgentSession:
                 finish_reason=reply.finish_reason,
                 latency_ms=latency_ms,
                 raw=reply.raw,
+                scripted=reply.scripted,
             )
         ]
         if reply.content and self.options.grounding:

@@ -167,6 +167,9 @@ def _usage_reported(
         cost = cost_of(reply.model, reply.usage)
     conversation.count_usage(reply.usage, cost)
     completion = reply.usage.completion_tokens if reply.usage else 0
+    # A scripted reply has no network time: what a timer would measure is the front end
+    # taking its pieces, so the stream figures are left unknown (and the event says why).
+    measured = not reply.scripted
     return UsageReported(
         request=number,
         usage=reply.usage,
@@ -174,6 +177,7 @@ def _usage_reported(
         model=reply.model or model,
         latency_ms=timing.latency_ms(),
         context_window=context_window(model) or context_window(reply.model),
-        first_token_ms=timing.first_token_ms(),
-        tokens_per_second=timing.tokens_per_second(completion),
+        first_token_ms=timing.first_token_ms() if measured else None,
+        tokens_per_second=timing.tokens_per_second(completion) if measured else None,
+        scripted=reply.scripted,
     )

@@ -6,15 +6,19 @@ calls are assembled by `index`: the first delta of a call carries its id and nam
 next ones only pieces of `arguments`. A streamed reply's usage arrives in a last chunk
 with empty `choices` (when asked for with `stream_options.include_usage`); a server that
 sends none gives `usage=None`, never zeros.
+
+What came back is kept as it came (`RawResponse`): a completion's body, or every chunk of a
+stream in order beside the completion they add up to.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from airline_agent.agent.errors import NotACompletion, StreamCutOff
 from airline_agent.agent.events import ToolCall, Usage, received_message
+from airline_agent.agent.raw_response import RawResponse
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -47,7 +51,12 @@ class ModelReply:
     finish_reason: str | None
     usage: Usage | None
     model: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: RawResponse | None = None  # what came back, in the server's shape
+
+    @property
+    def scripted(self) -> bool:
+        """Generated offline from a script: no server, no network time."""
+        return self.raw is not None and self.raw.generated
 
 
 Piece = TextPiece | ReasoningPiece | ToolCallPiece
@@ -98,8 +107,9 @@ def _call_id(raw_id: Any, index: int) -> str:
     return str(raw_id) if raw_id else f"call_{index}"
 
 
-def reply_from_completion(completion: Any) -> ModelReply:
-    """A non-streamed response; anything that is not a completion raises NotACompletion."""
+def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelReply:
+    """A non-streamed response; anything that is not a completion raises NotACompletion.
+    `generated`: the body was made from a script, not sent by a server."""
     choices = _get(completion, "choices") if not isinstance(completion, str) else None
     if not isinstance(choices, list) or not choices or _get(choices[0], "message") is None:
         preview = completion if isinstance(completion, str) else repr(_to_dict(completion))
@@ -127,7 +137,7 @@ def reply_from_completion(completion: Any) -> ModelReply:
         finish_reason=_get(choice, "finish_reason"),
         usage=parse_usage(_get(completion, "usage")),
         model=_get(completion, "model"),
-        raw=_to_dict(completion),
+        raw=RawResponse.of_completion(_to_dict(completion), generated=generated),
     )
 
 
@@ -142,9 +152,17 @@ def _arguments_text(arguments: Any) -> str:
 
 
 class StreamAssembler:
-    """Feed chunks in order; `finish()` gives the reply or raises StreamCutOff."""
+    """Feed chunks in order; `finish()` gives the reply or raises StreamCutOff.
 
-    def __init__(self) -> None:
+    Every chunk is kept, as JSON, for the reply's `raw` (appended once each: a long
+    stream costs memory in proportion to its length, nothing more). `generated`: the
+    chunks were made from a script, not sent by a server.
+    """
+
+    def __init__(self, *, generated: bool = False) -> None:
+        self.generated = generated
+        self._received: list[dict[str, Any]] = []
+        self._content_sent = False  # a content field came, if only "" (the reply's text is "")
         self._text: list[str] = []
         self._reasoning: list[str] = []
         self._calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument pieces]]
@@ -152,14 +170,17 @@ class StreamAssembler:
         self._usage_raw: Any = None
         self._model: str | None = None
         self._id: str | None = None
+        self._created: Any = None
         self.chunks = 0
 
     def feed(self, chunk: Any) -> list[Piece]:
         self.chunks += 1
+        self._received.append(_to_dict(chunk))
         pieces: list[Piece] = []
         if self._model is None:
             self._model = _get(chunk, "model")
             self._id = _get(chunk, "id")
+            self._created = _get(chunk, "created")
         usage = _get(chunk, "usage")
         if usage is not None:
             self._usage_raw = usage
@@ -167,6 +188,7 @@ class StreamAssembler:
             delta = _get(choice, "delta")
             if delta is not None:
                 text = _get(delta, "content")
+                self._content_sent = self._content_sent or isinstance(text, str)
                 if text:  # the first chunk's content is often null
                     self._text.append(text)
                     pieces.append(TextPiece(text))
@@ -211,17 +233,18 @@ class StreamAssembler:
             )
             for position, (_index, slot) in enumerate(sorted(self._calls.items()))
         )
-        content = "".join(self._text) if self._text else None
+        content = "".join(self._text) if self._text else ("" if self._content_sent else None)
         reasoning = "".join(self._reasoning) if self._reasoning else None
         message = received_message(content, calls, reasoning)
-        raw = {
+        assembled = {
             "id": self._id,
             "object": "chat.completion",
+            "created": self._created,
             "model": self._model,
             "choices": [{"index": 0, "message": message, "finish_reason": self._finish_reason}],
             "usage": _to_dict(self._usage_raw),
-            "streamed_chunks": self.chunks,
         }
+        raw = RawResponse.of_stream(self._received, assembled, generated=self.generated)
         return ModelReply(
             content=content,
             tool_calls=calls,

@@ -27,8 +27,8 @@ class Exchange:
         response = self.response
         if response is None:
             return None
-        if response.raw:
-            return response.raw
+        if response.raw is not None:
+            return response.raw.as_json()
         message = response.as_received()
         body: dict[str, Any] = {
             "choices": [{"index": 0, "message": message, "finish_reason": response.finish_reason}]

@@ -8,6 +8,7 @@ import dataclasses
 from textual.widgets import Markdown
 
 from airline_agent.agent.events import AssistantMessage
+from airline_agent.agent.raw_response import RawResponse
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.screens.approval import ApprovalScreen
 from airline_agent.tui.screens.details import EntryDetailsScreen
@@ -90,7 +91,9 @@ async def test_inspector_shows_the_exact_request_and_response_and_copies() -> No
     # A server that echoes the key back must not get it onto the screen.
     turn = controller.turns[0][1]
     index = next(i for i, e in enumerate(turn) if isinstance(e, AssistantMessage))
-    turn[index] = dataclasses.replace(turn[index], raw={"echo": "Bearer sk-test-0123456789"})
+    turn[index] = dataclasses.replace(
+        turn[index], raw=RawResponse.of_completion({"echo": "Bearer sk-test-0123456789"})
+    )
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=SIZE) as pilot:
         await _play_first_turn(pilot, app)

@@ -67,7 +67,7 @@ class PacedBackend:
         for word in ("one", " two", " three"):
             await asyncio.sleep(PAUSE)
             yield TextPiece(word)
-        yield ModelReply("one two three", (), None, "stop", Usage(10, 21), "paced", {})
+        yield ModelReply("one two three", (), None, "stop", Usage(10, 21), "paced")
 
 
 async def test_a_streamed_request_reports_time_to_first_token_and_tokens_per_second():

@@ -39,7 +39,8 @@ def test_capture_01_length_with_two_complete_calls():
     ]
     assert all(json.loads(c.arguments) == {"reservation_id": "EHGLP3"} for c in reply.tool_calls)
     assert reply.usage == Usage(prompt_tokens=457, completion_tokens=64, cached_tokens=0)
-    assert reply.raw["timings"]["prompt_n"] == 457  # extra fields kept for the inspector
+    assert reply.raw is not None
+    assert reply.raw.completion["timings"]["prompt_n"] == 457  # extra fields kept for the inspector
 
 
 def test_capture_02_stream_assembles_calls_by_index_with_usage_from_the_last_chunk():
