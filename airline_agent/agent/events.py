@@ -139,7 +139,8 @@ class AssistantMessage:
     # What came back, in the server's shape (a completion, or the stream's chunks); None
     # when unknown. Offline it is generated from the script and marked so.
     raw: RawResponse | None = None
-    # A scripted reply: no network, so `latency_ms` is only the loop's own time.
+    # A scripted reply: no network, so `latency_ms` times only the loop and the front end
+    # taking its events (a paced playback's pauses included): show "scripted" instead.
     scripted: bool = False
 
     def as_received(self) -> dict[str, Any]:
@@ -159,8 +160,9 @@ class UsageReported:
     # second after it.
     first_token_ms: float | None = None
     tokens_per_second: float | None = None
-    # A scripted reply (offline): no network time to report. `latency_ms` is then only the
-    # loop's own time and the two stream figures are None; show "scripted", not a latency.
+    # A scripted reply (offline): no network time to report. `latency_ms` then times only
+    # the loop and the front end taking its events, and the two stream figures are None;
+    # show "scripted", not a latency.
     scripted: bool = False
 
 
