@@ -6,7 +6,8 @@ recording is a scenario whose final database expectation is the difference betwe
 copy and the database as the chat left it, and the transcript is written as JSONL and
 Markdown. The same copy says which dataset the recording replays on (`provenance`): when
 the database was not a pristine dataset, `warnings` says so and so does the scenario's
-description. The API key is never part of the events; it is blanked out anyway.
+description. The API key is never part of the events, but a customer may type it or a
+model repeat it: both files are redacted (`airline_agent.redaction`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from airline_agent.agent.events import AgentEvent
+from airline_agent.redaction import Redactor
 from airline_agent.scenarios.model import ScenarioSettings
 
 
@@ -32,7 +33,7 @@ class LiveRecording:
     transcript: Path | None = None
     customer: str | None = None
     settings: ScenarioSettings = field(default_factory=ScenarioSettings)
-    secrets: Sequence[str] = ()
+    redactor: Redactor | None = None  # None: the settings of the environment
     events: list[AgentEvent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # for the user, once saved
     _scratch: Path | None = None
@@ -59,7 +60,7 @@ class LiveRecording:
                 from airline_agent.scenarios.transcript import write_transcript
 
                 name = _slug(self.record.stem if self.record else "chat")
-                written.extend(write_transcript(self.events, self.transcript, name, self.secrets))
+                written.extend(write_transcript(self.events, self.transcript, name, self.redactor))
         finally:
             if self._scratch is not None:
                 shutil.rmtree(self._scratch, ignore_errors=True)
@@ -85,7 +86,7 @@ class LiveRecording:
             settings=self.settings,  # the recorder sets the approvals from the answers
             changes=changes,
         )
-        return save_scenario(scenario, path)
+        return save_scenario(scenario, path, self.redactor)
 
 
 def sqlite_file(url: Any) -> Path | None:

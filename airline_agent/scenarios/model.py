@@ -165,9 +165,33 @@ class TurnExpectations(Strict):
 
 
 class Turn(Strict):
+    """The customer's message, the model's responses, what must happen.
+
+    `cancelled: true`: the customer cancelled the turn (esc, Ctrl-C) after the responses
+    listed (maybe none). It replays up to where the recording ends — the first request,
+    approval question or tool call it has nothing for — and is cancelled there; it is
+    expected to end `cancelled`.
+    """
+
     customer: str = Field(min_length=1)
-    responses: list[ModelResponse] = Field(min_length=1)
+    responses: list[ModelResponse] = Field(default_factory=list)
+    cancelled: bool = False
     expect: TurnExpectations = Field(default_factory=TurnExpectations)
+
+    @model_validator(mode="after")
+    def _cancelled_or_answered(self) -> Turn:
+        if self.cancelled:
+            if "end" not in self.expect.model_fields_set:
+                self.expect.end = "cancelled"
+            elif self.expect.end not in ("cancelled", None):
+                raise ValueError("a cancelled turn ends `cancelled`, not `" + self.expect.end + "`")
+        elif not self.responses:
+            raise ValueError("a turn needs at least one response (or `cancelled: true`)")
+        elif self.expect.end == "cancelled":
+            raise ValueError(
+                "a turn ends `cancelled` when the customer cancels it: add `cancelled: true`"
+            )
+        return self
 
 
 class ScenarioSettings(Strict):

@@ -7,6 +7,12 @@ ended, and the records the conversation changed. The customer's answers to appro
 questions are kept call by call: the most frequent answer becomes `settings.approval`
 and a call answered otherwise carries its own `approve`. Replaying the file gives the same tool
 results and the same final database, or says where it no longer does.
+
+A turn the customer cancelled (esc, Ctrl-C; a turn whose events end without
+`TurnFinished`, or with `TurnFinished(cancelled)`) is written as cancelled: the responses
+that came before the cancel (maybe none), and its calls — a call that was under way, and
+so ran, though its result was never shown, with its tool name alone. What is written is
+redacted (`airline_agent.redaction`) and valid text.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,10 +33,12 @@ from airline_agent.agent.events import (
     GroundingWarning,
     LimitReached,
     ToolFinished,
+    ToolStarted,
     TurnFinished,
     TurnStarted,
     UsageReported,
 )
+from airline_agent.redaction import Redactor, as_redactor
 from airline_agent.scenarios.dbdiff import MISSING, RecordChange, flatten, get_path
 from airline_agent.scenarios.model import (
     DEFAULT_ANSWER,
@@ -43,6 +52,7 @@ from airline_agent.scenarios.model import (
     ScriptedCall,
     TokenUsage,
     Turn,
+    TurnEnd,
     TurnExpectations,
 )
 
@@ -70,36 +80,33 @@ def record_scenario(
     # Only the calls answered otherwise than the scenario's default say so.
     fallback = DEFAULT_ANSWER.get(settings.approval)
     exceptions = {key: answer for key, answer in answers.items() if answer != fallback}
-    turns: list[Turn] = []
-    current: dict[str, Any] | None = None
     usage_by_request: dict[int, TokenUsage] = {
         event.request: _usage(event) for event in events if isinstance(event, UsageReported)
     }
+    turns: list[Turn] = []
+    current: _TurnRecord | None = None
     for event in events:
         match event:
             case TurnStarted():
                 if current is not None:
-                    turns.append(_turn(current))
-                current = {
-                    "customer": event.user_text,
-                    "responses": [],
-                    "calls": [],
-                    "warnings": [],
-                    "end": None,
-                }
+                    turns.append(current.turn())
+                current = _TurnRecord(event.user_text)
             case AssistantMessage() if current is not None:
                 usage = usage_by_request.get(event.request)
-                current["responses"].append(_response(event, usage, exceptions))
+                current.responses.append(_response(event, usage, exceptions))
+            case ToolStarted() if current is not None:
+                current.started[event.call_id] = event.name
             case ToolFinished() if current is not None:
-                current["calls"].append(_call_check(event))
+                current.started.pop(event.call_id, None)
+                current.calls.append(_call_check(event))
             case GroundingWarning() if current is not None:
-                current["warnings"].append("grounding")
+                current.warnings.add("grounding")
             case LimitReached() if current is not None:
-                current["warnings"].append("limit")
+                current.warnings.add("limit")
             case TurnFinished() if current is not None:
-                current["end"] = event.reason
+                current.end = event.reason
     if current is not None:
-        turns.append(_turn(current))
+        turns.append(current.turn())
     return Scenario(
         name=name,
         description=description,
@@ -151,7 +158,8 @@ def database_expectation(
     return expected  # type: ignore[return-value]
 
 
-def scenario_to_yaml(scenario: Scenario) -> str:
+def scenario_to_yaml(scenario: Scenario, redactor: Redactor | None = None) -> str:
+    """The scenario as a file, redacted (by default with the environment's settings)."""
     body = scenario.model_dump(mode="json", exclude_defaults=True)
     ordered = {
         "name": body.pop("name"),
@@ -162,13 +170,14 @@ def scenario_to_yaml(scenario: Scenario) -> str:
         "turns": body.pop("turns"),
         "database": scenario.database,
     }
+    ordered = as_redactor(redactor).redact_json(ordered)
     return yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
-def save_scenario(scenario: Scenario, path: str | Path) -> Path:
+def save_scenario(scenario: Scenario, path: str | Path, redactor: Redactor | None = None) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(scenario_to_yaml(scenario), encoding="utf-8")
+    path.write_text(scenario_to_yaml(scenario, redactor), encoding="utf-8")
     return path
 
 
@@ -184,16 +193,33 @@ def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _represent_text)
 
 
-def _turn(current: dict[str, Any]) -> Turn:
-    return Turn(
-        customer=current["customer"],
-        responses=current["responses"] or [ModelResponse(content="")],
-        expect=TurnExpectations(
-            calls=current["calls"],
-            warnings=sorted(set(current["warnings"])),
-            end=current["end"],
-        ),
-    )
+@dataclass
+class _TurnRecord:
+    """One turn as its events come."""
+
+    customer: str
+    responses: list[ModelResponse] = field(default_factory=list)
+    calls: list[CallCheck] = field(default_factory=list)
+    started: dict[str, str] = field(default_factory=dict)  # call id -> tool, not finished
+    warnings: set[str] = field(default_factory=set)
+    end: TurnEnd | None = None  # None: the events stop before the turn finished
+
+    def turn(self) -> Turn:
+        cancelled = self.end in (None, "cancelled")
+        # A call under way at the cancel ran (the loop waits for it), unseen: its name.
+        calls = self.calls + [CallCheck(tool=tool) for tool in self.started.values()]
+        if not self.responses and not cancelled:
+            self.responses.append(ModelResponse(content=""))  # an error before any reply
+        return Turn(
+            customer=self.customer,
+            responses=self.responses,
+            cancelled=cancelled,
+            expect=TurnExpectations(
+                calls=calls,
+                warnings=sorted(self.warnings),  # type: ignore[arg-type]
+                end="cancelled" if cancelled else self.end,
+            ),
+        )
 
 
 def _response(

@@ -13,14 +13,16 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from airline_agent.agent.cancelled import cancelled_turn
 from airline_agent.agent.events import (
     AgentEvent,
     ErrorOccurred,
     GroundingWarning,
     LimitReached,
     ToolFinished,
+    ToolStarted,
     TurnFinished,
     Usage,
 )
@@ -36,6 +38,9 @@ from airline_agent.scenarios.dbdiff import (
 )
 from airline_agent.scenarios.model import CallCheck, FindingCheck, Scenario, Turn
 from airline_agent.scenarios.script import ScenarioScript
+
+if TYPE_CHECKING:
+    from airline_agent.agent.loop import AgentSession
 
 Status = Literal["passed", "failed", "drift", "skipped", "error"]
 
@@ -80,6 +85,7 @@ class ScenarioReport:
     reason: str | None = None  # why it was skipped or could not run
     changes: list[RecordChange] = field(default_factory=list)
     events: list[AgentEvent] = field(default_factory=list, repr=False)
+    ends: list[str | None] = field(default_factory=list)  # how each turn ended, in order
     path: Path | None = None
 
     @property
@@ -106,6 +112,7 @@ class ScenarioReport:
             "path": str(self.path) if self.path else None,
             "status": self.status,
             "turns": self.turns,
+            "turn_ends": self.ends,
             "tool_calls": self.tool_calls,
             "tokens": self.tokens,
             "usage": {
@@ -169,17 +176,38 @@ async def _converse(scenario: Scenario, copy: Path, report: ScenarioReport) -> N
         script = ScenarioScript(scenario, backend)
         for number, turn in enumerate(scenario.turns, start=1):
             script.load(turn)
-            events: list[AgentEvent] = []
-            async for event in session.run_turn(turn.customer):
-                script.answer(event)  # an approval question gets the scenario's answer
-                events.append(event)
+            events = await _play_turn(session, turn, script)
             report.events.extend(events)
+            report.ends.append(_end_of(events))
             report.turns += 1
             _check_turn(number, turn, events, backend.remaining, report)
         report.usage = session.usage
         report.cost = session.cost
     finally:
         stack.close()
+
+
+async def _play_turn(session: AgentSession, turn: Turn, script: ScenarioScript) -> list[AgentEvent]:
+    """The turn's events; a cancelled turn is cancelled where its recording ends."""
+    events: list[AgentEvent] = []
+    playing = session.run_turn(turn.customer)
+    try:
+        async for event in playing:
+            if script.cancels(event):
+                if not isinstance(event, ToolStarted | ToolFinished):
+                    events.append(event)  # a request or a question the customer saw
+                break
+            script.answer(event)  # an approval question gets the scenario's answer
+            events.append(event)
+    finally:
+        await playing.aclose()  # the loop settles its history, as after esc or Ctrl-C
+    if not any(isinstance(event, TurnFinished) for event in events):
+        events.append(cancelled_turn(events))
+    return events
+
+
+def _end_of(events: list[AgentEvent]) -> str | None:
+    return next((e.reason for e in events if isinstance(e, TurnFinished)), None)
 
 
 def _check_turn(

@@ -9,13 +9,27 @@ A pending write is known by the call id the model gave it. The scripted backend 
 up ids for calls that have none, so the ids are read from the response as it arrived
 (the `AssistantMessage` just before the question) and matched to the scripted calls by
 position: the backend serves a response's calls in the order of the file.
+
+A turn the customer cancelled (`cancelled: true`) plays up to where its recording ends
+and is cancelled there: `cancels(event)` says when that is — a request it has no response
+for, an approval question that was never answered (no call of the turn is recorded
+after it), or a call beyond the calls recorded. The caller then closes the turn, as
+esc or Ctrl-C did, and reports it with `agent.cancelled.cancelled_turn`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from airline_agent.agent.events import AgentEvent, ApprovalRequested, AssistantMessage, Usage
+from airline_agent.agent.events import (
+    AgentEvent,
+    ApprovalRequested,
+    AssistantMessage,
+    RequestSent,
+    ToolFinished,
+    ToolStarted,
+    Usage,
+)
 from airline_agent.scenarios.model import DEFAULT_ANSWER, Scenario, Turn
 
 
@@ -52,6 +66,8 @@ class ScenarioScript:
         self.backend.load(scripted_responses(turn))
         self._turn = turn
         self._answers = {}
+        self._calls_begun = 0  # calls of this turn that ran or were answered unrun
+        self._running: set[str] = set()  # call ids started and not finished yet
 
     def answer(self, event: AgentEvent) -> None:
         """Watch every event of the turn; an approval question is answered on the spot."""
@@ -67,3 +83,26 @@ class ScenarioScript:
             default = self.default
             given = {call.call_id: self._answers.get(call.call_id) for call in event.calls}
             event.decide({key: default if a is None else a for key, a in given.items()})
+
+    def cancels(self, event: AgentEvent) -> bool:
+        """Whether a cancelled turn's recording ends at `event`: the turn is to be
+        cancelled now (the event itself did not happen live when it is a tool's)."""
+        turn = self._turn
+        if turn is None or not turn.cancelled:
+            return False
+        recorded = len(turn.expect.calls or [])
+        match event:
+            case RequestSent():
+                return self.backend.remaining == 0
+            case ApprovalRequested():
+                return self._calls_begun >= recorded
+            case ToolStarted():
+                self._running.add(event.call_id)
+                self._calls_begun += 1
+                return self._calls_begun > recorded
+            case ToolFinished() if event.call_id in self._running:
+                self._running.discard(event.call_id)
+            case ToolFinished():  # answered without running (declined, over the limit, …)
+                self._calls_begun += 1
+                return self._calls_begun > recorded
+        return False

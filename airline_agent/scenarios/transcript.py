@@ -5,8 +5,10 @@
   `finish_reason`, `usage`), and the tool results the response led to.
 - Markdown: the same conversation for reading.
 
-The events never carry the API key; `secrets` are blanked out anyway, in case a
-customer or a model repeated one.
+The events never carry the API key, but a customer may type one or a model repeat it:
+both files are redacted (`airline_agent.redaction`; by default with the settings of the
+environment). A request's time to the first token and generation speed are written
+where they were measured (a streamed answer), never as 0.
 """
 
 from __future__ import annotations
@@ -30,8 +32,11 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
+from airline_agent.agent.usage import describe_timing
+from airline_agent.redaction import REDACTED, Redactor, as_redactor
 
-REDACTED = "[redacted]"
+Secrets = Redactor | Sequence[str] | None
+__all__ = ["REDACTED", "to_jsonl", "to_markdown", "transcript_records", "write_transcript"]
 MARKDOWN_RESULT_LIMIT = 1500  # characters of a tool result shown in Markdown; JSONL has all
 
 
@@ -44,72 +49,76 @@ def message_body(message: AssistantMessage) -> dict[str, Any]:
 
 
 def transcript_records(events: Iterable[AgentEvent]) -> list[dict[str, Any]]:
-    """One record per request, in the order they were sent."""
+    """One record per request, in the order they were sent. A request's usage is reported
+    just before its message: it is kept until the message comes."""
     records: list[dict[str, Any]] = []
     by_request: dict[int, dict[str, Any]] = {}
+    usage: dict[int, UsageReported] = {}
     for event in events:
         match event:
             case RequestSent():
-                record = {
-                    "turn": event.turn,
-                    "request": event.request,
-                    "body": {
-                        "model": event.model,
-                        "messages": event.messages,
-                        "tools": event.tools,
-                        **event.params,
-                    },
-                    "response": None,
-                    "tool_results": [],
-                }
-                by_request[event.request] = record
+                by_request[event.request] = record = _request_record(event)
                 records.append(record)
-            case AssistantMessage():
-                record = by_request.get(event.request)
-                if record is not None:
-                    record["response"] = {
-                        "object": "chat.completion",
-                        "model": record["body"]["model"],
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": message_body(event),
-                                "finish_reason": event.finish_reason,
-                            }
-                        ],
-                        "usage": None,
-                    }
-                    record["latency_ms"] = round(event.latency_ms, 1)
-            case UsageReported():
-                record = by_request.get(event.request)
-                if record is not None and record["response"] is not None:
+            case UsageReported() if event.request in by_request:
+                usage[event.request] = event
+                record = by_request[event.request]
+                record["cost"] = event.cost
+                record |= _timing(event)
+                if record["response"] is not None:
                     record["response"]["usage"] = usage_body(event.usage)
-                    record["cost"] = event.cost
-            case ToolFinished():
-                if records:
-                    records[-1]["tool_results"].append(
-                        {
-                            "role": "tool",
-                            "tool_call_id": event.call_id,
-                            "name": event.name,
-                            "content": _content(event.result),
-                            "error": event.error,
-                            "elapsed_ms": round(event.elapsed_ms, 2),
-                        }
-                    )
-            case GroundingWarning():
-                record = by_request.get(event.request)
-                if record is not None:
-                    record["grounding"] = [asdict(finding) for finding in event.findings]
+            case AssistantMessage() if event.request in by_request:
+                record = by_request[event.request]
+                reported = usage.get(event.request)
+                record["response"] = _response_body(record, event, reported)
+                record["latency_ms"] = round(event.latency_ms, 1)
+            case ToolFinished() if records:
+                records[-1]["tool_results"].append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": event.call_id,
+                        "name": event.name,
+                        "content": _content(event.result),
+                        "error": event.error,
+                        "elapsed_ms": round(event.elapsed_ms, 2),
+                    }
+                )
+            case GroundingWarning() if event.request in by_request:
+                by_request[event.request]["grounding"] = [asdict(f) for f in event.findings]
     return records
 
 
-def to_jsonl(events: Iterable[AgentEvent], secrets: Sequence[str] = ()) -> str:
-    lines = [json.dumps(record, ensure_ascii=False) for record in transcript_records(events)]
-    return redact("\n".join(lines) + "\n" if lines else "", secrets)
+def _request_record(event: RequestSent) -> dict[str, Any]:
+    body = {"model": event.model, "messages": event.messages, "tools": event.tools}
+    return {
+        "turn": event.turn,
+        "request": event.request,
+        "body": body | event.params,
+        "response": None,
+        "tool_results": [],
+    }
 
 
-def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Sequence[str] = ()) -> str:
+def _response_body(
+    record: dict[str, Any], event: AssistantMessage, usage: UsageReported | None
+) -> dict[str, Any]:
+    return {
+        "object": "chat.completion",
+        "model": record["body"]["model"],
+        "choices": [
+            {"index": 0, "message": message_body(event), "finish_reason": event.finish_reason}
+        ],
+        "usage": usage_body(usage.usage) if usage is not None else None,
+    }
+
+
+def to_jsonl(events: Iterable[AgentEvent], secrets: Secrets = None) -> str:
+    redactor = as_redactor(secrets)
+    records = redactor.redact_json(transcript_records(events))
+    lines = [json.dumps(record, ensure_ascii=False) for record in records]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Secrets = None) -> str:
     out: list[str] = [f"# {title}", ""]
     for event in events:
         match event:
@@ -160,13 +169,16 @@ def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Sequence[str]
                     f"{total.completion_tokens} completion tokens{cost}_",
                     "",
                 ]
-    return redact("\n".join(out).rstrip() + "\n", secrets)
+    return as_redactor(secrets).redact("\n".join(out).rstrip() + "\n")
 
 
 def write_transcript(
-    events: Sequence[AgentEvent], directory: str | Path, name: str, secrets: Sequence[str] = ()
+    events: Sequence[AgentEvent], directory: str | Path, name: str, secrets: Secrets = None
 ) -> tuple[Path, Path]:
-    """Write `<name>.jsonl` and `<name>.md` into `directory`; returns both paths."""
+    """Write `<name>.jsonl` and `<name>.md` into `directory`; returns both paths.
+
+    `secrets`: the redactor to use, or secrets to blank out besides the environment's."""
+    secrets = as_redactor(secrets)
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     jsonl, markdown = folder / f"{name}.jsonl", folder / f"{name}.md"
@@ -175,20 +187,16 @@ def write_transcript(
     return jsonl, markdown
 
 
-def redact(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    return text
-
-
 def _content(result: Any) -> str:
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
 def _usage_line(event: UsageReported) -> str:
     if event.usage is None:
-        return f"request {event.request}: no usage reported ({event.latency_ms:.0f} ms)"
+        return (
+            f"request {event.request}: no usage reported ({event.latency_ms:.0f} ms)"
+            f"{_timing_text(event)}"
+        )
     u = event.usage
     parts = [f"{u.prompt_tokens} prompt", f"{u.completion_tokens} completion"]
     if u.cached_tokens:
@@ -196,4 +204,23 @@ def _usage_line(event: UsageReported) -> str:
     if u.reasoning_tokens:
         parts.append(f"{u.reasoning_tokens} reasoning")
     cost = f" · ${event.cost:.6f}" if event.cost is not None else " · cost unknown"
-    return f"request {event.request}: {' + '.join(parts)} tokens{cost} · {event.latency_ms:.0f} ms"
+    return (
+        f"request {event.request}: {' + '.join(parts)} tokens{cost} · "
+        f"{event.latency_ms:.0f} ms{_timing_text(event)}"
+    )
+
+
+def _timing(event: UsageReported) -> dict[str, float]:
+    """The request's measured timing, for JSONL (absent when not measured)."""
+    timing: dict[str, float] = {}
+    if event.first_token_ms is not None:
+        timing["first_token_ms"] = round(event.first_token_ms, 1)
+    if event.tokens_per_second is not None:
+        timing["tokens_per_second"] = round(event.tokens_per_second, 1)
+    return timing
+
+
+def _timing_text(event: UsageReported) -> str:
+    return "".join(
+        f" · {label}" for label in describe_timing(event.first_token_ms, event.tokens_per_second)
+    )

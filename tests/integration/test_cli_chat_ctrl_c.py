@@ -6,10 +6,13 @@ into SIGINT), against the loopback Chat Completions server.
 
 from __future__ import annotations
 
+import asyncio
+import io
 import os
-import select
+import signal
 import sqlite3
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -18,64 +21,9 @@ import pytest
 from airline_agent.agent.history import problems
 from tests.support.chat_server import ChatServer
 from tests.support.cli import cli_env
+from tests.support.terminal import Terminal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
-
-
-class Terminal:
-    """The chat on a pseudo-terminal: type into it, wait for what it prints."""
-
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        import pty
-
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: the chat, with the terminal as its stdin/stdout
-            os.execve(sys.executable, [sys.executable, *argv], env)
-        self.seen = b""
-        self.read_up_to = 0  # what `wait_for` has matched so far: it looks past this
-
-    def type(self, data: bytes) -> None:
-        os.write(self.fd, data)
-
-    def wait_for(self, needle: bytes, timeout: float = 30) -> None:
-        """Wait until `needle` is printed after what the last call matched."""
-        deadline = time.monotonic() + timeout
-        while needle not in self.seen[self.read_up_to :]:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"{needle!r} not shown; the terminal has:\n{self.text}")
-            ready, _, _ = select.select([self.fd], [], [], left)
-            if ready:
-                try:
-                    self.seen += os.read(self.fd, 65536)
-                except OSError as closed:  # the child closed the terminal
-                    raise AssertionError(f"{needle!r} not shown:\n{self.text}") from closed
-        self.read_up_to = self.seen.index(needle, self.read_up_to) + len(needle)
-
-    def exit_status(self, timeout: float = 15) -> int:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                return os.waitstatus_to_exitcode(status)
-            try:  # keep reading, or the child may block writing to a full terminal
-                if select.select([self.fd], [], [], 0.05)[0]:
-                    self.seen += os.read(self.fd, 65536)
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError(f"the chat did not exit; the terminal has:\n{self.text}")
-
-    def close(self) -> None:
-        try:
-            os.kill(self.pid, 9)
-            os.waitpid(self.pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(self.fd)
-
-    @property
-    def text(self) -> str:
-        return self.seen.decode(errors="replace")
 
 
 def _terminal(server: ChatServer, db: Path) -> Terminal:
@@ -139,3 +87,51 @@ def test_ctrl_c_at_an_approval_question_cancels_the_turn_and_writes_nothing(
             "SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'"
         ).fetchone()
     assert status is None  # still active
+
+
+def test_ctrl_c_the_instant_the_approval_question_is_printed_cancels_the_turn_at_once(
+    chat_server: ChatServer, db: Path
+):
+    """Defect 3 (issue 9): Ctrl-C just after the question is printed, before its answer is
+    read. On the old code the cancel waited for the event loop, which was blocked reading
+    the answer: the chat hung until another line came (here, the watchdog's)."""
+    from airline_agent.commands.chat import run_chat
+    from airline_agent.config import Settings
+
+    chat_server.stream(tool_calls=[("cancel_reservation", {"reservation_id": "EHGLP3"})])
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"cancel EHGLP3 please\n")
+    finished, rescued = threading.Event(), threading.Event()
+
+    class Screen(io.StringIO):
+        def write(self, text: str) -> int:
+            written = super().write(text)
+            if "approve? [y/N]" in text:
+                signal.raise_signal(signal.SIGINT)  # Ctrl-C, in the same instant
+            if "turn cancelled" in text:
+                os.write(write_end, b"/quit\n")
+            return written
+
+    def watchdog() -> None:
+        if not finished.wait(60):  # a hung chat gets the lines it waits for
+            rescued.set()
+            os.write(write_end, b"n\n/quit\n")
+
+    threading.Thread(target=watchdog, daemon=True).start()
+    screen = Screen()
+    settings = Settings(model="gpt-4o-mini", base_url=chat_server.url, db=str(db), approve="ask")
+    with os.fdopen(read_end, encoding="utf-8") as stdin:
+        try:
+            status = asyncio.run(run_chat(settings, stdin=stdin, stdout=screen))
+        finally:
+            finished.set()
+            os.close(write_end)
+    shown = screen.getvalue()
+    assert not rescued.is_set(), f"the chat hung after Ctrl-C:\n{shown}"
+    assert "turn cancelled" in shown and "→ cancel_reservation" not in shown
+    assert status == 0
+    with sqlite3.connect(db) as connection:
+        (reservation_status,) = connection.execute(
+            "SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'"
+        ).fetchone()
+    assert reservation_status is None  # still active

@@ -6,7 +6,9 @@ import io
 
 from airline_agent.agent.events import GroundingWarning
 from airline_agent.agent.grounding import TEXT_TOOL_CALL_WHY, Finding
-from airline_agent.commands.chat import _Printer
+from airline_agent.commands.chat.output import Output
+from airline_agent.commands.chat.printer import Printer
+from airline_agent.redaction import Redactor
 from airline_agent.tui.trace import TraceBuilder
 
 WARNING = GroundingWarning.of(
@@ -25,7 +27,7 @@ def test_the_warning_keeps_the_values_for_existing_consumers() -> None:
 
 def test_chat_prints_one_line_naming_each_finding_and_why() -> None:
     out = io.StringIO()
-    _Printer(out, io.StringIO(), echo_input=False).show(WARNING)
+    Printer(Output(out, Redactor()), Output(io.StringIO(), Redactor())).show(WARNING)
     assert out.getvalue() == (
         "  ! grounding: I looked up (claims a look-up, but no tool was called); "
         "HAT002 (no tool result or customer message gave this)\n"

@@ -1,0 +1,175 @@
+"""The loop's events as the chat shows them: the reply (streamed as it comes), the model's
+reasoning in one line before it, one line per tool call, warnings, errors (on stderr),
+and a usage line per turn with, per request, the time to the first token and the speed
+of generation where they were measured.
+
+Everything goes through `Output`, redacted; a value is redacted before it is shortened,
+so that a shortened secret is never shown either.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from airline_agent.agent import events as ev
+from airline_agent.agent.usage import describe_cost, describe_timing, describe_usage
+from airline_agent.commands.chat.output import Output
+
+if TYPE_CHECKING:
+    from airline_agent.agent.prefix import PrefixInfo
+
+REASONING_WIDTH = 160
+ARGUMENTS_WIDTH = 100
+ENDED_BY_LIMIT = ("tool_call_limit", "request_limit", "budget")
+
+
+@dataclass
+class _TurnView:
+    """What the printer has shown of the running turn."""
+
+    requests: list[ev.UsageReported] = field(default_factory=list)
+    last_limit: str | None = None
+    reasoning: dict[int, str] = field(default_factory=dict)  # by request, streamed so far
+    reasoning_shown: set[int] = field(default_factory=set)
+    text_streamed: set[int] = field(default_factory=set)  # requests whose reply streamed in
+    prefix: PrefixInfo | None = None  # the turn's last prompt prefix (agent/prefix.py)
+    prefix_changed: bool = False  # some request of the turn sent another prefix
+
+
+class Printer:
+    """Renders events as compact lines on `out`; errors and hints on `err`."""
+
+    def __init__(self, out: Output, err: Output) -> None:
+        self.out, self.err = out, err
+        self.view = _TurnView()
+        self.streaming = False  # inside an "agent> " line being streamed
+
+    def end_stream(self) -> None:
+        if self.streaming:
+            self.out.end_pieces()
+            self.out.write("\n")
+            self.streaming = False
+
+    def show(self, event: ev.AgentEvent) -> None:
+        match event:
+            case ev.TurnStarted():
+                self.view = _TurnView()
+            case ev.ReasoningDelta(request=request, text=text):
+                self.view.reasoning[request] = self.view.reasoning.get(request, "") + text
+            case ev.TextDelta(request=request, text=text):
+                self._stream_text(request, text)
+            case ev.ToolCallDelta(request=request):
+                self._show_reasoning(request, self.view.reasoning.get(request))
+            case ev.AssistantMessage() as message:
+                self._show_message(message)
+            case ev.UsageReported() as usage:
+                self.view.requests.append(usage)
+            case ev.CustomerBound(customer=customer, tool=tool):
+                self._line(f"  ✓ acting for {customer} (confirmed by {tool})")
+            case ev.ToolFinished() as done:
+                self._show_tool(done)
+            case ev.LimitReached(message=message, kind=kind):
+                self.view.last_limit = message
+                self._line(f"  ! {kind} limit: {message}")
+            case ev.RequestSent(prefix=prefix) if prefix is not None:
+                self.view.prefix = prefix
+                self.view.prefix_changed = self.view.prefix_changed or prefix.unchanged is False
+            case ev.GroundingWarning() as warning:
+                self._line(f"  ! grounding: {warning.describe()}")
+            case ev.RetryScheduled(attempt=attempt, delay_s=delay, reason=reason):
+                self._line(f"  … retry {attempt} in {delay:.1f} s: {reason}")
+            case ev.ErrorOccurred(message=message, hint=hint):
+                self.end_stream()
+                self.err.line(f"error: {message}")
+                if hint:
+                    self.err.line(f"  hint: {hint}")
+            case ev.TurnFinished() as finished:
+                self._show_end(finished)
+
+    def ask(self, call: ev.PendingWrite) -> None:
+        """The approval question for one write call (the answer is read by the chat)."""
+        arguments = self._short(json.dumps(call.arguments, ensure_ascii=False), ARGUMENTS_WIDTH)
+        self.end_stream()
+        self.out.write(f"  ? {call.name} {arguments}\n    {call.preview}\n    approve? [y/N] ")
+
+    # -- pieces -------------------------------------------------------------------------
+
+    def _line(self, text: str) -> None:
+        self.end_stream()
+        self.out.line(text)
+
+    def _short(self, text: str, limit: int) -> str:
+        """One line of at most `limit` characters, redacted first."""
+        text = " ".join(self.out.redactor.redact(text).split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    def _stream_text(self, request: int, text: str) -> None:
+        self._show_reasoning(request, self.view.reasoning.get(request))
+        if not self.streaming:
+            self.out.write("agent> ")
+            self.streaming = True
+        self.view.text_streamed.add(request)
+        self.out.piece(text)
+
+    def _show_reasoning(self, request: int, reasoning: str | None) -> None:
+        """The model's reasoning, once per request, before its reply or tool calls."""
+        if not reasoning or request in self.view.reasoning_shown:
+            return
+        self.view.reasoning_shown.add(request)
+        self._line(f"  (reasoning) {self._short(reasoning, REASONING_WIDTH)}")
+
+    def _show_message(self, message: ev.AssistantMessage) -> None:
+        self._show_reasoning(message.request, message.reasoning)
+        if message.content and message.request not in self.view.text_streamed:
+            self._line(f"agent> {message.content}")  # it arrived whole, not streamed
+        self.end_stream()
+
+    def _show_tool(self, done: ev.ToolFinished) -> None:
+        verdict = "ok" if done.error is None else f"error {done.error}"
+        arguments = self._short(json.dumps(done.arguments, ensure_ascii=False), ARGUMENTS_WIDTH)
+        self._line(f"  → {done.name} {arguments} {verdict} {done.elapsed_ms:.0f} ms")
+
+    def _show_end(self, finished: ev.TurnFinished) -> None:
+        self.end_stream()
+        if finished.reason == "cancelled":
+            self.out.line("  (turn cancelled; the conversation goes on)")
+        if finished.reason in ENDED_BY_LIMIT and self.view.last_limit:
+            self.out.line(f"agent> {self.view.last_limit}")
+        line = usage_line(finished, self.view.requests, self._prefix_note())
+        if line:
+            self.out.line(line)
+
+    def _prefix_note(self) -> str:
+        """', prefix 2,284 tokens (cl100k) unchanged': whether prompt caches can hit."""
+        prefix = self.view.prefix
+        if prefix is None:
+            return ""
+        state = "CHANGED" if self.view.prefix_changed else "unchanged"
+        if prefix.unchanged is None and len(self.view.requests) <= 1:
+            state = "first request"
+        return f", prefix {prefix.size.label} {state}"
+
+
+def usage_line(
+    finished: ev.TurnFinished, requests: list[ev.UsageReported], prefix_note: str = ""
+) -> str | None:
+    """`  [2100 in / 32 out tokens, 2 requests, $0.0004, prefix 2,279 tokens (cl100k)
+    unchanged · request 2: first token 310 ms, 41.5 tokens/s]`; None for a turn that made
+    no request."""
+    if not requests:
+        return None
+    known = all(request.usage is not None for request in requests)
+    tokens = describe_usage(finished.usage if known else None)
+    plural = "s" if len(requests) != 1 else ""
+    timings = [timing for request in requests if (timing := request_timing(request))]
+    measured = "".join(f" · {timing}" for timing in timings)
+    cost = describe_cost(finished.cost)
+    return f"  [{tokens}, {len(requests)} request{plural}, {cost}{prefix_note}{measured}]"
+
+
+def request_timing(usage: ev.UsageReported) -> str | None:
+    """`request 2: first token 310 ms, 41.5 tokens/s`: only what was measured (never 0)."""
+    labels = describe_timing(usage.first_token_ms, usage.tokens_per_second)
+    return f"request {usage.request}: {', '.join(labels)}" if labels else None

@@ -1,0 +1,59 @@
+"""`chat --record FILE --transcript DIR`: the database copied when the chat starts, the
+session saved when it ends (see `scenarios.live`), redacted like everything the chat
+writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from airline_agent.commands.chat.output import Output
+    from airline_agent.config import Settings
+    from airline_agent.domain.db import Database
+    from airline_agent.redaction import Redactor
+    from airline_agent.scenarios.live import LiveRecording
+
+
+def start_recording(
+    settings: Settings,
+    database: Database,
+    customer: str | None,
+    record: Path | None,
+    transcript: Path | None,
+    redactor: Redactor,
+) -> LiveRecording | None:
+    """Snapshot the database now (None when nothing is to be saved)."""
+    if record is None and transcript is None:
+        return None
+    from airline_agent.scenarios.live import LiveRecording, sqlite_file
+    from airline_agent.scenarios.model import ScenarioSettings
+
+    return LiveRecording(
+        sqlite_file(database.engine.url),
+        record=record,
+        transcript=transcript,
+        customer=customer,
+        settings=ScenarioSettings(
+            guard=settings.guard,
+            approval="ask-accept" if settings.approve == "ask" else settings.approve,
+            max_tool_calls=settings.max_tool_calls,
+            model=settings.model or "scripted",
+            now=settings.now,
+        ),
+        redactor=redactor,
+    ).start()
+
+
+def save_recording(recording: LiveRecording, err: Output) -> bool:
+    """Write the files, saying where (or why not); False when they could not be written."""
+    saved = True
+    try:
+        for path in recording.finish():
+            err.line(f"saved {path}")
+    except OSError as exc:  # checked at the start; the disk may still fill up
+        err.line(f"error: the recording could not be saved: {exc}")
+        saved = False
+    for warning in recording.warnings:
+        err.line(f"warning: {warning}")
+    return saved
