@@ -37,3 +37,21 @@ def run_cli(
         env=cli_env(server, model=model, **extra_env),
         timeout=timeout,
     )
+
+
+def run_cli_bytes(
+    *args: str,
+    stdin: bytes = b"",
+    server: ChatServer | None = None,
+    model: str | None = "gpt-4o-mini",
+    timeout: float = 120,
+    **extra_env: str,
+) -> subprocess.CompletedProcess[bytes]:
+    """The same with bytes in and out: input that is not text, output in any encoding."""
+    return subprocess.run(
+        [sys.executable, "-m", "airline_agent", *args],
+        input=stdin,
+        capture_output=True,
+        env=cli_env(server, model=model, **extra_env),
+        timeout=timeout,
+    )
