@@ -64,7 +64,10 @@ def call_command(
         outcome = caller.call(tool, parsed)
     finally:
         caller.close()
-    typer.echo(json.dumps(outcome.result, indent=2, ensure_ascii=False))
+    from airline_agent.redaction import Redactor
+
+    result = json.dumps(outcome.result, indent=2, ensure_ascii=False)
+    typer.echo(Redactor.from_settings(settings).redact(result))
     raise typer.Exit(0 if outcome.ok else 1)
 
 

@@ -175,7 +175,13 @@ def export_command(
         raise _fail(f"{database.location}: cannot be exported ({orig})") from None
     finally:
         database.close()
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    from airline_agent.redaction import Redactor
+
+    # A key a customer typed may have reached the data (a passenger's name): never export it.
+    text = Redactor.from_settings(settings).redact(
+        json.dumps(document, indent=2, ensure_ascii=False)
+    )
+    text += "\n"
     if output is None:
         sys.stdout.write(text)
         return

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import typer
 
+from airline_agent.redaction import Redactor
+
 
 def register(app: typer.Typer) -> None:
     app.command("replay")(replay_command)
@@ -73,6 +75,7 @@ def replay_command(
             write_transcript(report.events, transcript, report.name)
         rows.append(report.to_json() | {"why": report.why()})
     failed = [row for row in rows if row["status"] not in ("passed", "skipped")]
+    rows = Redactor.from_environment().redact_json(rows)  # a file may quote a key
     if as_json:
         summary = {"scenarios": rows} | _counts(rows)
         typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
