@@ -105,14 +105,3 @@ def describe_usage(usage: Usage | None) -> str:
     if usage.reasoning_tokens:
         parts.append(f"{usage.reasoning_tokens} reasoning")
     return " / ".join(parts) + " tokens"
-
-
-def describe_timing(first_token_ms: float | None, tokens_per_second: float | None) -> list[str]:
-    """`first token 310 ms`, `41.5 tokens/s`: what was measured of a request (a streamed
-    one), each only when it was; never a 0 for what nobody measured."""
-    labels = []
-    if first_token_ms is not None:
-        labels.append(f"first token {first_token_ms:.0f} ms")
-    if tokens_per_second is not None:
-        labels.append(f"{tokens_per_second:.1f} tokens/s")
-    return labels

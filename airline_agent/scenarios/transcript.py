@@ -32,7 +32,6 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
-from airline_agent.agent.usage import describe_timing
 from airline_agent.redaction import REDACTED, Redactor, as_redactor
 
 Secrets = Redactor | Sequence[str] | None
@@ -222,5 +221,15 @@ def _timing(event: UsageReported) -> dict[str, float]:
 
 def _timing_text(event: UsageReported) -> str:
     return "".join(
-        f" · {label}" for label in describe_timing(event.first_token_ms, event.tokens_per_second)
+        f" · {label}" for label in _timing_labels(event.first_token_ms, event.tokens_per_second)
     )
+
+
+def _timing_labels(first_token_ms: float | None, tokens_per_second: float | None) -> list[str]:
+    """`first token 310 ms`, `41.5 tokens/s`: each only when it was measured, never a 0."""
+    labels = []
+    if first_token_ms is not None:
+        labels.append(f"first token {first_token_ms:.0f} ms")
+    if tokens_per_second is not None:
+        labels.append(f"{tokens_per_second:.1f} tokens/s")
+    return labels

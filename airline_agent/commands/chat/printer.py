@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from airline_agent.agent import events as ev
-from airline_agent.agent.usage import describe_cost, describe_timing, describe_usage
+from airline_agent.agent.usage import describe_cost, describe_usage
 from airline_agent.commands.chat.output import Output
 
 if TYPE_CHECKING:
@@ -155,21 +155,30 @@ class Printer:
 def usage_line(
     finished: ev.TurnFinished, requests: list[ev.UsageReported], prefix_note: str = ""
 ) -> str | None:
-    """`  [2100 in / 32 out tokens, 2 requests, $0.0004, prefix 2,279 tokens (cl100k)
-    unchanged · request 2: first token 310 ms, 41.5 tokens/s]`; None for a turn that made
-    no request."""
+    """`  [2100 in / 32 out tokens, 2 requests, $0.0004, first token 310 / 95 ms, 41.5 / 38.0
+    tokens/s, prefix 2,279 tokens (cl100k) unchanged]`; None for a turn with no request."""
     if not requests:
         return None
     known = all(request.usage is not None for request in requests)
     tokens = describe_usage(finished.usage if known else None)
     plural = "s" if len(requests) != 1 else ""
-    timings = [timing for request in requests if (timing := request_timing(request))]
-    measured = "".join(f" · {timing}" for timing in timings)
     cost = describe_cost(finished.cost)
-    return f"  [{tokens}, {len(requests)} request{plural}, {cost}{prefix_note}{measured}]"
+    measured = timing_note(requests)
+    return f"  [{tokens}, {len(requests)} request{plural}, {cost}{measured}{prefix_note}]"
 
 
-def request_timing(usage: ev.UsageReported) -> str | None:
-    """`request 2: first token 310 ms, 41.5 tokens/s`: only what was measured (never 0)."""
-    labels = describe_timing(usage.first_token_ms, usage.tokens_per_second)
-    return f"request {usage.request}: {', '.join(labels)}" if labels else None
+def timing_note(requests: list[ev.UsageReported]) -> str:
+    """', first token 310 / 95 ms, 41.5 / 38.0 tokens/s': each request's figure in order,
+    `–` for one not measured; a figure no request measured is not shown (never a 0)."""
+    firsts = [request.first_token_ms for request in requests]
+    speeds = [request.tokens_per_second for request in requests]
+    note = ""
+    if any(value is not None for value in firsts):
+        note += f", first token {_each(firsts, '{:.0f}')} ms"
+    if any(value is not None for value in speeds):
+        note += f", {_each(speeds, '{:.1f}')} tokens/s"
+    return note
+
+
+def _each(values: list[float | None], style: str) -> str:
+    return " / ".join("–" if value is None else style.format(value) for value in values)
