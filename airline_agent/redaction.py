@@ -18,8 +18,8 @@ so that what it returns can always be written. Streamed text is redacted with
 `StreamRedactor`, which holds back the end of a piece that could be the start of a
 secret until the next piece says whether it is.
 
-Only the standard library is imported here (settings for types only): every layer may
-use it.
+Importing it costs only the standard library (the settings are read inside
+`from_environment`, for a writer given none), so any front end may use it at start-up.
 """
 
 from __future__ import annotations
