@@ -7,15 +7,14 @@ reservation and user in τ² shape, the status of each segment's flight, and the
 
 from __future__ import annotations
 
-import ast
 import itertools
-import operator
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from airline_agent.domain.errors import InvalidArguments, PolicyViolation
+from airline_agent.domain.arithmetic import evaluate_arithmetic  # noqa: F401  (`calculate`)
+from airline_agent.domain.errors import PolicyViolation
 
 CABINS = ("basic_economy", "economy", "business")
 BAG_PRICE = 50  # B5: each extra bag
@@ -57,48 +56,6 @@ def bag_price(nonfree: int) -> int:
 
 def insurance_price(insurance: str, passengers: int) -> int:
     return INSURANCE_PRICE * passengers if insurance == "yes" else 0
-
-
-# ---------------------------------------------------------------- calculate
-
-_OPERATORS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-}
-_ALLOWED_CHARACTERS = set("0123456789+-*/(). ")
-
-
-def evaluate_arithmetic(expression: str) -> str:
-    """`calculate`: numbers, + - * /, parentheses; the result rounded to 2 places."""
-    if not expression.strip():
-        raise InvalidArguments("expression is empty; give an arithmetic expression like '2 + 2'")
-    if not set(expression) <= _ALLOWED_CHARACTERS:
-        raise InvalidArguments(
-            "Invalid characters in expression: only digits, + - * / ( ) . and spaces are allowed"
-        )
-    if len(expression) > 1000:
-        raise InvalidArguments("expression is too long (at most 1000 characters)")
-    try:
-        tree = ast.parse(expression, mode="eval")
-        value = _evaluate(tree.body)
-        return str(round(float(value), 2))
-    except ZeroDivisionError as exc:
-        raise InvalidArguments("division by zero") from exc
-    except (SyntaxError, ValueError, OverflowError, RecursionError) as exc:
-        raise InvalidArguments(f"not a valid arithmetic expression: {expression!r}") from exc
-
-
-def _evaluate(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return float(node.value)
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-        return _OPERATORS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        value = _evaluate(node.operand)
-        return -value if isinstance(node.op, ast.USub) else value
-    raise ValueError("unsupported expression")
 
 
 # ---------------------------------------------------------------- facts about a reservation
@@ -214,21 +171,24 @@ def check_flight_change(
     flown: bool,
 ) -> None:
     """M1, M2, M4 for `update_reservation_flights`. `new_flights` carry origin and
-    destination (looked up from the schedule)."""
-    same_flights = _itinerary(new_flights) == _itinerary(reservation["flights"])
-    cabin_changes = new_cabin != reservation["cabin"]
-    if cabin_changes:
-        if flown:
-            raise PolicyViolation("M4", "the cabin cannot change once a segment has flown")
-        if not same_flights:
-            raise PolicyViolation(
-                "M4", "a cabin change applies to the same flights; change flights separately"
-            )
-        return
-    if same_flights:
-        return
-    if reservation["cabin"] == "basic_economy":
-        raise PolicyViolation("M1", "basic economy flights cannot be changed")
+    destination (looked up from the schedule). A call that changes the cabin and the
+    flights together is judged as a flight change of the new cabin (M4)."""
+    if new_cabin != reservation["cabin"] and flown:
+        raise PolicyViolation("M4", "the cabin cannot change once a segment has flown")
+    if _itinerary(new_flights) == _itinerary(reservation["flights"]):
+        return  # a cabin change of the same flights (M4), or no change at all
+    if new_cabin == "basic_economy":
+        why = "basic economy flights cannot be changed"
+        if reservation["cabin"] != new_cabin:
+            why += " (a call that changes the cabin too is judged by the new cabin)"
+        raise PolicyViolation("M1", why)
+    _check_same_trip(reservation, new_flights)
+
+
+def _check_same_trip(
+    reservation: Mapping[str, Any], new_flights: Sequence[Mapping[str, Any]]
+) -> None:
+    """M2: new flights keep the origin, the destination and the trip type."""
     if not new_flights:
         raise PolicyViolation("M2", "the reservation must keep at least one flight")
     first, last = new_flights[0], new_flights[-1]
@@ -248,15 +208,14 @@ def check_flight_change(
                 f"the trip must still end at {reservation['destination']}, "
                 f"not {last['destination']}",
             )
-    else:
-        if last["destination"] != reservation["origin"] or not any(
-            leg["destination"] == reservation["destination"] for leg in new_flights
-        ):
-            raise PolicyViolation(
-                "M2",
-                f"a round trip must still go {reservation['origin']} → "
-                f"{reservation['destination']} → {reservation['origin']}",
-            )
+    elif last["destination"] != reservation["origin"] or not any(
+        leg["destination"] == reservation["destination"] for leg in new_flights
+    ):
+        raise PolicyViolation(
+            "M2",
+            f"a round trip must still go {reservation['origin']} → "
+            f"{reservation['destination']} → {reservation['origin']}",
+        )
 
 
 def check_change_payment(source: str | None, payment_id: str) -> None:

@@ -15,8 +15,10 @@ Enforced here:
 - B1 bookable status, B2 cabin, B3 passengers (1–5, complete), B4 payment mix,
   B5 non-free bag count from membership and cabin (booking and bag changes).
 - M1 basic economy flights fixed, M2 same origin/destination/trip type, M4 cabin change
-  (nothing flown, same flights), M5 bags only added, M6 passenger count, M7 change
-  payment (gift card or credit card). M3 (kept segments keep their price) and the
+  (nothing flown; with new flights in the same call, judged as a flight change of the
+  new cabin: basic economy → economy on new flights is allowed, basic economy kept on
+  new flights is M1), M5 bags only added, M6 passenger count, M7 change payment (gift
+  card or credit card). M3 (kept segments keep their price) and the
   B5/B6 prices are applied by the operations themselves.
 - X2 nothing flown, X3 eligibility given the stated `reason` (asks for it when needed).
 - P2 who qualifies, P3 / P4 amounts, P4 only after a change or cancellation in this

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 
+from airline_agent.domain.db import Database
+from tests.conftest import tau2_files
 from tests.support.chat_server import ChatServer
 
 
@@ -35,3 +39,40 @@ def db(sample_template: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "airline.db"
     shutil.copy(sample_template, copy)
     return copy
+
+
+class Tau2Reference(NamedTuple):
+    """The τ² data imported once: the database file (never written to), db.json as plain
+    dicts (for the oracle) and the tasks."""
+
+    path: Path
+    initial: dict[str, Any]
+    tasks: list[dict[str, Any]]
+
+    @staticmethod
+    def copy_path(tmp_path: Path) -> Path:
+        """Where `fresh` puts the copy."""
+        return tmp_path / "task.db"
+
+    def fresh(self, tmp_path: Path) -> Database:
+        """A copy of the imported database for one run (the caller closes it)."""
+        copy = self.copy_path(tmp_path)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{copy}{suffix}").unlink(missing_ok=True)
+        shutil.copyfile(self.path, copy)
+        return Database.open(copy)
+
+
+@pytest.fixture(scope="session")
+def tau2_reference(tmp_path_factory: pytest.TempPathFactory) -> Tau2Reference:
+    """The τ² reference data, imported once for the session; skips when it is absent."""
+    from airline_agent.domain.tau2 import import_tau2
+
+    db_json, tasks_json = tau2_files()
+    path = tmp_path_factory.mktemp("tau2") / "tau2.db"
+    database = Database.create(path)
+    import_tau2(database, db_json)
+    database.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return Tau2Reference(path, json.loads(db_json.read_text()), json.loads(tasks_json.read_text()))

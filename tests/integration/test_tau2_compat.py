@@ -5,40 +5,18 @@ reference tools, as computed by an independent oracle on the plain db.json dicts
 from __future__ import annotations
 
 import copy
-import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from airline_agent.domain.clock import Clock
-from airline_agent.domain.db import Database
-from airline_agent.domain.tau2 import export_tau2, import_tau2
+from airline_agent.domain.tau2 import export_tau2
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.toolbox import Toolbox
-from tests.conftest import tau2_files
 from tests.support import tau2_oracle
 from tests.support.toolbox_fixtures import Tools
 
 CLOCK = Clock.at("2024-05-15T15:00:00")
-
-
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, list]:
-    db_json, tasks_json = tau2_files()
-    path = tmp_path_factory.mktemp("tau2") / "tau2.db"
-    database = Database.create(path)
-    import_tau2(database, db_json)
-    database.close()
-    for suffix in ("-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    return path, json.loads(db_json.read_text()), json.loads(tasks_json.read_text())
-
-
-def _fresh(reference: tuple[Path, dict, list], tmp_path: Path) -> Database:
-    path = tmp_path / "task.db"
-    shutil.copyfile(reference[0], path)
-    return Database.open(path)
 
 
 def _actions(task: dict) -> list[dict]:
@@ -54,11 +32,11 @@ def _replay(toolbox: Tools, actions: list[dict]) -> list:
     return outcomes
 
 
-def test_all_fifty_tasks_replay_to_the_reference_state(reference, tmp_path: Path) -> None:
-    _, initial, tasks = reference
+def test_all_fifty_tasks_replay_to_the_reference_state(tau2_reference, tmp_path: Path) -> None:
+    _, initial, tasks = tau2_reference
     assert len(tasks) == 50
     for task in tasks:
-        database = _fresh(reference, tmp_path)
+        database = tau2_reference.fresh(tmp_path)
         try:
             toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
             _replay(toolbox, _actions(task))
@@ -74,9 +52,9 @@ def _task(tasks: list, task_id: str) -> dict:
     return next(t for t in tasks if str(t["id"]) == task_id)
 
 
-def test_booking_creates_hathat_takes_seats_and_debits_gift_cards(reference, tmp_path) -> None:
-    _, initial, tasks = reference
-    database = _fresh(reference, tmp_path)
+def test_booking_creates_hathat_takes_seats_and_debits_gift_cards(tau2_reference, tmp_path) -> None:
+    _, initial, tasks = tau2_reference
+    database = tau2_reference.fresh(tmp_path)
     toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     booking = next(a for a in _actions(_task(tasks, "24")) if a["name"] == "book_reservation")
     args = booking["arguments"]
@@ -101,9 +79,9 @@ def test_booking_creates_hathat_takes_seats_and_debits_gift_cards(reference, tmp
     database.close()
 
 
-def test_three_bookings_take_hathat_hathau_hathav(reference, tmp_path) -> None:
-    _, _, tasks = reference
-    database = _fresh(reference, tmp_path)
+def test_three_bookings_take_hathat_hathau_hathav(tau2_reference, tmp_path) -> None:
+    _, _, tasks = tau2_reference
+    database = tau2_reference.fresh(tmp_path)
     toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     outcomes = _replay(toolbox, _actions(_task(tasks, "23")))
     booked = [o.result["reservation_id"] for o in outcomes if o.name == "book_reservation"]
@@ -111,9 +89,9 @@ def test_three_bookings_take_hathat_hathau_hathav(reference, tmp_path) -> None:
     database.close()
 
 
-def test_cancel_appends_refund_lines_and_keeps_seats(reference, tmp_path) -> None:
-    _, initial, _ = reference
-    database = _fresh(reference, tmp_path)
+def test_cancel_appends_refund_lines_and_keeps_seats(tau2_reference, tmp_path) -> None:
+    _, initial, _ = tau2_reference
+    database = tau2_reference.fresh(tmp_path)
     toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     outcome = toolbox.call("cancel_reservation", {"reservation_id": "EHGLP3"})
     assert outcome.error is None
@@ -130,8 +108,8 @@ def test_cancel_appends_refund_lines_and_keeps_seats(reference, tmp_path) -> Non
     database.close()
 
 
-def test_send_certificate_adds_the_first_free_certificate(reference, tmp_path) -> None:
-    database = _fresh(reference, tmp_path)
+def test_send_certificate_adds_the_first_free_certificate(tau2_reference, tmp_path) -> None:
+    database = tau2_reference.fresh(tmp_path)
     toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     first = toolbox.call("send_certificate", {"user_id": "emma_kim_9957", "amount": 150})
     second = toolbox.call("send_certificate", {"user_id": "emma_kim_9957", "amount": 50})
@@ -146,11 +124,11 @@ def test_send_certificate_adds_the_first_free_certificate(reference, tmp_path) -
     database.close()
 
 
-def test_a_flight_change_refund_credits_the_gift_card(reference, tmp_path) -> None:
+def test_a_flight_change_refund_credits_the_gift_card(tau2_reference, tmp_path) -> None:
     """EHGLP3's cabin to economy is a charge; back to basic economy prices is a refund
     that goes to the gift card's balance."""
-    _, initial, _ = reference
-    database = _fresh(reference, tmp_path)
+    _, initial, _ = tau2_reference
+    database = tau2_reference.fresh(tmp_path)
     toolbox = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
     flights = [
         {"flight_number": "HAT156", "date": "2024-05-17"},

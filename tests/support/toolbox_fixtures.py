@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ToolOutcome
@@ -64,7 +65,13 @@ class Tools:
         self.toolbox.guard = on
 
 
-def toolbox(database: Database, *, guard: bool = True, acting_user: str | None = None) -> Tools:
+def toolbox(
+    database: Database,
+    *,
+    guard: bool = True,
+    acting_user: str | None = None,
+    clock: Clock = CLOCK,
+) -> Tools:
     """The tools acting for `acting_user` (a `call --as`), in a conversation of their own."""
-    tools = Toolbox(database, clock=CLOCK, guard=guard)
+    tools = Toolbox(database, clock=clock, guard=guard)
     return Tools(tools, ToolConversation(customer=acting_user))

@@ -179,7 +179,7 @@ def test_m2_origin_and_destination_stay(world_db) -> None:
     _allowed(_change_flights(tools, "ECON01", "economy", direct, "credit_card_1111111"))
 
 
-def test_m4_cabin_change_not_after_flying_nor_with_other_flights(world_db) -> None:
+def test_m4_cabin_change_not_after_flying_but_of_the_same_flights(world_db) -> None:
     tools = toolbox(world_db, acting_user=SOFIA)
     flown = [
         {"flight_number": "HAT200", "date": "2024-05-14"},
@@ -190,12 +190,64 @@ def test_m4_cabin_change_not_after_flying_nor_with_other_flights(world_db) -> No
         "M4",
     )
     noah = toolbox(world_db, acting_user=NOAH)
-    direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
-    _refused(
-        _change_flights(noah, "ECON01", "business", direct, "credit_card_1111111"),
-        "M4",
-    )
     _allowed(_change_flights(noah, "ECON01", "business", ECON01_FLIGHTS, "credit_card_1111111"))
+
+
+# M4 (airline-policy.md): a call that changes the cabin and the flights together is judged
+# as a flight change of the new cabin (τ² tasks 15 and 16 do so on M05KNL).
+EHGLP3_NEXT_DAY = [
+    {"flight_number": "HAT156", "date": "2024-05-18"},
+    {"flight_number": "HAT021", "date": "2024-05-18"},
+]
+
+
+def test_m4_basic_economy_to_economy_with_new_flights_is_allowed(world_db) -> None:
+    tools = toolbox(world_db, acting_user=EMMA)
+    changed = _change_flights(tools, "EHGLP3", "economy", EHGLP3_NEXT_DAY, "credit_card_5832574")
+    _allowed(changed)
+    assert changed.result["cabin"] == "economy"
+    assert [(f["flight_number"], f["date"]) for f in changed.result["flights"]] == [
+        ("HAT156", "2024-05-18"),
+        ("HAT021", "2024-05-18"),
+    ]
+
+
+def test_m4_staying_basic_economy_with_new_flights_is_still_m1(world_db) -> None:
+    before = export_tau2(world_db)
+    tools = toolbox(world_db, acting_user=EMMA)
+    refused = _change_flights(
+        tools, "EHGLP3", "basic_economy", EHGLP3_NEXT_DAY, "credit_card_5832574"
+    )
+    _refused(refused, "M1")
+    assert "basic economy" in refused.result["message"]
+    assert export_tau2(world_db) == before
+
+
+def test_m4_to_basic_economy_with_new_flights_is_a_basic_economy_flight_change(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
+    refused = _change_flights(tools, "ECON01", "basic_economy", direct, "credit_card_1111111")
+    _refused(refused, "M1")
+    assert "new cabin" in refused.result["message"]
+
+
+def test_m4_economy_to_business_with_new_flights_is_an_economy_flight_change(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    to_seattle = [{"flight_number": "HAT100", "date": "2024-05-18"}]
+    _refused(_change_flights(tools, "ECON01", "business", to_seattle, "credit_card_1111111"), "M2")
+    direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
+    changed = _change_flights(tools, "ECON01", "business", direct, "credit_card_1111111")
+    _allowed(changed)
+    assert changed.result["cabin"] == "business"
+
+
+def test_m4_a_combined_change_after_a_flown_segment_is_refused(world_db) -> None:
+    tools = toolbox(world_db, acting_user=SOFIA)
+    later = [
+        {"flight_number": "HAT200", "date": "2024-05-14"},
+        {"flight_number": "HAT050", "date": "2024-05-19"},
+    ]
+    _refused(_change_flights(tools, "FLOWN1", "business", later, "credit_card_5555555"), "M4")
 
 
 def test_m5_bags_only_added(world_db) -> None:

@@ -1,0 +1,50 @@
+"""The arithmetic of the `calculate` tool, without `eval`: numbers, + - * /, parentheses.
+
+Not a rule of the airline, so not in policy.py (which re-exports it for the operations).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+
+from airline_agent.domain.errors import InvalidArguments
+
+_OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
+_ALLOWED_CHARACTERS = set("0123456789+-*/(). ")
+
+
+def evaluate_arithmetic(expression: str) -> str:
+    """`calculate`: numbers, + - * /, parentheses; the result rounded to 2 places."""
+    if not expression.strip():
+        raise InvalidArguments("expression is empty; give an arithmetic expression like '2 + 2'")
+    if not set(expression) <= _ALLOWED_CHARACTERS:
+        raise InvalidArguments(
+            "Invalid characters in expression: only digits, + - * / ( ) . and spaces are allowed"
+        )
+    if len(expression) > 1000:
+        raise InvalidArguments("expression is too long (at most 1000 characters)")
+    try:
+        tree = ast.parse(expression, mode="eval")
+        value = _evaluate(tree.body)
+        return str(round(float(value), 2))
+    except ZeroDivisionError as exc:
+        raise InvalidArguments("division by zero") from exc
+    except (SyntaxError, ValueError, OverflowError, RecursionError) as exc:
+        raise InvalidArguments(f"not a valid arithmetic expression: {expression!r}") from exc
+
+
+def _evaluate(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return float(node.value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        return _OPERATORS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _evaluate(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    raise ValueError("unsupported expression")
