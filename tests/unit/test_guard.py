@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from airline_agent.domain.clock import Clock
 from airline_agent.domain.tau2 import export_tau2
 from tests.support.toolbox_fixtures import toolbox
 
@@ -70,6 +71,19 @@ def test_i2_only_the_owner_changes_a_reservation(world_db) -> None:
     denied = tools.call("cancel_reservation", {"reservation_id": "ehglp3"})
     assert denied.error == "PERMISSION_DENIED"
     _allowed(tools.call("cancel_reservation", {"reservation_id": "NEW001"}))
+
+
+def test_i2_the_owner_check_folds_the_case_of_the_reservation_id(world_db) -> None:
+    """A second, independent check of I2 with an id in another case: a bag change on
+    Noah's ECON01 asked for as 'Econ01' by Emma's session is denied and changes nothing."""
+    before = export_tau2(world_db)
+    tools = toolbox(world_db, acting_user=EMMA)
+    bags = {"total_baggages": 3, "nonfree_baggages": 2, "payment_id": "credit_card_5832574"}
+    for spelling in ("Econ01", " econ01 "):
+        denied = tools.call("update_reservation_baggages", {"reservation_id": spelling, **bags})
+        assert denied.error == "PERMISSION_DENIED", denied.result
+        assert "ECON01 belongs to another customer" in denied.result["message"]
+    assert export_tau2(world_db) == before
 
 
 def test_with_the_guard_off_nothing_is_checked(world_db) -> None:
@@ -314,6 +328,22 @@ def test_x3_old_uninsured_economy_cannot_cancel_but_business_and_recent_can(worl
     _refused(tools.call("cancel_reservation", {"reservation_id": "RTRIP1"}), "X3")
     _allowed(tools.call("cancel_reservation", {"reservation_id": "BIZ001"}))
     _allowed(tools.call("cancel_reservation", {"reservation_id": "NEW001"}))
+
+
+# X3's 24-hour window: NEW001 (economy, uninsured, regular member) was booked
+# 2024-05-15T10:00:00; only its age can make it cancellable.
+@pytest.mark.parametrize(
+    ("now", "allowed"),
+    [("2024-05-16T10:00:00", True), ("2024-05-16T10:00:01", False)],
+    ids=["exactly-24h", "24h-and-1s"],
+)
+def test_x3_the_24_hour_window_includes_its_last_second(world_db, now, allowed) -> None:
+    tools = toolbox(world_db, acting_user=NOAH, clock=Clock.at(now))
+    outcome = tools.call("cancel_reservation", {"reservation_id": "NEW001"})
+    if allowed:
+        _allowed(outcome)
+    else:
+        _refused(outcome, "X3")
 
 
 def test_c5_a_cancelled_reservation_cannot_change(world_db) -> None:
