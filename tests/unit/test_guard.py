@@ -86,6 +86,13 @@ def test_i2_the_owner_check_folds_the_case_of_the_reservation_id(world_db) -> No
     assert export_tau2(world_db) == before
 
 
+def test_i1_a_refusal_names_the_two_customers(world_db) -> None:
+    refused = toolbox(world_db, acting_user=EMMA).call("book_reservation", _booking())
+    assert refused.result["message"] == (
+        f"this session acts for {EMMA}; it cannot act on the profile of {NOAH}"
+    )
+
+
 def test_with_the_guard_off_nothing_is_checked(world_db) -> None:
     tools = toolbox(world_db, guard=False)
     _allowed(tools.call("cancel_reservation", {"reservation_id": "FLOWN1"}))
@@ -99,6 +106,13 @@ def test_b1_only_available_flights(world_db) -> None:
     delayed = _booking(flights=[{"flight_number": "HAT021", "date": "2024-05-15"}])
     _refused(tools.call("book_reservation", delayed), "B1")
     _allowed(tools.call("book_reservation", _booking()))
+
+
+def test_b1_a_refusal_names_the_flight_and_date(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    delayed = _booking(flights=[{"flight_number": "HAT021", "date": "2024-05-15"}])
+    refused = tools.call("book_reservation", delayed)
+    assert refused.result["message"] == "flight HAT021 on 2024-05-15 is delayed, not available"
 
 
 def test_b2_cabin_is_one_of_three(world_db) -> None:
@@ -302,6 +316,38 @@ def test_m7_no_certificate_for_a_change(world_db) -> None:
     _allowed(_change_flights(tools, "ECON01", "economy", direct, "gift_card_2222222"))
 
 
+def test_b1_a_flight_change_checks_the_new_flights_only(world_db) -> None:
+    """ECON01 keeps HAT156 on 05-18 and takes HAT300, cancelled that day: B1 names it."""
+    tools = toolbox(world_db, acting_user=NOAH)
+    onto_cancelled = [
+        {"flight_number": "HAT156", "date": "2024-05-18"},
+        {"flight_number": "HAT300", "date": "2024-05-18"},
+    ]
+    refused = _change_flights(tools, "ECON01", "economy", onto_cancelled, "credit_card_1111111")
+    _refused(refused, "B1")
+    assert refused.result["message"] == "flight HAT300 on 2024-05-18 is cancelled, not available"
+
+
+def test_b1_a_kept_segment_need_not_be_bookable_any_more(world_db) -> None:
+    """FLOWN1 keeps its landed HAT200 of 05-14 and moves its return a day: allowed."""
+    tools = toolbox(world_db, acting_user=SOFIA)
+    return_later = [
+        {"flight_number": "HAT200", "date": "2024-05-14"},
+        {"flight_number": "HAT050", "date": "2024-05-19"},
+    ]
+    _allowed(_change_flights(tools, "FLOWN1", "economy", return_later, "credit_card_5555555"))
+
+
+def test_m7_an_unknown_payment_method_is_named(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    direct = [{"flight_number": "HAT050", "date": "2024-05-18"}]
+    refused = _change_flights(tools, "ECON01", "economy", direct, "gift_card_0000000")
+    _refused(refused, "M7")
+    assert refused.result["message"] == (
+        "payment method gift_card_0000000 is not in the customer's profile"
+    )
+
+
 # ---------------------------------------------------------------- cancellation (X2, X3)
 
 
@@ -404,6 +450,24 @@ def test_p4_delay_compensation_only_after_a_change(world_db) -> None:
     _allowed(_change_flights(tools, "DELAY1", "economy", later, "credit_card_5555555"))
     _refused(tools.call("send_certificate", {**ask, "amount": 150}), "P4")
     _allowed(tools.call("send_certificate", ask))
+
+
+def test_p4_a_reservation_cancelled_before_this_session_counts_as_cancelled(world_db) -> None:
+    """DELAY1 (two passengers, a delayed flight) was cancelled in an earlier session: the
+    delay compensation is due now, though nothing changed in this one."""
+    earlier = toolbox(world_db, guard=False)
+    _allowed(earlier.call("cancel_reservation", {"reservation_id": "DELAY1"}))
+    tools = toolbox(world_db, acting_user=SOFIA)
+    ask = {"user_id": SOFIA, "reservation_id": "DELAY1", "reason": "delayed_flight"}
+    _allowed(tools.call("send_certificate", {**ask, "amount": 100}))
+
+
+def test_p2_a_reservation_that_is_not_the_customers_is_named(world_db) -> None:
+    tools = toolbox(world_db, acting_user=SOFIA)
+    ask = {"user_id": SOFIA, "reservation_id": "ZZZ999", "reason": "cancelled_flight"}
+    denied = tools.call("send_certificate", {**ask, "amount": 100})
+    assert denied.error == "PERMISSION_DENIED"
+    assert denied.result["message"] == f"reservation ZZZ999 is not one of {SOFIA}'s reservations"
 
 
 def test_a_refusal_changes_nothing(world_db) -> None:

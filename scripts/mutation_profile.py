@@ -1,0 +1,203 @@
+"""The mutation profile of issue 14 (run it with scripts/mutation; see docs/mutation.md).
+
+The modules come from `[tool.mutmut] only_mutate` in pyproject.toml and the tests from its
+`pytest_add_cli_args_test_selection`; mutmut runs each mutant against only the selected
+tests that execute the mutated function. Of a module listed in PAYMENT_FUNCTIONS only
+those functions count. At the end: per module, how many mutants were killed and survived,
+the score, and each survivor as the line it changes. Exit status 1 when a module scores
+under the goal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS = ROOT / "mutants"
+GOAL = 0.90
+# operations.py holds more than payments; only the functions that move money count.
+PAYMENT_FUNCTIONS = {
+    "airline_agent/domain/operations.py": (
+        "_charge_for_update",
+        "_append_payment",
+        "book_reservation",
+        "cancel_reservation",
+        "update_baggages",
+        "update_flights",
+    ),
+}
+# mutmut's exit codes (mutmut/stats.py), as the verdicts this summary counts.
+VERDICTS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"}
+VERDICTS |= {code: "timeout" for code in (36, 24, -24, 152, 255)}
+VERDICTS |= {37: "killed", 34: "skipped"}  # 37: caught by the type check
+
+
+@dataclass
+class ModuleScore:
+    path: str
+    verdicts: Counter[str] = field(default_factory=Counter)
+    survivors: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return "payments" if self.path in PAYMENT_FUNCTIONS else Path(self.path).stem
+
+    @property
+    def checked(self) -> int:
+        return sum(n for verdict, n in self.verdicts.items() if verdict != "not checked")
+
+    @property
+    def score(self) -> float:
+        killed = self.verdicts["killed"] + self.verdicts["timeout"]
+        return killed / self.checked if self.checked else 0.0
+
+
+def profile_modules() -> list[str]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    return list(config["only_mutate"])
+
+
+def select(modules: list[str], wanted: list[str]) -> list[str]:
+    """The modules named by path or by short name (policy, guard, …, payments)."""
+    if not wanted:
+        return modules
+    by_name = {ModuleScore(path).name: path for path in modules}
+    chosen = []
+    for name in wanted:
+        path = by_name.get(name) or (name if name in modules else None)
+        if path is None:
+            known = ", ".join(sorted(by_name))
+            sys.exit(f"scripts/mutation: {name!r} is not in the profile (one of: {known})")
+        chosen.append(path)
+    return chosen
+
+
+def mutant_globs(path: str) -> list[str]:
+    """mutmut's names for the mutants of a module (functions are `x_NAME`, methods
+    `xǁClassǁNAME`)."""
+    dotted = path.removesuffix(".py").replace("/", ".")
+    functions = PAYMENT_FUNCTIONS.get(path)
+    if functions is None:
+        return [f"{dotted}.*"]
+    return [f"{dotted}.x_{function}__mutmut_*" for function in functions]
+
+
+def counts(path: str, mutant: str) -> bool:
+    return any(fnmatch.fnmatchcase(mutant, pattern) for pattern in mutant_globs(path))
+
+
+def run_mutmut(modules: list[str], jobs: int, keep: bool) -> float:
+    """Run mutmut on the modules; the seconds it took. Its output goes to a log file."""
+    if not keep and MUTANTS.exists():
+        shutil.rmtree(MUTANTS)
+    MUTANTS.mkdir(exist_ok=True)
+    reference = ROOT.parent / "shared" / "reference"
+    env = dict(os.environ)
+    env.setdefault("AIRLINE_AGENT_TAU2_DIR", str(reference / "tau2"))
+    env.setdefault("AIRLINE_AGENT_LLAMA_DIR", str(reference / "llama-server"))
+    names = [glob for path in modules for glob in mutant_globs(path)]
+    command = [str(ROOT / ".venv/bin/mutmut"), "run", "--max-children", str(jobs), *names]
+    log = MUTANTS / "mutmut-run.log"
+    print(f"mutmut on {', '.join(modules)} ({jobs} workers); output in {log}", flush=True)
+    started = time.monotonic()
+    with log.open("w") as output:
+        finished = subprocess.run(command, cwd=ROOT, env=env, stdout=output, stderr=output)
+    if finished.returncode != 0:
+        tail = log.read_text(errors="replace")[-2000:]
+        sys.exit(f"scripts/mutation: mutmut failed (exit {finished.returncode}):\n{tail}")
+    return time.monotonic() - started
+
+
+def score(path: str) -> ModuleScore:
+    result = ModuleScore(path)
+    meta = MUTANTS / f"{path}.meta"
+    if not meta.is_file():
+        return result
+    exit_codes = json.loads(meta.read_text())["exit_code_by_key"]
+    for mutant, code in exit_codes.items():
+        if not counts(path, mutant):
+            continue
+        verdict = "not checked" if code is None else VERDICTS.get(code, "suspicious")
+        result.verdicts[verdict] += 1
+        if verdict in ("survived", "no tests", "suspicious"):
+            result.survivors.append(mutant)
+    return result
+
+
+def changed_lines(mutant: str) -> str:
+    """The mutant as the lines it changes, '-old || +new'."""
+    shown = subprocess.run(
+        [str(ROOT / ".venv/bin/mutmut"), "show", mutant],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout
+    lines = [
+        line.strip()
+        for line in shown.splitlines()
+        if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
+    ]
+    return " || ".join(lines)
+
+
+def report(scores: list[ModuleScore], seconds: float | None) -> str:
+    took = f" in {seconds / 60:.1f} min" if seconds is not None else ""
+    lines = [
+        f"# Mutation profile{took} (goal {GOAL:.0%})",
+        "",
+        "| module | mutants | killed | timeout | survived | no tests | score |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for s in scores:
+        v = s.verdicts
+        lines.append(
+            f"| {s.name} (`{s.path}`) | {s.checked} | {v['killed']} | {v['timeout']} | "
+            f"{v['survived']} | {v['no tests']} | {s.score:.1%} |"
+        )
+    unchecked = {s.name: s.verdicts["not checked"] for s in scores if s.verdicts["not checked"]}
+    if unchecked:
+        listed = ", ".join(f"{name} {count}" for name, count in unchecked.items())
+        lines += ["", f"Not checked (the run stopped early?): {listed}."]
+    for s in scores:
+        if s.survivors:
+            lines += ["", f"## Survivors in {s.name}", ""]
+            lines += [f"- `{name}`: `{changed_lines(name)}`" for name in s.survivors]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("modules", nargs="*", help="short names or paths; default: all")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--keep", action="store_true", help="reuse the last run's verdicts")
+    parser.add_argument("--report-only", action="store_true", help="summarise the last run")
+    options = parser.parse_args()
+    modules = select(profile_modules(), options.modules)
+    seconds = None
+    if not options.report_only:
+        seconds = run_mutmut(modules, options.jobs, options.keep)
+    scores = [score(path) for path in modules]
+    text = report(scores, seconds)
+    MUTANTS.mkdir(exist_ok=True)
+    (MUTANTS / "summary.md").write_text(text)
+    print(text, end="")
+    print(f"(also in {MUTANTS / 'summary.md'})")
+    below = [s.name for s in scores if s.score < GOAL]
+    if below:
+        print(f"under the goal of {GOAL:.0%}: {', '.join(below)}")
+    return 1 if below else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
