@@ -75,7 +75,7 @@ def test_i2_only_the_owner_changes_a_reservation(world_db) -> None:
 
 def test_i2_the_owner_check_folds_the_case_of_the_reservation_id(world_db) -> None:
     """A second, independent check of I2 with an id in another case: a bag change on
-    Noah's ECON01 asked for as 'Econ01' by Emma's session is denied and changes nothing."""
+    Noah's ECON01 asked for as 'Econ01' by Emma's conversation is denied and changes nothing."""
     before = export_tau2(world_db)
     tools = toolbox(world_db, acting_user=EMMA)
     bags = {"total_baggages": 3, "nonfree_baggages": 2, "payment_id": "credit_card_5832574"}
@@ -89,7 +89,7 @@ def test_i2_the_owner_check_folds_the_case_of_the_reservation_id(world_db) -> No
 def test_i1_a_refusal_names_the_two_customers(world_db) -> None:
     refused = toolbox(world_db, acting_user=EMMA).call("book_reservation", _booking())
     assert refused.result["message"] == (
-        f"this session acts for {EMMA}; it cannot act on the profile of {NOAH}"
+        f"this conversation acts for {EMMA}; it cannot act on the profile of {NOAH}"
     )
 
 
