@@ -55,7 +55,8 @@ _USER_ID = re.compile(r"user id is\W*([a-z]+(?:_[a-z]+)*_\d+)", re.IGNORECASE)
 
 
 def acting_for(database: Database, customer: str) -> Tools:
-    """The tools of a conversation bound to `customer`, guard on (as `call --as USER`)."""
+    """The tools of a conversation bound to `customer`, guard on, as `call --as USER`
+    builds them (stack.tool_caller)."""
     return Tools(Toolbox(database, clock=CLOCK, guard=True), ToolConversation(customer=customer))
 
 
@@ -108,7 +109,7 @@ def _run_task(
             assert outcome.error is None, (task_id, action, outcome.result)
             if tools.is_write(action["name"]):
                 applied.append(action)
-        assert not reasons, f"task {task_id}: the guard never asked for {sorted(reasons)}"
+        assert not reasons, f"task {task_id}: no cancellation of {sorted(reasons)} to give a reason"
         if not changed_records(tau2_reference.path, tau2_reference.copy_path(tmp_path)):
             return None, applied
         return export_tau2(database), applied
