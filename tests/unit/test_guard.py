@@ -61,6 +61,34 @@ def test_i1_a_lookup_of_an_id_the_customer_did_not_give_binds_nobody(world_db) -
     assert tools.call("book_reservation", _booking()).error == "PERMISSION_DENIED"
 
 
+def test_privacy_an_agent_looks_up_only_a_user_id_the_customer_gave(world_db) -> None:
+    tools = toolbox(world_db)
+    tools.conversation.hears_customer = True
+    tools.conversation.customer_said("Hello, I am Emma Kim.")
+    denied = tools.call("get_user_details", {"user_id": EMMA})
+    assert denied.error == "PERMISSION_DENIED"
+    assert denied.result["message"] == (
+        f"the customer has not given the user id {EMMA!r} in this conversation: ask for "
+        "their user id before looking up a profile"
+    )
+    tools.conversation.customer_said("It is Emma_Kim 9957.")
+    assert tools.call("get_user_details", {"user_id": EMMA}).ok
+
+
+def test_privacy_a_bound_conversation_reads_only_its_customers_records(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    profile = tools.call("get_user_details", {"user_id": EMMA})
+    assert profile.result["message"] == (
+        f"this conversation acts for {NOAH}; the profile of another customer is private"
+    )
+    reservation = tools.call("get_reservation_details", {"reservation_id": " ehglp3"})
+    assert reservation.result["message"] == (
+        f"reservation EHGLP3 belongs to another customer; this conversation acts for {NOAH}"
+    )
+    assert tools.call("get_user_details", {"user_id": NOAH}).ok
+    assert tools.call("get_reservation_details", {"reservation_id": "ECON01"}).ok
+
+
 def test_i1_booking_for_another_customer_is_denied(world_db) -> None:
     tools = toolbox(world_db, acting_user=EMMA)
     assert tools.call("book_reservation", _booking()).error == "PERMISSION_DENIED"
