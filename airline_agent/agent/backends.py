@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from airline_agent.agent.errors import ScriptExhausted
+from airline_agent.agent.errors import NotACompletion, ScriptExhausted, StreamCutOff
 from airline_agent.agent.events import ToolCall, Usage
 from airline_agent.agent.raw_response import (
     Envelope,
@@ -193,6 +193,8 @@ class OpenAIBackend:
             async for chunk in stream:
                 for piece in assembler.feed(chunk):
                     yield piece
+        except UnicodeDecodeError as exc:
+            raise _undecodable_stream(assembler.chunks, exc) from None
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
@@ -203,3 +205,19 @@ class OpenAIBackend:
         close = getattr(self.client, "close", None)
         if close is not None:
             await close()
+
+
+def _undecodable_stream(chunks: int, error: UnicodeDecodeError) -> Exception:
+    """Bytes that are not UTF-8 in an event stream: a broken stream after good chunks (a
+    retry may help), or no stream at all from the first byte."""
+    if chunks:
+        return StreamCutOff(
+            f"The model's streamed answer broke off into data that is not text "
+            f"(after {chunks} good chunks).",
+            hint="Try again; if it keeps happening, use --no-stream.",
+        )
+    return NotACompletion(
+        "The server's answer was not a chat completion: it sent binary data, not text.",
+        hint="Check that --base-url / OPENAI_BASE_URL points at an OpenAI-compatible "
+        f"endpoint (usually ending in /v1). (byte {error.start}: {error.reason})",
+    )

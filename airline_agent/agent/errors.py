@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from airline_agent.untrusted import clean_text
+
 
 class BackendError(Exception):
     """A failure a backend detected itself (not an HTTP status): kind + plain message."""
@@ -91,7 +93,19 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
         return Failure("api", f"The model server reported an error: {_short(exc.message)}")
     if isinstance(exc, json.JSONDecodeError):
         return _not_a_completion(str(exc))
-    return Failure("internal", f"The request failed unexpectedly: {type(exc).__name__}: {exc}")
+    if isinstance(exc, UnicodeDecodeError):
+        # A 200 whose body is not UTF-8 text (an image, compressed bytes, a proxy's junk).
+        return Failure(
+            "bad_response",
+            "The server's answer was not a chat completion: it sent binary data, not text.",
+            "Check that --base-url / OPENAI_BASE_URL points at an OpenAI-compatible "
+            f"endpoint (usually ending in /v1). (byte {exc.start}: {exc.reason})",
+        )
+    if isinstance(exc, RecursionError):
+        return _not_a_completion("its JSON is nested too deeply to read")
+    return Failure(
+        "internal", f"The request failed unexpectedly: {type(exc).__name__}: {_short(str(exc))}"
+    )
 
 
 def _http_library() -> Any:
@@ -203,12 +217,72 @@ def _server_message(exc: Any) -> str:
             message = exc.response.text
         except Exception:  # a streamed response whose body was not read
             message = ""
-    return _short(str(message or exc.message or "no details"))
+    return body_excerpt(str(message or exc.message or "no details"))
 
 
 def _short(text: str, limit: int = 240) -> str:
-    text = " ".join(text.split())
+    text = " ".join(clean_text(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def body_excerpt(text: str, limit: int = 160) -> str:
+    """What a server's body says, in one plain line: an HTML page's words without its
+    markup, binary data named as such, anything else as it is; at most `limit` characters."""
+    text = clean_text(text)
+    if _looks_binary(text):
+        return f"binary data ({len(text)} characters), not text"
+    if _looks_like_html(text):
+        text = html_text(text) or "an HTML page with no text"
+    return _short(text, limit)
+
+
+def _looks_binary(text: str) -> bool:
+    sample = text[:512]
+    odd = sum(1 for ch in sample if ch == "\ufffd" or (ch < " " and ch not in "\t\n\r"))
+    return bool(sample) and odd * 10 > len(sample)
+
+
+def _looks_like_html(text: str) -> bool:
+    head = text.lstrip()[:200].lower()
+    return head.startswith("<") and any(
+        tag in head for tag in ("<html", "<!doctype", "<head", "<body", "<title", "<h1", "<p>")
+    )
+
+
+def html_text(page: str) -> str:
+    """The words of an HTML page: its body's text, or its title when the body has none;
+    scripts and styles left out (stdlib parser: never raises on broken markup)."""
+    from html.parser import HTMLParser
+
+    class Words(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.title: list[str] = []
+            self.body: list[str] = []
+            self._skip = 0
+            self._in_title = False
+
+        def handle_starttag(self, tag: str, attrs: Any) -> None:
+            if tag in ("script", "style"):
+                self._skip += 1
+            self._in_title = self._in_title or tag == "title"
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in ("script", "style") and self._skip:
+                self._skip -= 1
+            if tag == "title":
+                self._in_title = False
+
+        def handle_data(self, data: str) -> None:
+            if self._skip:
+                return
+            (self.title if self._in_title else self.body).append(data)
+
+    words = Words()
+    words.feed(page)
+    words.close()
+    body = " ".join(" ".join(words.body).split())
+    return body or " ".join(" ".join(words.title).split())
 
 
 def retry_after_seconds(headers: Any, *, now: float | None = None) -> float | None:

@@ -17,19 +17,23 @@ from collections.abc import Callable
 from typing import Any
 
 from airline_agent.agent.events import ToolCall
+from airline_agent.untrusted import MAX_DEPTH, depth_beyond
 
 EMPTY_ARGUMENTS = "{}"
 
 
 def parse_arguments(text: str | None) -> dict[str, Any] | None:
-    """The arguments as a dict, or None when they are not a JSON object."""
+    """The arguments as a dict, or None when they are not a JSON object (or one nested
+    deeper than `untrusted.MAX_DEPTH`, which no tool takes and recursive code breaks on)."""
     if not text:
         return {}  # an empty string means "no arguments" for most servers
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict) else None
+    if not isinstance(value, dict) or depth_beyond(value, MAX_DEPTH):
+        return None
+    return value
 
 
 def assistant_entry(

@@ -9,16 +9,24 @@ sends none gives `usage=None`, never zeros.
 
 What came back is kept as it came (`RawResponse`): a completion's body, or every chunk of a
 stream in order beside the completion they add up to.
+
+Nothing that leaves here holds a lone UTF-16 surrogate (see `untrusted`): an emoji whose
+two halves arrive in two chunks is joined again, any other half becomes U+FFFD, so the
+loop's events, its history, the raw responses and the tools' arguments can always be
+encoded.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from airline_agent.agent.errors import NotACompletion, StreamCutOff
+from airline_agent.agent.errors import NotACompletion, StreamCutOff, body_excerpt
 from airline_agent.agent.events import ToolCall, Usage, received_message
 from airline_agent.agent.raw_response import RawResponse
+from airline_agent.untrusted import SurrogateJoiner, clean_strings, clean_text
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -88,6 +96,11 @@ def _reasoning_of(obj: Any) -> str | None:
     return None
 
 
+def _text(value: Any) -> Any:
+    """A text field of the reply, surrogates cleaned (None and non-text as they are)."""
+    return clean_text(value) if isinstance(value, str) else value
+
+
 def parse_usage(raw: Any) -> Usage | None:
     """Usage from a response's `usage` object; None when the server sent none."""
     if raw is None:
@@ -104,7 +117,7 @@ def parse_usage(raw: Any) -> Usage | None:
 
 def _call_id(raw_id: Any, index: int) -> str:
     # Some servers send no id; a stable made-up one keeps the history valid.
-    return str(raw_id) if raw_id else f"call_{index}"
+    return clean_text(str(raw_id)) if raw_id else f"call_{index}"
 
 
 def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelReply:
@@ -116,7 +129,7 @@ def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelR
         raise NotACompletion(
             "The server's answer was not a chat completion.",
             hint="Check that the base URL points at an OpenAI-compatible endpoint "
-            f"(usually ending in /v1). The body began: {str(preview)[:120]!r}",
+            f"(usually ending in /v1). The body began: {body_excerpt(str(preview), 120)!r}",
         )
     choice = choices[0]
     message = _get(choice, "message")
@@ -126,18 +139,18 @@ def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelR
         calls.append(
             ToolCall(
                 call_id=_call_id(_get(raw_call, "id"), index),
-                name=str(_get(function, "name") or ""),
-                arguments=_arguments_text(_get(function, "arguments")),
+                name=clean_text(str(_get(function, "name") or "")),
+                arguments=clean_arguments(_arguments_text(_get(function, "arguments"))),
             )
         )
     return ModelReply(
-        content=_get(message, "content"),
+        content=_text(_get(message, "content")),
         tool_calls=tuple(calls),
-        reasoning=_reasoning_of(message),
-        finish_reason=_get(choice, "finish_reason"),
+        reasoning=_text(_reasoning_of(message)),
+        finish_reason=_text(_get(choice, "finish_reason")),
         usage=parse_usage(_get(completion, "usage")),
-        model=_get(completion, "model"),
-        raw=RawResponse.of_completion(_to_dict(completion), generated=generated),
+        model=_text(_get(completion, "model")),
+        raw=RawResponse.of_completion(clean_strings(_to_dict(completion)), generated=generated),
     )
 
 
@@ -146,9 +159,37 @@ def _arguments_text(arguments: Any) -> str:
         return ""
     if isinstance(arguments, str):
         return arguments
-    import json  # a few servers send an object instead of JSON text
+    return json.dumps(arguments)  # a few servers send an object instead of JSON text
 
-    return json.dumps(arguments)
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def clean_arguments(text: str) -> str:
+    """Arguments text whose JSON holds no lone surrogate, written or escaped (`\\ud83d`).
+
+    Rewritten only when it must be (an escaped lone half, rare); text that is not JSON is
+    left for the loop to answer as invalid arguments.
+    """
+    text = clean_text(text)
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return text
+    try:
+        value = json.loads(text)
+        cleaned = clean_strings(value)
+        return text if cleaned is value else json.dumps(cleaned, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return text
+
+
+class _CallSlot:
+    """One streamed tool call as it is assembled (by the `index` the server gives it)."""
+
+    def __init__(self) -> None:
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.arguments: list[str] = []
+        self.joiner = SurrogateJoiner()
 
 
 class StreamAssembler:
@@ -165,7 +206,9 @@ class StreamAssembler:
         self._content_sent = False  # a content field came, if only "" (the reply's text is "")
         self._text: list[str] = []
         self._reasoning: list[str] = []
-        self._calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument pieces]]
+        self._calls: dict[int, _CallSlot] = {}
+        self._text_joiner = SurrogateJoiner()
+        self._reasoning_joiner = SurrogateJoiner()
         self._finish_reason: str | None = None
         self._usage_raw: Any = None
         self._model: str | None = None
@@ -175,11 +218,13 @@ class StreamAssembler:
 
     def feed(self, chunk: Any) -> list[Piece]:
         self.chunks += 1
-        self._received.append(_to_dict(chunk))
+        # Each chunk as it came, but for lone halves (U+FFFD: a chunk holds one half of a
+        # split emoji; the assembled reply has it whole).
+        self._received.append(clean_strings(_to_dict(chunk)))
         pieces: list[Piece] = []
         if self._model is None:
-            self._model = _get(chunk, "model")
-            self._id = _get(chunk, "id")
+            self._model = _text(_get(chunk, "model"))
+            self._id = _text(_get(chunk, "id"))
             self._created = _get(chunk, "created")
         usage = _get(chunk, "usage")
         if usage is not None:
@@ -190,33 +235,54 @@ class StreamAssembler:
                 text = _get(delta, "content")
                 self._content_sent = self._content_sent or isinstance(text, str)
                 if text:  # the first chunk's content is often null
-                    self._text.append(text)
-                    pieces.append(TextPiece(text))
+                    self._add_text(self._text_joiner.feed(text), pieces)
                 thought = _reasoning_of(delta)
                 if thought:
-                    self._reasoning.append(thought)
-                    pieces.append(ReasoningPiece(thought))
+                    self._add_reasoning(self._reasoning_joiner.feed(thought), pieces)
                 for raw_call in _get(delta, "tool_calls") or ():
                     pieces.append(self._feed_call(raw_call))
             reason = _get(choice, "finish_reason")
             if reason:
-                self._finish_reason = reason
+                self._finish_reason = clean_text(str(reason))
+                pieces.extend(self._flush())
+        return pieces
+
+    def _add_text(self, text: str, pieces: list[Piece]) -> None:
+        if text:  # empty when the piece was only the first half of a character
+            self._text.append(text)
+            pieces.append(TextPiece(text))
+
+    def _add_reasoning(self, thought: str, pieces: list[Piece]) -> None:
+        if thought:
+            self._reasoning.append(thought)
+            pieces.append(ReasoningPiece(thought))
+
+    def _flush(self) -> list[Piece]:
+        """The halves still waiting for their pair when the reply says it is finished."""
+        pieces: list[Piece] = []
+        self._add_text(self._text_joiner.flush(), pieces)
+        self._add_reasoning(self._reasoning_joiner.flush(), pieces)
+        for index, slot in sorted(self._calls.items()):
+            rest = slot.joiner.flush()
+            if rest:
+                slot.arguments.append(rest)
+                pieces.append(ToolCallPiece(index, None, None, rest))
         return pieces
 
     def _feed_call(self, raw_call: Any) -> ToolCallPiece:
         index = _get(raw_call, "index")
         index = int(index) if index is not None else len(self._calls)
         function = _get(raw_call, "function")
-        call_id, name = _get(raw_call, "id"), _get(function, "name")
-        piece = _get(function, "arguments") or ""
-        slot = self._calls.setdefault(index, [None, None, []])
+        call_id, name = _text(_get(raw_call, "id")), _text(_get(function, "name"))
+        slot = self._calls.setdefault(index, _CallSlot())
+        piece = slot.joiner.feed(_get(function, "arguments") or "")
         if call_id:
-            slot[0] = call_id
+            slot.call_id = call_id
         if name:
             # Most servers send the name once; a few repeat it in every delta.
-            slot[1] = name if slot[1] in (None, name) else slot[1] + name
+            slot.name = name if slot.name in (None, name) else slot.name + name
         if piece:
-            slot[2].append(piece)
+            slot.arguments.append(piece)
         return ToolCallPiece(index, call_id, name, piece)
 
     def finish(self) -> ModelReply:
@@ -225,11 +291,12 @@ class StreamAssembler:
                 "The model's streamed answer was cut off before it finished.",
                 hint="Try again; if it keeps happening, use --no-stream.",
             )
+        self._flush()  # halves sent after the finish reason, if a server does that
         calls = tuple(
             ToolCall(
-                call_id=_call_id(slot[0], position),
-                name=slot[1] or "",
-                arguments="".join(slot[2]),
+                call_id=_call_id(slot.call_id, position),
+                name=slot.name or "",
+                arguments=clean_arguments("".join(slot.arguments)),
             )
             for position, (_index, slot) in enumerate(sorted(self._calls.items()))
         )
@@ -242,7 +309,7 @@ class StreamAssembler:
             "created": self._created,
             "model": self._model,
             "choices": [{"index": 0, "message": message, "finish_reason": self._finish_reason}],
-            "usage": _to_dict(self._usage_raw),
+            "usage": clean_strings(_to_dict(self._usage_raw)),
         }
         raw = RawResponse.of_stream(self._received, assembled, generated=self.generated)
         return ModelReply(

@@ -8,14 +8,42 @@ The domain and the tools are imported inside the command so `--help` stays fast.
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from airline_agent.untrusted import MAX_DEPTH, depth_beyond, escape_surrogates
+
+
+def _echo(text: str, *, err: bool = False) -> None:
+    # Lone surrogates (from `\ud800` in the JSON, or bytes of the command line that are
+    # not UTF-8) cannot be written to any terminal: shown as their escapes instead.
+    typer.echo(escape_surrogates(text), err=err)
+
 
 def _usage(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    _echo(f"error: {message}", err=True)
     return typer.Exit(2)
+
+
+def _parse(arguments: str | None) -> dict[str, Any]:
+    """The JSON object given on the command line; bad usage (exit 2) when it is not one."""
+    if arguments is None or not arguments.strip():
+        return {}
+    try:
+        parsed = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        raise _usage(f"arguments are not valid JSON: {exc}") from None
+    except RecursionError:
+        parsed = None
+        nested_too_deeply = True
+    else:
+        nested_too_deeply = depth_beyond(parsed, MAX_DEPTH)
+    if nested_too_deeply:
+        raise _usage(f"arguments are nested more than {MAX_DEPTH} levels deep; no tool takes that")
+    if not isinstance(parsed, dict):
+        raise _usage('arguments must be a JSON object, e.g. \'{"user_id": "emma_kim_9957"}\'')
+    return parsed
 
 
 def call_command(
@@ -34,14 +62,7 @@ def call_command(
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
 ) -> None:
     """Run one tool and print its JSON result."""
-    parsed: dict = {}
-    if arguments is not None and arguments.strip():
-        try:
-            parsed = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            raise _usage(f"arguments are not valid JSON: {exc}") from None
-        if not isinstance(parsed, dict):
-            raise _usage('arguments must be a JSON object, e.g. \'{"user_id": "emma_kim_9957"}\'')
+    parsed = _parse(arguments)
 
     from airline_agent.commands.settings import settings_or_exit
     from airline_agent.domain.errors import DatabaseUnavailable
@@ -54,11 +75,11 @@ def call_command(
     try:
         caller = tool_caller(settings, customer=as_user)
     except DatabaseUnavailable as exc:
-        typer.echo(f"error: {exc}", err=True)
+        _echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     except Exception as exc:  # one clear line, never a traceback
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        typer.echo(f"error: {settings.db}: cannot open the database ({reason})", err=True)
+        _echo(f"error: {settings.db}: cannot open the database ({reason})", err=True)
         raise typer.Exit(1) from None
     try:
         outcome = caller.call(tool, parsed)
@@ -67,7 +88,7 @@ def call_command(
     from airline_agent.redaction import Redactor
 
     result = json.dumps(outcome.result, indent=2, ensure_ascii=False)
-    typer.echo(Redactor.from_settings(settings).redact(result))
+    _echo(Redactor.from_settings(settings).redact(result))
     raise typer.Exit(0 if outcome.ok else 1)
 
 

@@ -55,6 +55,7 @@ from airline_agent.scenarios.model import (
     TurnEnd,
     TurnExpectations,
 )
+from airline_agent.untrusted import MAX_DEPTH, depth_beyond
 
 
 def record_scenario(
@@ -246,12 +247,14 @@ def _response(
 
 
 def _arguments(text: str) -> dict[str, Any] | str:
-    """An object when the model sent valid JSON for one; otherwise the raw text, as sent."""
+    """An object when the model sent valid JSON for one; otherwise the raw text, as sent
+    (also for JSON nested too deeply to be arguments, which YAML could not write)."""
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return text
-    return value if isinstance(value, dict) else text
+    usable = isinstance(value, dict) and not depth_beyond(value, MAX_DEPTH)
+    return value if usable else text
 
 
 def _usage(event: UsageReported) -> TokenUsage | None:

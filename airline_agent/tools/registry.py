@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from airline_agent.domain.errors import DomainError, PolicyViolation
 from airline_agent.tools.outcome import error_result
+from airline_agent.untrusted import MAX_DEPTH, depth_beyond, first_surrogate
 
 
 class Arguments(BaseModel):
@@ -160,30 +161,45 @@ class ArgumentsRejected(Exception):
 
 
 def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
-    """The arguments as a dict; a string must be a JSON object (empty means none)."""
+    """The arguments as a dict; a string must be a JSON object (empty means none).
+
+    Refused as well: nesting deeper than `untrusted.MAX_DEPTH` (no tool takes it, and
+    recursive code breaks on it) and lone UTF-16 surrogates, which are not text (SQLite
+    cannot store them, no output can print them).
+    """
     if raw is None:
         return {}
-    if isinstance(raw, dict):
-        return raw
     if isinstance(raw, str):
         if not raw.strip():
             return {}
         try:
-            value = json.loads(raw)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise ArgumentsRejected(
-                error_result(
-                    "INVALID_ARGUMENTS",
-                    f"arguments are not valid JSON ({exc}); send one JSON object",
-                )
-            ) from None
-        if value is None:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise _rejected(f"arguments are not valid JSON ({exc}); send one JSON object") from None
+        except RecursionError:
+            raise _rejected(_TOO_DEEP) from None
+        if raw is None:
             return {}
-        if isinstance(value, dict):
-            return value
-    raise ArgumentsRejected(
-        error_result("INVALID_ARGUMENTS", "arguments must be a JSON object of named arguments")
-    )
+    if not isinstance(raw, dict):
+        raise _rejected("arguments must be a JSON object of named arguments")
+    if depth_beyond(raw, MAX_DEPTH):
+        raise _rejected(_TOO_DEEP)
+    found = first_surrogate(raw)
+    if found is not None:
+        where, text = found
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise _rejected(
+            f'`{where}` is not valid text ("{shown}"): it holds a lone surrogate '
+            "(U+D800–U+DFFF: half of a UTF-16 pair, or bytes that were not UTF-8)"
+        )
+    return raw
+
+
+_TOO_DEEP = f"arguments are nested more than {MAX_DEPTH} levels deep; no tool takes that"
+
+
+def _rejected(message: str) -> ArgumentsRejected:
+    return ArgumentsRejected(error_result("INVALID_ARGUMENTS", message))
 
 
 def validate(spec: ToolSpec, arguments: dict[str, Any]) -> BaseModel:
