@@ -3,7 +3,8 @@
 The YAML is composed into nodes first (they carry line numbers), then validated with
 pydantic; each pydantic error location is walked down the node tree to find its line.
 A malformed file becomes a `ScenarioLoadError` value in `load_library`, so the other
-scenarios still run.
+scenarios still run. Files over the limits of `yaml_text` (size, depth, aliases, turns)
+are refused the same way, before any data is built from them.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from pydantic import ValidationError
 
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.yaml_text import (  # noqa: F401 (the reader's names, kept here)
+    MAX_FILE_BYTES,
     FastScenarioYamlLoader,
     ScenarioYamlLoader,
+    YamlLimitError,
     parse_yaml,
 )
 
@@ -49,24 +52,28 @@ class ScenarioLoadError(Exception):
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate one file, or raise `ScenarioLoadError` naming the lines at fault."""
+    """Read and validate one file, or raise `ScenarioLoadError` naming the lines at fault.
+
+    Nothing else is raised, whatever the file holds (tests/unit/test_scenario_fuzz.py).
+    """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioLoadError(path, [Problem(None, f"cannot be read ({exc})")]) from None
+    text = _read_text(path)
     try:
         data, node = parse_yaml(text)
+    except YamlLimitError as exc:
+        raise ScenarioLoadError(path, [Problem(_line(exc.problem_mark), exc.problem)]) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
+        line = _line(exc.problem_mark or exc.context_mark)
         what = " ".join(part for part in (exc.context, exc.problem) if part)
         raise ScenarioLoadError(path, [Problem(line, f"not valid YAML: {what}")]) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise ScenarioLoadError(path, [Problem(line, f"not valid YAML: {exc.reason}")]) from None
     except yaml.YAMLError as exc:
         raise ScenarioLoadError(path, [Problem(None, f"not valid YAML: {exc}")]) from None
     if node is None:
         raise ScenarioLoadError(path, [Problem(1, "the file is empty")])
-    duplicates = list(_duplicate_keys(node))
+    duplicates = sorted(set(_duplicate_keys(node)), key=lambda p: (p.line or 0, p.message))
     if duplicates:
         raise ScenarioLoadError(path, duplicates)
     try:
@@ -75,6 +82,32 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioLoadError(path, _problems(exc, node)) from None
     scenario._source = path
     return scenario
+
+
+def _read_text(path: Path) -> str:
+    """The file as text, read no further than the size limit (a device or a huge file
+    never fills memory); undecodable bytes are reported on their line."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ScenarioLoadError(path, [Problem(None, f"cannot be read ({exc})")]) from None
+    if len(data) > MAX_FILE_BYTES:
+        limit = f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
+        message = f"is larger than {limit}, the limit for a scenario file"
+        raise ScenarioLoadError(path, [Problem(None, message)])
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        bad = data[exc.start : exc.start + 1].hex()
+        message = f"not UTF-8 text (byte 0x{bad} at column {column})"
+        raise ScenarioLoadError(path, [Problem(line, message)]) from None
+
+
+def _line(mark: yaml.Mark | None) -> int | None:
+    return mark.line + 1 if mark else None
 
 
 def scenario_paths(paths: Iterable[str | Path]) -> list[Path]:
@@ -170,15 +203,23 @@ def _is_union_tag(part: str) -> bool:
     return any(ch in part for ch in "[]()") or part in ("str", "int", "bool", "float")
 
 
-def _duplicate_keys(node: yaml.Node) -> Iterable[Problem]:
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key, value in node.value:
-            if isinstance(key, yaml.ScalarNode):
-                if key.value in seen:
-                    yield Problem(key.start_mark.line + 1, f"key {key.value!r} appears twice")
-                seen.add(key.value)
-            yield from _duplicate_keys(value)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            yield from _duplicate_keys(item)
+def _duplicate_keys(root: yaml.Node) -> Iterable[Problem]:
+    """Keys that appear twice in one mapping. Each node is visited once (a node reached
+    again is an alias, already checked), iteratively: `check_limits` bounded the tree."""
+    visited: set[int] = set()
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in seen:
+                        yield Problem(key.start_mark.line + 1, f"key {key.value!r} appears twice")
+                    seen.add(key.value)
+                pending.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
