@@ -88,10 +88,13 @@ class ScriptedBackend:
         self.created = created
         self._queue: deque[ScriptedResponse] = deque(responses)
         self._served = 0
-        self.requests: list[dict[str, Any]] = []  # every body received, for tests
+        self.requests: list[dict[str, Any]] = []  # the bodies received since `load`, for tests
 
     def load(self, responses: Iterable[ScriptedResponse]) -> None:
         self._queue = deque(responses)
+        # A replay loads each turn; every body holds the whole history so far, so keeping
+        # all of them made memory grow with the square of the number of turns.
+        self.requests = []
 
     @property
     def remaining(self) -> int:

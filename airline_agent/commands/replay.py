@@ -68,7 +68,7 @@ def replay_command(
                 }
             )
             continue
-        report = replay_scenario(item)
+        report = replay_scenario(item, keep_events=transcript is not None)
         if transcript is not None and report.events:
             from airline_agent.scenarios.transcript import write_transcript
 

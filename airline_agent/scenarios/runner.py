@@ -138,12 +138,20 @@ class ScenarioReport:
         }
 
 
-def replay_scenario(scenario: Scenario, *, path: Path | None = None) -> ScenarioReport:
-    """Replay one scenario on a fresh copy of its dataset and check its expectations."""
-    return asyncio.run(replay_scenario_async(scenario, path=path))
+def replay_scenario(
+    scenario: Scenario, *, path: Path | None = None, keep_events: bool = True
+) -> ScenarioReport:
+    """Replay one scenario on a fresh copy of its dataset and check its expectations.
+
+    `keep_events=False` leaves `report.events` empty: each request's event holds the
+    whole history so far, so keeping them all grows with the square of the turns.
+    """
+    return asyncio.run(replay_scenario_async(scenario, path=path, keep_events=keep_events))
 
 
-async def replay_scenario_async(scenario: Scenario, *, path: Path | None = None) -> ScenarioReport:
+async def replay_scenario_async(
+    scenario: Scenario, *, path: Path | None = None, keep_events: bool = True
+) -> ScenarioReport:
     started = time.perf_counter()
     path = path or scenario.source
     try:
@@ -152,7 +160,7 @@ async def replay_scenario_async(scenario: Scenario, *, path: Path | None = None)
         return ScenarioReport(scenario.name, "skipped", reason=str(exc), path=path)
     report = ScenarioReport(scenario.name, "passed", path=path)
     try:
-        await _converse(scenario, copy, report)
+        await _converse(scenario, copy, report, keep_events=keep_events)
         _check_database(scenario, original, copy, report)
     except Exception as exc:  # reported, with its type, as this scenario's result
         report.status, report.reason = "error", f"{type(exc).__name__}: {exc}"
@@ -167,7 +175,9 @@ async def replay_scenario_async(scenario: Scenario, *, path: Path | None = None)
     return report
 
 
-async def _converse(scenario: Scenario, copy: Path, report: ScenarioReport) -> None:
+async def _converse(
+    scenario: Scenario, copy: Path, report: ScenarioReport, *, keep_events: bool
+) -> None:
     from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
 
     stack = scenario_stack(scenario, open_existing_database(copy))
@@ -177,7 +187,8 @@ async def _converse(scenario: Scenario, copy: Path, report: ScenarioReport) -> N
         for number, turn in enumerate(scenario.turns, start=1):
             script.load(turn)
             events = await _play_turn(session, turn, script)
-            report.events.extend(events)
+            if keep_events:
+                report.events.extend(events)
             report.ends.append(_end_of(events))
             report.turns += 1
             _check_turn(number, turn, events, backend.remaining, report)
