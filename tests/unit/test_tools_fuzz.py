@@ -5,6 +5,11 @@ the database unchanged; the invariants always hold (no negative seats or balance
 active reservation's payments add up to its fares, insurance and paid bags, a cancelled
 one's to zero).
 
+Hostile values too, for every tool: lone UTF-16 surrogates (in values and in keys),
+control characters and NUL, strings of 100,000 characters, lists and objects nested up
+to 60,000 deep (as values and as JSON text). Their results are text that can be
+encoded (no surrogate reaches a result, SQLite or the screen).
+
 Default: a modest number of examples. AIRLINE_AGENT_SLOW=1 selects a thorough profile.
 """
 
@@ -15,6 +20,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +36,14 @@ settings.register_profile(
 settings.register_profile(
     "slow", max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+settings.register_profile(
+    "hostile-fast", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "hostile-slow", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 PROFILE = "slow" if os.environ.get("AIRLINE_AGENT_SLOW") == "1" else "fast"
+HOSTILE_PROFILE = f"hostile-{PROFILE}"  # per tool: 14 times this many examples
 
 WORLD = world()
 USERS = sorted(WORLD["users"])
@@ -72,6 +85,52 @@ junk = st.one_of(
     st.booleans(),
     st.lists(st.integers(), max_size=3),
     st.just({}),
+)
+
+
+def nested(levels: int, inner: object = "x") -> object:
+    """A list nested `levels` deep around `inner` (built without recursion)."""
+    value = inner
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def nested_object(levels: int) -> dict:
+    value: dict = {"x": 1}
+    for _ in range(levels - 1):
+        value = {"x": value}
+    return value
+
+
+surrogates = st.characters(categories=["Cs"])
+controls = st.characters(categories=["Cc"])
+hostile_text = st.one_of(
+    st.text(st.one_of(surrogates, st.characters()), min_size=1, max_size=20).filter(
+        lambda text: any("\ud800" <= ch <= "\udfff" for ch in text)
+    ),
+    st.builds(lambda good, half: good + half, st.sampled_from(USERS + RESERVATIONS), surrogates),
+    st.sampled_from(["\ud83d", "\ude00", "\ud83d\ude00", "emma_kim_9957\udcff", "\udcff\udcfe"]),
+    st.text(controls, min_size=1, max_size=20),
+    st.sampled_from(["\x00", "EHGLP3\x00", "\x00" * 1000, "\x1b[2J\x1b[31m", "\r\n\t\x7f"]),
+    st.sampled_from(["x" * 100_000, "é" * 50_000, "EHGLP3" * 20_000, "9" * 100_000]),
+)
+DEEP_VALUES = [nested(33), nested(1_000), nested(60_000), nested_object(40), nested_object(5_000)]
+hostile_value = st.one_of(
+    hostile_text,
+    st.sampled_from(DEEP_VALUES),
+    st.lists(hostile_text, min_size=1, max_size=3),
+    st.dictionaries(hostile_text, hostile_text, min_size=1, max_size=2),
+)
+deep_json_text = st.sampled_from(
+    [
+        '{"user_id": ' + "[" * 60_000 + "]" * 60_000 + "}",
+        "[" * 60_000 + "]" * 60_000,
+        '{"a": ' * 60_000,
+        '{"reservation_id": ' + "[" * 500 + '"EHGLP3"' + "]" * 500 + "}",
+        '{"user_id": "\\ud83d"}',  # half a pair, escaped in the JSON text
+        '{"user_id": "emma_kim_9957", "\\udcff": 1}',
+    ]
 )
 
 
@@ -182,6 +241,52 @@ def _check_invariants(path: Path, *, strict_payments: bool) -> None:
             assert abs(paid - price) < 1e-6, (rid, paid, price)
 
 
+@st.composite
+def hostile_call(draw: st.DrawFn, name: str) -> object:
+    """Arguments for tool `name` where some values (or keys, or the JSON text) are hostile."""
+    if draw(st.integers(0, 5)) == 0:
+        return draw(deep_json_text)
+    arguments: dict = {}
+    for parameter in SCHEMAS[name]["properties"]:
+        good = GOOD.get(parameter, junk_text)
+        arguments[parameter] = draw(st.one_of(good, hostile_value, hostile_value))
+    if not arguments or draw(st.integers(0, 4)) == 0:  # a hostile name of an argument
+        arguments[draw(hostile_text)] = draw(st.one_of(hostile_text, st.just(1)))
+    return arguments
+
+
+def _check_outcome(path: Path, name: str, outcome, before: list) -> None:
+    text = outcome.content()  # serialisable
+    text.encode("utf-8")  # and printable: no lone surrogate in any result
+    if outcome.error is not None:
+        assert outcome.error in ERROR_CODES
+        assert outcome.error != "INTERNAL_ERROR", outcome.result
+        assert isinstance(outcome.result["message"], str) and outcome.result["message"]
+        assert _snapshot(path) == before, (name, outcome.result)
+        assert outcome.changes == ()
+
+
+@settings.get_profile(HOSTILE_PROFILE)
+@given(data=st.data(), guard=st.booleans())
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_hostile_values_give_every_tool_a_result_it_can_print(
+    world_template: Path, tmp_path_factory, name: str, data, guard: bool
+) -> None:
+    path = tmp_path_factory.mktemp("hostile") / "world.db"
+    shutil.copyfile(world_template, path)
+    database = Database.open(path)
+    try:
+        toolbox = Toolbox(database, clock=CLOCK, guard=guard)
+        conversation = ToolConversation(customer=data.draw(st.sampled_from([None, *USERS])))
+        arguments = data.draw(hostile_call(name))
+        before = _snapshot(path)
+        outcome = toolbox.call(name, arguments, conversation)
+        _check_outcome(path, name, outcome, before)
+        _check_invariants(path, strict_payments=guard)
+    finally:
+        database.close()
+
+
 @settings.get_profile(PROFILE)
 @given(calls=st.lists(tool_call(), min_size=1, max_size=3), guard=st.booleans())
 def test_any_arguments_give_a_result_and_keep_the_invariants(
@@ -198,13 +303,7 @@ def test_any_arguments_give_a_result_and_keep_the_invariants(
                 conversation.customer = arguments["user_id"]
             before = _snapshot(path)
             outcome = toolbox.call(name, arguments, conversation)
-            outcome.content()  # serialisable
-            if outcome.error is not None:
-                assert outcome.error in ERROR_CODES
-                assert outcome.error != "INTERNAL_ERROR", outcome.result
-                assert isinstance(outcome.result["message"], str) and outcome.result["message"]
-                assert _snapshot(path) == before, (name, arguments, outcome.result)
-                assert outcome.changes == ()
+            _check_outcome(path, name, outcome, before)
             _check_invariants(path, strict_payments=guard)
     finally:
         database.close()
