@@ -125,7 +125,7 @@ def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
         raise
     except yaml.YAMLError as fast_error:
         # The pure reader words syntax errors as the tests and docs know them. What it
-        # accepts and libyaml refuses (an escaped half of a surrogate pair, `\\UFFFFFFFF`)
+        # accepts and libyaml refuses (an escaped half of a surrogate pair, `\UFFFFFFFF`)
         # stays refused, in libyaml's words.
         try:
             _parse_with(ScenarioYamlLoader, text)
