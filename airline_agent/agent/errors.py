@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from airline_agent.untrusted import clean_text
+from airline_agent.tools.untrusted import clean_text
 
 
 class BackendError(Exception):

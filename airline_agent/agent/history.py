@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from airline_agent.agent.events import ToolCall
-from airline_agent.untrusted import MAX_DEPTH, depth_beyond
+from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond
 
 EMPTY_ARGUMENTS = "{}"
 

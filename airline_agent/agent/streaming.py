@@ -26,7 +26,7 @@ from typing import Any
 from airline_agent.agent.errors import NotACompletion, StreamCutOff, body_excerpt
 from airline_agent.agent.events import ToolCall, Usage, received_message
 from airline_agent.agent.raw_response import RawResponse
-from airline_agent.untrusted import SurrogateJoiner, clean_strings, clean_text
+from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 

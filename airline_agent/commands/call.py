@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from airline_agent.untrusted import MAX_DEPTH, depth_beyond, escape_surrogates
+from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond, escape_surrogates
 
 
 def _echo(text: str, *, err: bool = False) -> None:

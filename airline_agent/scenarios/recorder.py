@@ -55,7 +55,7 @@ from airline_agent.scenarios.model import (
     TurnEnd,
     TurnExpectations,
 )
-from airline_agent.untrusted import MAX_DEPTH, depth_beyond
+from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond
 
 
 def record_scenario(

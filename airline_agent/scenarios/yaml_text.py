@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from airline_agent.untrusted import SURROGATE
+from airline_agent.tools.untrusted import SURROGATE
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64  # levels of lists and mappings; a scenario needs about 12

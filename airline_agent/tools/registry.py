@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from airline_agent.domain.errors import DomainError, PolicyViolation
 from airline_agent.tools.outcome import error_result
-from airline_agent.untrusted import MAX_DEPTH, depth_beyond, first_surrogate
+from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond, first_surrogate
 
 
 class Arguments(BaseModel):

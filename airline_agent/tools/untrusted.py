@@ -9,7 +9,8 @@ accepts one: printing it, sending it to a server or storing it in SQLite raises
 (Python decodes them to `\\udc80`–`\\udcff`). Values nested thousands deep break every
 recursive consumer (json, yaml, pydantic, our own walks) with `RecursionError`.
 
-This module imports nothing of the package: every layer may use it.
+This module imports nothing of the package. It sits in the tool layer, the lowest that
+needs it (tool arguments), so that the agent, the scenarios and the commands may too.
 """
 
 from __future__ import annotations

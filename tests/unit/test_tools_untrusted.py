@@ -1,11 +1,11 @@
-"""airline_agent.untrusted: lone surrogates joined or replaced, values of any depth walked
+"""airline_agent.tools.untrusted: lone surrogates joined or replaced, values of any depth walked
 without recursion."""
 
 from __future__ import annotations
 
 import json
 
-from airline_agent.untrusted import (
+from airline_agent.tools.untrusted import (
     REPLACEMENT,
     SurrogateJoiner,
     clean_strings,
