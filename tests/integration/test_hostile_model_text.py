@@ -26,10 +26,11 @@ from airline_agent.agent.events import (
 )
 from airline_agent.agent.history import problems
 from airline_agent.agent.loop import AgentSession, LoopOptions
+from airline_agent.tools.toolbox import Toolbox
 from tests.support.chat_server import ChatServer
 from tests.support.cli import run_cli
 from tests.support.events import of_type, run_turn
-from tests.support.toolbox_fixtures import toolbox
+from tests.support.world import CLOCK
 
 SURROGATE = re.compile("[\ud800-\udfff]")
 DEEP = 60_000
@@ -49,7 +50,7 @@ def session(server: ChatServer, database: Any, *, stream: bool) -> AgentSession:
     backend = OpenAIBackend(model="gpt-4o-mini", base_url=server.url, api_key="k", timeout=10)
     _backends.append(backend)
     options = LoopOptions(model="gpt-4o-mini", stream=stream, retries=0)
-    return AgentSession(backend, toolbox(database), options)
+    return AgentSession(backend, Toolbox(database, clock=CLOCK), options)
 
 
 def surrogates_in(value: Any) -> list[str]:
