@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from airline_agent.agent.events import ToolCall
-from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond
+from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond, is_flat_ascii
 
 EMPTY_ARGUMENTS = "{}"
 
@@ -31,7 +31,7 @@ def parse_arguments(text: str | None) -> dict[str, Any] | None:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(value, dict) or depth_beyond(value, MAX_DEPTH):
+    if not isinstance(value, dict) or (not is_flat_ascii(value) and depth_beyond(value, MAX_DEPTH)):
         return None
     return value
 

@@ -21,7 +21,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from airline_agent.domain.errors import DomainError, PolicyViolation
 from airline_agent.tools.outcome import error_result
-from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond, first_surrogate
+from airline_agent.tools.untrusted import (
+    MAX_DEPTH,
+    depth_beyond,
+    first_surrogate,
+    holds_surrogate,
+    is_flat_ascii,
+)
 
 
 class Arguments(BaseModel):
@@ -182,9 +188,11 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
             return {}
     if not isinstance(raw, dict):
         raise _rejected("arguments must be a JSON object of named arguments")
+    if is_flat_ascii(raw):
+        return raw  # the usual case: nothing nested, nothing but ASCII
     if depth_beyond(raw, MAX_DEPTH):
         raise _rejected(_TOO_DEEP)
-    found = first_surrogate(raw)
+    found = first_surrogate(raw) if holds_surrogate(raw) else None
     if found is not None:
         where, text = found
         shown = text if len(text) <= 60 else text[:57] + "..."

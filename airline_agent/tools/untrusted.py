@@ -26,6 +26,9 @@ MAX_DEPTH = 32
 SURROGATE = re.compile("[\ud800-\udfff]")
 _HIGH = ("\ud800", "\udbff")
 _SPLIT_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_SEQUENCES = (list, tuple)  # a tuple, not a union: isinstance is twice as fast with it
+_CONTAINERS = (dict, list, tuple)
+_SCALARS = (int, float)  # bool is an int
 
 
 def has_surrogate(text: str) -> bool:
@@ -81,21 +84,41 @@ def clean_strings(value: Any) -> Any:
     Iterative, so any depth is fine; tuples come back as lists. A value without
     surrogates is returned as it is.
     """
-    return map_strings(value, clean_text) if _holds_surrogate(value) else value
+    return map_strings(value, clean_text) if holds_surrogate(value) else value
 
 
-def _holds_surrogate(value: Any) -> bool:
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if SURROGATE.search(item) is not None:
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list | tuple):
-            pending.extend(item)
+def is_flat_ascii(arguments: dict[Any, Any]) -> bool:
+    """True for the usual tool arguments: ASCII keys, each value a number, a boolean, null
+    or ASCII text. Such arguments need no walk for depth or surrogates (a microsecond
+    here against a tool call of tens of microseconds)."""
+    for key, value in arguments.items():
+        if not (isinstance(key, str) and key.isascii()):
+            return False
+        if isinstance(value, str):
+            if not value.isascii():
+                return False
+        elif not (value is None or isinstance(value, _SCALARS)):
+            return False
+    return True
+
+
+def holds_surrogate(value: Any) -> bool:
+    """Whether any string of a JSON-like value (keys too) holds a surrogate. Level by
+    level, iteratively: a tool call's arguments take a few microseconds."""
+    search = SURROGATE.search
+    level = [value]
+    while level:
+        below: list[Any] = []
+        for item in level:
+            if isinstance(item, str):
+                if not item.isascii() and search(item) is not None:
+                    return True
+            elif isinstance(item, dict):
+                below.extend(item)  # the keys
+                below.extend(item.values())
+            elif isinstance(item, _SEQUENCES):
+                below.extend(item)
+        level = below
     return False
 
 
@@ -125,20 +148,19 @@ def map_strings(value: Any, change: Callable[[str], str]) -> Any:
 
 def depth_beyond(value: Any, limit: int) -> bool:
     """Whether lists and dicts are nested more than `limit` levels deep (a scalar is 0,
-    `{"a": 1}` is 1). Iterative, and stops at the first level past the limit."""
-    pending: list[tuple[Any, int]] = [(value, 0)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list | tuple):
-            children = item
-        else:
-            continue
-        if depth + 1 > limit:
+    `{"a": 1}` is 1). Level by level, iteratively; stops at the first level past the limit."""
+    level = [value]
+    depth = 0
+    while True:
+        containers = [item for item in level if isinstance(item, _CONTAINERS)]
+        if not containers:
+            return False
+        depth += 1
+        if depth > limit:
             return True
-        pending.extend((child, depth + 1) for child in children)
-    return False
+        level = []
+        for container in containers:
+            level.extend(container.values() if isinstance(container, dict) else container)
 
 
 def first_surrogate(value: Any) -> tuple[str, str] | None:

@@ -14,6 +14,7 @@ from airline_agent.tools.untrusted import (
     escape_surrogates,
     first_surrogate,
     has_surrogate,
+    is_flat_ascii,
 )
 
 GRIN = "😀"  # U+1F600: \ud83d \ude00 in UTF-16
@@ -93,3 +94,13 @@ def test_escape_surrogates_writes_their_escapes() -> None:
     assert has_surrogate(HIGH) and not has_surrogate(GRIN)
     shown = escape_surrogates(json.dumps({"id": f"\udcff{GRIN}"}, ensure_ascii=False))
     assert shown == '{"id": "\\udcff' + GRIN + '"}'
+
+
+def test_flat_ascii_arguments_skip_the_walks_and_nothing_else_does() -> None:
+    assert is_flat_ascii({"flight_number": "HAT156", "date": "2024-05-17", "n": 2, "x": None})
+    assert is_flat_ascii({"insurance": True, "amount": 1.5})
+    assert not is_flat_ascii({"flights": [{"date": "2024-05-17"}]})
+    assert not is_flat_ascii({"user_id": f"emma{HIGH}"})
+    assert not is_flat_ascii({f"user{LOW}": "emma"})
+    assert not is_flat_ascii({"last_name": "Núñez"})  # not ASCII: checked the long way
+    assert not is_flat_ascii({1: "one"})
