@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from airline_agent.agent.events import ToolCall
@@ -58,9 +59,21 @@ def not_run() -> dict[str, Any]:
 
 def invalid_arguments(call: ToolCall) -> dict[str, Any]:
     shown = call.arguments if len(call.arguments) <= 200 else call.arguments[:200] + "…"
+    try:
+        json.loads(call.arguments)
+    except RecursionError:
+        pass  # complete, maybe, but nested far deeper than any tool takes
+    except ValueError:
+        return error_result(
+            "INVALID_ARGUMENTS",
+            f"The arguments of {call.name} were not a complete JSON object ({shown!r}); the "
+            "reply may have been cut off by max_tokens. Call the tool again with complete "
+            "JSON arguments.",
+        )
+    # JSON, but not an object of named arguments, or nested deeper than any tool takes.
     return error_result(
         "INVALID_ARGUMENTS",
-        f"The arguments of {call.name} were not a complete JSON object ({shown!r}); the "
-        "reply may have been cut off by max_tokens. Call the tool again with complete "
-        "JSON arguments.",
+        f"The arguments of {call.name} were not a usable JSON object ({shown!r}): a tool takes "
+        "one object of named values, nested only as its schema says. Call the tool again "
+        "with such an object.",
     )

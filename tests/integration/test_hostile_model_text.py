@@ -208,6 +208,9 @@ async def test_deeply_nested_arguments_are_answered_as_invalid(
     [finished] = of_type(events, ToolFinished)
     assert finished.error == "INVALID_ARGUMENTS"
     assert finished.arguments is None
+    # Told what is wrong: the shape, not a reply cut off by max_tokens.
+    assert "nested only as its schema says" in finished.result["message"]
+    assert "max_tokens" not in finished.result["message"]
     assert of_type(events, TurnFinished)[0].reason == "answered"
     sent = chat_server.requests[1]["messages"]
     assert sent[2]["tool_calls"][0]["function"]["arguments"] == "{}"  # not echoed back
