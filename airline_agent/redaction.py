@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
+from airline_agent.tools.untrusted import clean_text
+
 if TYPE_CHECKING:
     from airline_agent.config import Settings
 
@@ -49,14 +51,6 @@ _HEADER_VALUE = re.compile(
 )
 _BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{8,})")
 _URL_PARAMETER = re.compile(r"(?i)([?&](?:key|api[-_]?key|token|access_token)=)([^\s&#\"']+)")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def valid_text(text: str) -> str:
-    """`text` with each lone surrogate replaced by U+FFFD (a surrogate pair is joined)."""
-    if not _SURROGATE.search(text):
-        return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 @dataclass(frozen=True)
@@ -98,7 +92,7 @@ class Redactor:
 
     def redact(self, text: str) -> str:
         """`text` with every secret and credential blanked out, safe to write."""
-        text = valid_text(text)
+        text = clean_text(text)
         # Each pattern runs only where its word is (a few MB of export stay fast).
         lowered = text.lower()
         if "://" in text:
