@@ -29,14 +29,21 @@ Progress = Callable[[str, int, int], None]
 
 
 def open_database(
-    location: str | Path, *, progress: Progress | None = None, rebuild: bool = False
+    location: str | Path,
+    *,
+    progress: Progress | None = None,
+    rebuild: bool = False,
+    seed: int | None = None,
+    scale: int = 1,
 ) -> Database:
     """The database at `location`; built as the default sample first when it is absent
-    (`rebuild`: built again in its place). Raises DatabaseUnavailable, said plainly."""
-    from airline_agent.domain.seed import build_database, ensure_database
+    (`rebuild`: built again in its place, as the sample of `seed` and `scale`). Raises
+    DatabaseUnavailable, said plainly."""
+    from airline_agent.domain.seed import DEFAULT_SEED, build_database, ensure_database
 
     if rebuild:
-        return build_database(location, force=True, progress=progress)
+        seed = DEFAULT_SEED if seed is None else seed
+        return build_database(location, seed=seed, scale=scale, force=True, progress=progress)
     return ensure_database(location, progress=progress)
 
 

@@ -9,24 +9,15 @@ recorded in the file, that is reported as drift, with the difference.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from airline_agent.agent.cancelled import cancelled_turn
-from airline_agent.agent.events import (
-    AgentEvent,
-    ErrorOccurred,
-    GroundingWarning,
-    LimitReached,
-    ToolFinished,
-    ToolStarted,
-    TurnFinished,
-    Usage,
-)
+from airline_agent.agent.events import AgentEvent, ToolFinished, ToolStarted, TurnFinished, Usage
 from airline_agent.scenarios import datasets
+from airline_agent.scenarios.checks import Drift, Failure, check_turn, same, show
 from airline_agent.scenarios.dbdiff import (
     MISSING,
     RecordChange,
@@ -36,39 +27,15 @@ from airline_agent.scenarios.dbdiff import (
     export_records,
     get_path,
 )
-from airline_agent.scenarios.model import CallCheck, FindingCheck, Scenario, Turn
+from airline_agent.scenarios.model import Scenario, Turn
 from airline_agent.scenarios.script import ScenarioScript
 
 if TYPE_CHECKING:
     from airline_agent.agent.loop import AgentSession
 
+__all__ = ["Drift", "Failure", "ScenarioReport", "replay_scenario", "replay_scenario_async"]
+
 Status = Literal["passed", "failed", "drift", "skipped", "error"]
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One expectation that did not hold."""
-
-    where: str  # "turn 1, call 2 (get_reservation_details)", "database", …
-    what: str  # the expectation, e.g. "error code", "field status"
-    expected: Any
-    actual: Any
-
-    def __str__(self) -> str:
-        return (
-            f"{self.where}: {self.what}: expected {_show(self.expected)}, got {_show(self.actual)}"
-        )
-
-
-@dataclass(frozen=True)
-class Drift:
-    """A tool result that differs from the one recorded in the file."""
-
-    where: str
-    differences: tuple[str, ...]  # "path: recorded → now"
-
-    def __str__(self) -> str:
-        return f"{self.where}: result differs from the recording: {'; '.join(self.differences)}"
 
 
 @dataclass
@@ -191,7 +158,9 @@ async def _converse(
                 report.events.extend(events)
             report.ends.append(_end_of(events))
             report.turns += 1
-            _check_turn(number, turn, events, backend.remaining, report)
+            report.tool_calls += sum(isinstance(e, ToolFinished) for e in events)
+            for finding in check_turn(number, turn, events, backend.remaining):
+                (report.drift if isinstance(finding, Drift) else report.failures).append(finding)
         report.usage = session.usage
         report.cost = session.cost
     finally:
@@ -219,80 +188,6 @@ async def _play_turn(session: AgentSession, turn: Turn, script: ScenarioScript) 
 
 def _end_of(events: list[AgentEvent]) -> str | None:
     return next((e.reason for e in events if isinstance(e, TurnFinished)), None)
-
-
-def _check_turn(
-    number: int, turn: Turn, events: list[AgentEvent], unused: int, report: ScenarioReport
-) -> None:
-    where = f"turn {number}"
-    finished = [e for e in events if isinstance(e, ToolFinished)]
-    report.tool_calls += len(finished)
-    expect = turn.expect
-    names = [e.name for e in finished]
-    expected_names = expect.tool_names
-    if expected_names is not None and names != expected_names:
-        report.failures.append(Failure(where, "tools called", expected_names, names))
-    for index, check in enumerate(expect.calls or [], start=1):
-        if index > len(finished):
-            label = f"{where}, call {index} ({check.tool})"
-            report.failures.append(Failure(label, "call made", check.tool, "no such call"))
-            continue
-        _check_call(f"{where}, call {index} ({check.tool})", check, finished[index - 1], report)
-    warnings = sorted(
-        {"grounding" for e in events if isinstance(e, GroundingWarning)}
-        | {"limit" for e in events if isinstance(e, LimitReached)}
-    )
-    if warnings != sorted(set(expect.warnings)):
-        unsupported = [v for e in events if isinstance(e, GroundingWarning) for v in e.unsupported]
-        actual: Any = warnings
-        if unsupported:
-            actual = f"{warnings} (unsupported: {', '.join(unsupported)})"
-        report.failures.append(Failure(where, "warnings", sorted(set(expect.warnings)), actual))
-    _check_findings(where, expect.findings, events, report)
-    end = next((e.reason for e in events if isinstance(e, TurnFinished)), None)
-    if expect.end is not None and end != expect.end:
-        errors = [e.message for e in events if isinstance(e, ErrorOccurred)]
-        actual = f"{end} ({errors[0]})" if errors else end
-        report.failures.append(Failure(where, "turn ended", expect.end, actual))
-    if unused:
-        report.failures.append(
-            Failure(
-                where, "scripted responses used", len(turn.responses), len(turn.responses) - unused
-            )
-        )
-
-
-def _check_findings(
-    where: str, expected: list[FindingCheck], events: list[AgentEvent], report: ScenarioReport
-) -> None:
-    found = [f for e in events if isinstance(e, GroundingWarning) for f in e.findings]
-    for check in expected:
-        if not any(check.kind in (None, f.kind) and check.value in (None, f.value) for f in found):
-            wanted = ": ".join(part for part in (check.kind, check.value) if part)
-            actual = "; ".join(f"{f.kind}: {f.value}" for f in found) or "none"
-            report.failures.append(Failure(where, "grounding finding", wanted, actual))
-
-
-def _check_call(where: str, check: CallCheck, event: ToolFinished, report: ScenarioReport) -> None:
-    if event.name != check.tool:
-        return  # already reported as a different tool sequence
-    if check.ok is True and event.error is not None:
-        message = event.result.get("message") if isinstance(event.result, dict) else None
-        actual = f"error {event.error}" + (f" ({message})" if message else "")
-        report.failures.append(Failure(where, "result", "ok", actual))
-    if check.ok is False and event.error is None:
-        report.failures.append(Failure(where, "result", "an error", "ok"))
-    if check.error is not None and event.error != check.error:
-        report.failures.append(Failure(where, "error code", check.error, event.error or "ok"))
-    for path in check.has:
-        if get_path(event.result, path) is MISSING:
-            report.failures.append(Failure(where, f"field {path}", "present", "missing"))
-    for path, value in check.equals.items():
-        actual = get_path(event.result, path)
-        if not _same(value, actual):
-            report.failures.append(Failure(where, f"field {path}", value, actual))
-    if check.has_recording and check.recorded != event.result:
-        report.drift.append(Drift(where, tuple(_differences(check.recorded, event.result))))
 
 
 def _check_database(scenario: Scenario, original: Path, copy: Path, report: ScenarioReport) -> None:
@@ -333,7 +228,7 @@ def _check_database(scenario: Scenario, original: Path, copy: Path, report: Scen
                 continue
             for path, value in fields.items():
                 actual = get_path(record, path)
-                if not _same(value, actual):
+                if not same(value, actual):
                     report.failures.append(Failure("database", f"{label} {path}", value, actual))
     for change in report.changes:
         label = f"{change.kind} {change.key}"
@@ -346,29 +241,8 @@ def _check_database(scenario: Scenario, original: Path, copy: Path, report: Scen
                     old = get_path(change.before, path)
                     new = get_path(change.after, path)
                     report.failures.append(
-                        Failure("database", f"{label} {path}", f"unchanged ({_show(old)})", new)
+                        Failure("database", f"{label} {path}", f"unchanged ({show(old)})", new)
                     )
-
-
-def _same(expected: Any, actual: Any) -> bool:
-    """Equal as JSON values; `null` also matches a field that is absent."""
-    if expected is None and actual is MISSING:
-        return True
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return expected is actual
-    return expected == actual
-
-
-def _differences(recorded: Any, now: Any, limit: int = 6) -> list[str]:
-    if not isinstance(recorded, dict | list) or not isinstance(now, dict | list):
-        return [f"{_show(recorded)} → {_show(now)}"]
-    paths = changed_paths(recorded, now)
-    shown = [
-        f"{p}: {_show(get_path(recorded, p))} → {_show(get_path(now, p))}" for p in paths[:limit]
-    ]
-    if len(paths) > limit:
-        shown.append(f"… {len(paths) - limit} more")
-    return shown
 
 
 def _describe(change: RecordChange) -> str:
@@ -377,18 +251,11 @@ def _describe(change: RecordChange) -> str:
     if change.removed:
         return "removed"
     parts = [
-        f"{p} {_show(get_path(change.before, p))} → {_show(get_path(change.after, p))}"
+        f"{p} {show(get_path(change.before, p))} → {show(get_path(change.after, p))}"
         for p in change.paths[:4]
     ]
     more = f", … {len(change.paths) - 4} more" if len(change.paths) > 4 else ""
     return "changed: " + ", ".join(parts) + more
-
-
-def _show(value: Any, limit: int = 120) -> str:
-    if value is MISSING:
-        return "<missing>"
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _json_safe(value: Any) -> Any:

@@ -1,10 +1,11 @@
-"""Turns `Settings` into a running agent session for the TUI, live or playing a scenario.
+"""The TUI's session: one state (session_state.py) and the run that uses it — a live run
+(live_run.py) or a scenario's playback (playback.py) — plus the scenario library.
 
-Live: an `OpenAIBackend` on the user's database, copied when a conversation starts so a
-saved conversation knows what it changed and which dataset it replays on. Offline: a
-`ScriptedBackend` fed one turn at a time from a scenario, on a fresh copy of the
-scenario's dataset (as `replay` does), so playing a scenario never changes the user's
-database.
+Live when a model is configured: a `LiveRun` on the user's database, opened after the
+first frame. Offline: the library, and a `ScenarioPlayback` per chosen scenario on a
+fresh copy of its dataset, so playing a scenario never changes the user's database.
+From live, a scenario plays only when the user chose one; the live run waits meanwhile
+and comes back from the library (`back_to_live`).
 
 Heavy modules (openai, sqlmodel, the loop) are imported inside the methods that need
 them, so the first screen does not wait for them.
@@ -16,19 +17,18 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
-from airline_agent.agent.events import AgentEvent, CustomerBound
-from airline_agent.tui.widgets.status_bar import SessionStatus
+from airline_agent.tui.run import Mode, Progress, Run, ShownEvent
+from airline_agent.tui.session_state import DatabaseOrigin, SessionState
 
 if TYPE_CHECKING:
+    from airline_agent.agent.events import AgentEvent, TurnFinished
     from airline_agent.config import Settings
-    from airline_agent.scenarios.model import Scenario
-    from airline_agent.scenarios.script import ScenarioScript
     from airline_agent.settings_peek import PendingSettings
+    from airline_agent.tui.database_reset import ResetPlan
 
-Progress = Callable[[str, int, int], None]
-Mode = Literal["live", "offline"]
+__all__ = ["AgentController", "Progress", "ScenarioChoice", "SessionController"]
 
 
 @dataclass(frozen=True)
@@ -40,19 +40,53 @@ class ScenarioChoice:
 
 
 class SessionController:
-    """What the app asks of a session. Subclasses decide where the events come from."""
+    """What the app asks of its session. The state is the session's; the run, where the
+    turns come from. Subclasses say how runs are made (`AgentController`; tests' fakes)."""
 
-    mode: Mode = "offline"
     secret: str | None = None  # the API key, only to keep it off the screen
 
-    def __init__(self, status: SessionStatus) -> None:
-        self.status = status
-        self.events: list[AgentEvent] = []  # the conversation so far, for saving it
-        self.scenario_name: str | None = None
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+        self.run: Run | None = None
         # Tells the user something worth knowing after an action (the app shows it).
         self.warn: Callable[[str], None] = lambda text: None
 
-    # -- library ----------------------------------------------------------------
+    # -- what is running ----------------------------------------------------------------
+    @property
+    def mode(self) -> Mode:
+        return self.run.mode if self.run is not None else "offline"
+
+    @property
+    def live_paused(self) -> bool:
+        """A live chat waits while a scenario plays (the library offers it back)."""
+        return False
+
+    @property
+    def events(self) -> list[AgentEvent]:
+        return self.run.events if self.run is not None else []
+
+    @property
+    def scenario_name(self) -> str | None:
+        return self.run.scenario_name if self.run is not None else None
+
+    @property
+    def steps_left(self) -> int:
+        return self.run.steps_left if self.run is not None else 0
+
+    def next_customer_message(self) -> str | None:
+        """Offline: the next turn's customer message (and its script), None at the end."""
+        return self.run.next_customer_message() if self.run is not None else None
+
+    async def run_turn(self, text: str) -> AsyncIterator[ShownEvent]:
+        if self.run is None:
+            raise RuntimeError("no session is open")
+        async for event in self.run.run_turn(text):
+            yield event
+
+    def last_cancelled(self) -> TurnFinished | None:
+        return self.run.last_cancelled() if self.run is not None else None
+
+    # -- library --------------------------------------------------------------------------
     def scenario_choices(self) -> list[ScenarioChoice]:
         """The library, every file validated (problems named)."""
         return []
@@ -61,46 +95,67 @@ class SessionController:
         """The library as its files say, before validation (None: no quicker way)."""
         return None
 
-    async def start_scenario(self, name: str, progress: Progress | None = None) -> None:
+    async def start_scenario(self, name: str, progress: Progress | None = None) -> str:
+        """Play scenario `name` (a fresh copy of its dataset); what it sets, in words."""
         raise NotImplementedError
 
-    def next_customer_message(self) -> str | None:
-        """Offline: the next turn's customer message (and its script), None at the end."""
-        return None
+    async def restart_scenario(self, progress: Progress | None = None) -> None:
+        """`r` offline: the playing scenario from its start, on a fresh copy."""
+        raise NotImplementedError
 
-    @property
-    def steps_left(self) -> int:
-        return 0
+    async def back_to_live(self) -> None:
+        """The live chat again, as it was when a scenario was chosen."""
 
-    # -- session ----------------------------------------------------------------
+    # -- session --------------------------------------------------------------------------
     async def settle(self) -> None:
         """Finish reading the settings (after the first frame); may raise SettingsError."""
 
     async def prepare(self, progress: Progress | None = None) -> None:
         """Open (and seed on first start) the database; may be slow, runs in a worker."""
 
-    async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
-        raise NotImplementedError
-        yield  # pragma: no cover
+    @property
+    def problem(self) -> str | None:
+        """Why the live session could not be opened (None: it could, or is not live)."""
+        return None
 
-    async def reset_database(self, progress: Progress | None = None) -> None:
+    async def plan_reset(self, progress: Progress | None = None) -> ResetPlan:
+        """Live: what `r` would restore and lose, worked out before asking."""
         raise NotImplementedError
+
+    async def apply_reset(self, plan: ResetPlan) -> None:
+        raise NotImplementedError
+
+    async def discard_reset(self, plan: ResetPlan) -> None:
+        """The user kept the database: the plan's scratch build goes."""
 
     def new_conversation(self) -> None:
-        self.events.clear()
+        if self.run is not None:
+            self.run.new_conversation()
 
     def set_guard(self, on: bool) -> None:
-        self.status = self.status.with_(guard=on)
+        self.state.update(guard=on)
+        if self.run is not None:
+            self.run.guard_changed()
 
     def set_customer(self, customer: str | None) -> None:
-        self.status = self.status.with_(customer=customer)
-        self.new_conversation()
+        self.state.act_for(customer)
+        if self.run is not None:
+            self.run.customer_changed()
 
+    # -- saving ---------------------------------------------------------------------------
     def save_scenario(self, path: Path) -> Path:
-        raise NotImplementedError
+        if self.run is None:
+            raise RuntimeError("nothing to save")
+        saved, warning = self.run.save_scenario(path)
+        if warning:
+            self.warn(f"{saved.name}: {warning}.")
+        return saved
 
     def save_transcript(self, directory: Path) -> list[Path]:
-        raise NotImplementedError
+        if self.run is None:
+            raise RuntimeError("nothing to save")
+        secrets = [self.secret] if self.secret else []
+        return self.run.save_transcript(directory, self.scenario_name or "conversation", secrets)
 
 
 class AgentController(SessionController):
@@ -111,39 +166,51 @@ class AgentController(SessionController):
     ) -> None:
         """`PendingSettings`: the first screen shows at once, `settle` builds `Settings`."""
         self.library = library  # None: the shipped library (data/scenarios)
-        self.mode = "live" if settings.model_configured else "offline"
+        live = settings.model_configured
+        super().__init__(
+            SessionState(
+                source=_live_source(settings) if live else "offline: no scenario",
+                origin=DatabaseOrigin.user(settings.db),
+                guard=settings.guard,
+                approval=settings.approve if live else "scenario",
+                clock=settings.now,
+            )
+        )
+        self._live_settings_known = live
         self._pending: PendingSettings | None = None
         self._settling: asyncio.Future[Settings] | None = None
+        self._live: Run | None = None  # the live run while a scenario plays
+        self._paths: dict[str, Path] = {}  # scenario name -> its file
         if _is_pending(settings):
             self._pending = settings  # type: ignore[assignment]
         else:
             self._use(settings)  # type: ignore[arg-type]
-        super().__init__(
-            SessionStatus(
-                source=_live_source(settings) if self.mode == "live" else "offline: no scenario",
-                customer=None,
-                database=settings.db,
-                guard=settings.guard,
-                approval=settings.approve if self.mode == "live" else "scenario",
-                clock=settings.now,
-            )
-        )
-        self.customer: str | None = None  # live: who the session acts for from the start
-        self._database: Any = None
-        self._session: Any = None
-        self._scenario: Scenario | None = None
-        self._script: ScenarioScript | None = None  # offline: feeds the model, answers
-        self._next_turn = 0
-        self._copy: Path | None = None  # offline: this play's private database file
-        self._pristine: Path | None = None
-        self._start: Path | None = None  # live: the database as the conversation began
-        self._paths: dict[str, Path] = {}  # scenario name -> its file
 
     def _use(self, settings: Settings) -> None:
-        if self.mode == "offline" and settings.model:
+        from airline_agent.tui.live_run import LiveRun
+
+        if not self._live_settings_known and settings.model:
             settings = settings.model_copy(update={"model": None})
         self.settings = settings
         self.secret = settings.api_key.get_secret_value() if settings.api_key else None
+        if self._live_settings_known and self.run is None:
+            self.run = LiveRun(self.state, settings)
+
+    @property
+    def mode(self) -> Mode:
+        if self.run is None:  # live: before the settings are read
+            return "live" if self._live_settings_known else "offline"
+        return self.run.mode
+
+    @property
+    def live_paused(self) -> bool:
+        return self._live is not None
+
+    @property
+    def problem(self) -> str | None:
+        from airline_agent.tui.live_run import LiveRun
+
+        return self.run.problem if isinstance(self.run, LiveRun) else None
 
     async def settle(self) -> None:
         pending = self._pending
@@ -156,253 +223,99 @@ class AgentController(SessionController):
             return
         self._pending = None
         self._use(settings)
+        if self.scenario_name is not None:
+            return  # a scenario's settings are the state's now
         # The peeked values were the same; the status line now shows the settings' own.
-        changes: dict[str, object] = {"database": settings.db, "clock": settings.now}
-        if self.status.guard == pending.guard:  # not toggled meanwhile
-            changes["guard"] = settings.guard
-        if self.mode == "live":
-            changes |= {"source": _live_source(settings), "approval": settings.approve}
-        if self.scenario_name is None:
-            self.status = self.status.with_(**changes)
-
-    # -- library ----------------------------------------------------------------
-    def scenario_choices(self) -> list[ScenarioChoice]:
-        from airline_agent.scenarios.library import SHOWCASE, library_dir
-        from airline_agent.scenarios.loader import (
-            ScenarioLoadError,
-            load_scenario,
-            scenario_paths,
+        self.state.update(
+            origin=DatabaseOrigin.user(settings.db),
+            clock=settings.now,
+            guard=settings.guard if self.state.guard == pending.guard else None,
         )
+        if self._live_settings_known:
+            self.state.update(source=_live_source(settings), approval=settings.approve)
 
-        choices = []
-        for path in scenario_paths([self.library or library_dir()]):
-            try:
-                scenario = load_scenario(path)
-            except ScenarioLoadError as error:
-                choices.append(ScenarioChoice(path.stem, str(error), 0, problem=str(error)))
-                continue
-            self._paths[scenario.name] = path
-            choices.append(ScenarioChoice(scenario.name, scenario.description, len(scenario.turns)))
-        choices.sort(key=lambda c: (c.problem is not None, c.name != SHOWCASE, c.name))
-        return choices
+    # -- library ------------------------------------------------------------------------
+    def scenario_choices(self) -> list[ScenarioChoice]:
+        from airline_agent.tui.library import scenario_choices
+
+        return scenario_choices(self.library, self._paths)
 
     def quick_choices(self) -> list[ScenarioChoice] | None:
-        # The first screen: each file's name, description and turns from its YAML alone
-        # (libyaml, no pydantic); `scenario_choices` validates right after.
-        from airline_agent.scenarios.library import SHOWCASE, library_dir
-        from airline_agent.scenarios.yaml_text import scenario_paths_in, summary
+        from airline_agent.tui.library import quick_choices
 
-        choices = []
-        for path in scenario_paths_in(self.library or library_dir()):
-            found = summary(path)
-            if found is None:  # unreadable: the loader says why, in its words
-                return None
-            name, description, turns = found
-            self._paths.setdefault(name, path)
-            choices.append(ScenarioChoice(name, description, turns))
-        choices.sort(key=lambda c: (c.name != SHOWCASE, c.name))
-        return choices
+        return quick_choices(self.library, self._paths)
 
-    def _scenario_path(self, name: str) -> Path:
-        from airline_agent.scenarios.library import library_dir
-
-        path = Path(name)
-        if path.suffix in (".yaml", ".yml"):
-            return path
-        if name not in self._paths:
-            self.scenario_choices()
-        return self._paths.get(name) or (self.library or library_dir()) / f"{name}.yaml"
-
-    async def start_scenario(self, name: str, progress: Progress | None = None) -> None:
+    async def start_scenario(self, name: str, progress: Progress | None = None) -> str:
         from airline_agent.scenarios.loader import load_scenario
+        from airline_agent.tui.library import scenario_path
+        from airline_agent.tui.playback import ScenarioPlayback
 
         await self.settle()
-        scenario = await asyncio.to_thread(load_scenario, self._scenario_path(name))
-        await asyncio.to_thread(self._open_scenario, scenario)
-        self._scenario = scenario
-        self._scenario_source = name
-        self._next_turn = 0
-        self.scenario_name = scenario.name
-        approval = scenario.settings.approval
-        self.status = SessionStatus(
-            source=f"scenario: {scenario.name}",
-            customer=scenario.customer,
-            database=f"fresh {scenario.dataset} copy",
-            guard=scenario.settings.guard,
-            approval=approval,
-            clock=scenario.settings.now or self.settings.now,
-        )
-        self.events.clear()
+        path = scenario_path(name, self.library, self._paths, self.scenario_choices)
+        scenario = await asyncio.to_thread(load_scenario, path)
+        playback = ScenarioPlayback(self.state, scenario, default_clock=self.settings.now)
+        await asyncio.to_thread(playback.open)
+        self._leave_current_run()
+        self.run = playback
+        return playback.apply_settings()
 
-    def _open_scenario(self, scenario: Scenario) -> None:
-        from airline_agent.scenarios import datasets
-        from airline_agent.scenarios.script import ScenarioScript
-        from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
+    def _leave_current_run(self) -> None:
+        """A scenario is chosen: a live run waits (with its settings), a playback ends."""
+        from airline_agent.tui.live_run import LiveRun
 
-        self._close()
-        self._copy, self._pristine = datasets.fresh_copy(scenario.dataset, scenario.name)
-        # Streamed: scripted text still arrives as deltas, as a live reply would.
-        stack = scenario_stack(scenario, open_existing_database(self._copy), stream=True)
-        self._database, self._session = stack.database, stack.session
-        # Offline, the scenario answers approval questions (no modal), call by call.
-        self._script = ScenarioScript(scenario, scripted_backend(stack))
+        if isinstance(self.run, LiveRun):
+            self._live = self.run
+            self._live_state = self.state.snapshot()
+        elif self.run is not None:
+            self.run.close()
 
-    def next_customer_message(self) -> str | None:
-        scenario = self._scenario
-        if scenario is None or self._script is None or self._next_turn >= len(scenario.turns):
-            return None
-        turn = scenario.turns[self._next_turn]
-        self._next_turn += 1
-        self._script.load(turn)
-        return turn.customer
+    async def back_to_live(self) -> None:
+        if self._live is None:
+            return
+        if self.run is not None:
+            self.run.close()
+        self.run, self._live = self._live, None
+        self.state.restore(self._live_state)
+        self.run.guard_changed()
 
-    @property
-    def steps_left(self) -> int:
-        if self._scenario is None:
-            return 0
-        return len(self._scenario.turns) - self._next_turn
+    async def restart_scenario(self, progress: Progress | None = None) -> None:
+        from airline_agent.tui.playback import ScenarioPlayback
 
-    # -- session ----------------------------------------------------------------
+        if isinstance(self.run, ScenarioPlayback):
+            self.run.apply_settings()
+            await asyncio.to_thread(self.run.open)
+
+    # -- session ------------------------------------------------------------------------
     async def prepare(self, progress: Progress | None = None) -> None:
+        from airline_agent.tui.live_run import LiveRun
+
         await self.settle()
-        if self.mode == "live":
-            await asyncio.to_thread(self._open_live, progress)
+        if isinstance(self.run, LiveRun):
+            origin = await asyncio.to_thread(self.run.open, progress)
+            self.state.update(origin=origin)
 
-    def _open_live(self, progress: Progress | None, *, rebuild: bool = False) -> None:
-        from airline_agent.stack import live_stack, open_database
+    async def plan_reset(self, progress: Progress | None = None) -> ResetPlan:
+        from airline_agent.tui.live_run import LiveRun
 
-        self._close()
-        database = open_database(self.settings.db, progress=progress, rebuild=rebuild)
-        stack = live_stack(
-            self.settings,
-            customer=self.customer,
-            guard=self.status.guard,
-            database=database,
-            backend=self._session.backend if self._session else None,
-        )
-        self._database, self._session = stack.database, stack.session
+        assert isinstance(self.run, LiveRun), "a reset plan is for the live database"
+        return await asyncio.to_thread(self.run.plan_reset, progress)
 
-    def _close(self) -> None:
-        self._script = None
-        if self._database is not None:
-            self._database.close()
-            self._database = None
-        if self._copy is not None:
-            from airline_agent.scenarios import datasets
+    async def apply_reset(self, plan: ResetPlan) -> None:
+        from airline_agent.tui.live_run import LiveRun
 
-            datasets.discard(self._copy)
-            self._copy = None
+        assert isinstance(self.run, LiveRun)
+        await asyncio.to_thread(self.run.apply_reset, plan)
 
-    async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
-        if self._session is None:
-            raise RuntimeError("the session is not open yet")
-        if self.mode == "live" and self._scenario is None and not self.events:
-            await asyncio.to_thread(self._copy_start)
-        async for event in self._session.run_turn(text):
-            if self._script is not None:
-                self._script.answer(event)
-            self.events.append(event)
-            if isinstance(event, CustomerBound):
-                self.status = self.status.with_(customer=event.customer)
-            yield event
+    async def discard_reset(self, plan: ResetPlan) -> None:
+        from airline_agent.tui.database_reset import discard
 
-    def _copy_start(self) -> None:
-        """Copy the live database as this conversation begins (a few milliseconds)."""
-        from airline_agent.scenarios import datasets
-        from airline_agent.scenarios.live import copy_sqlite, sqlite_file
+        await asyncio.to_thread(discard, plan)
 
-        source = sqlite_file(self._database.engine.url)
-        if source is None:
-            self._start = None
-            return
-        self._start = datasets.scratch_dir() / f"live-start-{id(self)}.db"
-        copy_sqlite(source, self._start)
-
-    async def reset_database(self, progress: Progress | None = None) -> None:
-        if self.mode == "offline":
-            if self._scenario is not None:
-                await self.start_scenario(self._scenario_source, progress)
-            return
-        await asyncio.to_thread(self._open_live, progress, rebuild=True)
-        self.status = self.status.with_(customer=self.customer)
-        self.events.clear()
-
-    def new_conversation(self) -> None:
-        super().new_conversation()
-        if self._session is not None:
-            self._session.new_conversation()
-            self.status = self.status.with_(customer=self._session.customer)
-        if self._scenario is not None:
-            self._next_turn = 0  # the scenario starts over (on the same database copy)
-
-    def set_guard(self, on: bool) -> None:
-        super().set_guard(on)
-        if self._session is not None:
-            self._session.toolbox.guard = on
-
-    def set_customer(self, customer: str | None) -> None:
-        self.customer = customer
-        self.status = self.status.with_(customer=customer)
-        self.events.clear()
-        if self._session is not None:
-            self._session.new_conversation(customer=customer)
-
-    # -- saving -----------------------------------------------------------------
-    def save_scenario(self, path: Path) -> Path:
-        from airline_agent.scenarios.dbdiff import diff_databases
-        from airline_agent.scenarios.live import sqlite_file
-        from airline_agent.scenarios.model import ScenarioSettings
-        from airline_agent.scenarios.provenance import DatasetMatch, match_dataset
-        from airline_agent.scenarios.recorder import record_scenario, save_scenario
-
-        # Under "ask" the recorder writes each answer: the most frequent as the default.
-        approval = "ask-accept" if self.status.approval == "ask" else self.status.approval
-        # What changed: offline against the scenario's pristine copy, live against the
-        # copy taken when the conversation began (none: the final database is unchecked).
-        changes = None
-        if self._scenario is not None:
-            origin = DatasetMatch(self._scenario.dataset, 0)
-            if self._pristine is not None and self._copy is not None:
-                changes = diff_databases(self._pristine, self._copy)
-        else:
-            origin = match_dataset(self._start)
-            current = sqlite_file(self._database.engine.url) if self._database else None
-            if self._start is not None and current is not None:
-                changes = diff_databases(self._start, current)
-        name = _slug(path.stem)
-        scenario = record_scenario(
-            self.events,
-            name=name,
-            description=origin.describe(f"Recorded in the TUI ({self.status.source})."),
-            dataset=origin.dataset,
-            customer=self.customer if self._scenario is None else self._scenario.customer,
-            settings=ScenarioSettings(
-                guard=self.status.guard,
-                approval=approval,  # type: ignore[arg-type]
-                max_tool_calls=self.settings.max_tool_calls,
-                model=self._session.model if self._session else "scripted",
-                now=self.status.clock,
-            ),
-            changes=changes,
-        )
-        saved = save_scenario(scenario, path)
-        if origin.warning:
-            self.warn(f"{saved.name}: {origin.warning}.")
-        return saved
-
-    def save_transcript(self, directory: Path) -> list[Path]:
-        from airline_agent.scenarios.transcript import write_transcript
-
-        name = _slug(self.scenario_name or "conversation")
-        secrets = [self.secret] if self.secret else []
-        return list(write_transcript(self.events, directory, name, secrets))
-
-
-def _slug(text: str) -> str:
-    import re
-
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug or "conversation"
+    def close(self) -> None:
+        """Every run's database closed, every scratch copy removed."""
+        for run in (self.run, self._live):
+            if run is not None:
+                run.close()
 
 
 def _is_pending(settings: object) -> bool:

@@ -11,9 +11,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from airline_agent.agent.events import (
-    AgentEvent,
     ApprovalRequested,
     AssistantMessage,
+    CustomerBound,
     ErrorOccurred,
     GroundingWarning,
     LimitReached,
@@ -24,6 +24,8 @@ from airline_agent.agent.events import (
     TurnStarted,
 )
 from airline_agent.tui.formatting import call_signature, first_line, fold, pretty_json
+from airline_agent.tui.run import ScenarioDiverged, ShownEvent
+from airline_agent.tui.session_state import CustomerBinding
 
 EntryProducer = Literal["developer", "customer", "model", "framework", "api"]
 RESULT_LINES = 6  # a tool result longer than this is folded; the details show it whole
@@ -51,7 +53,7 @@ class TraceBuilder:
     def new_conversation(self) -> None:
         self._developer_shown = False
 
-    def feed(self, event: AgentEvent) -> list[TraceEntry]:
+    def feed(self, event: ShownEvent) -> list[TraceEntry]:
         match event:
             case TurnStarted(turn=turn, user_text=text):
                 self._turn = turn
@@ -69,6 +71,17 @@ class TraceBuilder:
                 return [self._model(message)]
             case ToolFinished() as finished:
                 return [self._tool(finished)]
+            case CustomerBound(customer=customer, call_id=call_id, tool=tool):
+                how = CustomerBinding("stated", tool).describe()
+                return [
+                    TraceEntry(
+                        "framework",
+                        f"customer bound: {customer} — {how}",
+                        details={"customer": customer, "call_id": call_id, "tool": tool},
+                    )
+                ]
+            case ScenarioDiverged() as diverged:
+                return [self._diverged(diverged)]
             case ApprovalRequested(request=request, calls=calls):
                 names = ", ".join(call.name for call in calls)
                 return [
@@ -150,6 +163,16 @@ class TraceBuilder:
                     )
                 ]
         return []
+
+    @staticmethod
+    def _diverged(diverged: ScenarioDiverged) -> TraceEntry:
+        return TraceEntry(
+            "framework",
+            diverged.summary(),
+            body=diverged.where + "\n" + "\n".join(diverged.findings),
+            error=True,
+            details={"where": diverged.where, "findings": list(diverged.findings)},
+        )
 
     def _developer(self, sent: RequestSent) -> list[TraceEntry]:
         if self._developer_shown:

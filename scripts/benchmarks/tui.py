@@ -165,7 +165,7 @@ class _KeyProbe:
             shown = status is not None and (
                 status in screen._dirty_widgets or screen in screen._dirty_widgets
             )
-            if shown and app.controller.status.guard == self.expected:
+            if shown and app.controller.state.guard == self.expected:
                 self.latencies.append((time.perf_counter() - self.pressed) * 1000)
                 self.pressed = None
 
@@ -174,7 +174,7 @@ class _KeyProbe:
     def press(self) -> None:
         from textual import events
 
-        self.expected = not self.app.controller.status.guard
+        self.expected = not self.app.controller.state.guard
         self.pressed = time.perf_counter()
         self.app.post_message(events.Key("g", "g"))
 

@@ -29,7 +29,8 @@ from airline_agent.agent.events import (
 )
 from airline_agent.tools.outcome import RowChange
 from airline_agent.tui.controller import ScenarioChoice, SessionController
-from airline_agent.tui.widgets.status_bar import SessionStatus
+from airline_agent.tui.run import Run
+from airline_agent.tui.session_state import DatabaseOrigin, SessionState
 
 SYSTEM = "You are the airline's customer-service agent. Today is 2024-05-15 15:00 EST."
 TOOLS = [
@@ -212,49 +213,40 @@ def _chunks(text: str, size: int = 24) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-STATUS = SessionStatus(
-    source="scenario: cancel-ehglp3",
-    customer="emma_kim_9957",
-    database="fresh sample copy",
-    guard=True,
-    approval="auto",
-    clock="2024-05-15T15:00:00",
-)
+def pinned_state() -> SessionState:
+    """The status line's values, pinned (the snapshots show them)."""
+    return SessionState(
+        source="scenario: cancel-ehglp3",
+        customer="emma_kim_9957",
+        origin=DatabaseOrigin.scenario("sample"),  # "fresh sample copy"
+        guard=True,
+        approval="auto",
+        clock="2024-05-15T15:00:00",
+    )
 
 
-class EventController(SessionController):
-    """Plays prepared turns of events; `gate` (if set) holds a turn until released."""
+class EventRun(Run):
+    """Plays prepared turns of events; `gate` (if set) holds a turn until released.
+
+    Only where the events come from is made up: the run's bookkeeping (the events kept,
+    a cancelled turn recorded) is the real `Run`'s."""
 
     def __init__(
-        self,
-        turns: list[tuple[str, list[AgentEvent]]],
-        *,
-        mode: str = "offline",
-        status: SessionStatus = STATUS,
+        self, state: SessionState, turns: list[tuple[str, list[AgentEvent]]], mode: str
     ) -> None:
-        super().__init__(status)
-        self.mode = mode  # type: ignore[assignment]
+        super().__init__(state)
+        self.mode = mode  # type: ignore[misc]
         self.turns = turns
+        self.name = "cancel-ehglp3"
         self.position = 0
-        self.scenario_name = "cancel-ehglp3"
         self.gate: asyncio.Event | None = None
         self.received: list[str] = []
         self.cancelled = False
-        self.resets = 0
         self.approvals: list[ApprovalRequested] = []
 
-    def scenario_choices(self) -> list[ScenarioChoice]:
-        return [
-            ScenarioChoice(
-                "cancel-ehglp3", "The customer asks to cancel EHGLP3; policy says no.", 1
-            ),
-            ScenarioChoice("book-with-bags", "A booking with free and paid bags.", 3),
-        ]
-
-    async def start_scenario(self, name, progress=None) -> None:
-        self.scenario_name = name
-        self.position = 0
-        self.status = self.status.with_(source=f"scenario: {name}")
+    @property
+    def scenario_name(self) -> str:
+        return self.name
 
     def next_customer_message(self) -> str | None:
         if self.position >= len(self.turns):
@@ -265,7 +257,7 @@ class EventController(SessionController):
     def steps_left(self) -> int:
         return len(self.turns) - self.position
 
-    async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
+    async def _turn_events(self, text: str) -> AsyncIterator[AgentEvent]:  # type: ignore[override]
         self.received.append(text)
         events = self.turns[self.position][1] if self.position < len(self.turns) else []
         self.position += 1
@@ -277,7 +269,6 @@ class EventController(SessionController):
                     self.approvals.append(event)
                 if self.gate is not None and isinstance(event, AssistantMessage):
                     await self.gate.wait()
-                self.events.append(event)
                 yield event
                 if isinstance(event, ApprovalRequested):
                     await event.decision
@@ -285,8 +276,69 @@ class EventController(SessionController):
             self.cancelled = True
             raise
 
-    async def reset_database(self, progress=None) -> None:
+
+class EventController(SessionController):
+    """A session whose run plays prepared events (`EventRun`); what the run records is
+    read through the controller, as the app reads it."""
+
+    def __init__(
+        self,
+        turns: list[tuple[str, list[AgentEvent]]],
+        *,
+        mode: str = "offline",
+        state: SessionState | None = None,
+    ) -> None:
+        super().__init__(state or pinned_state())
+        self.fake = EventRun(self.state, turns, mode)
+        self.run = self.fake
+        self.resets = 0
+
+    # What the fake run saw, for the tests' assertions.
+    @property
+    def turns(self) -> list[tuple[str, list[AgentEvent]]]:
+        return self.fake.turns
+
+    @property
+    def position(self) -> int:
+        return self.fake.position
+
+    @property
+    def received(self) -> list[str]:
+        return self.fake.received
+
+    @property
+    def cancelled(self) -> bool:
+        return self.fake.cancelled
+
+    @property
+    def approvals(self) -> list[ApprovalRequested]:
+        return self.fake.approvals
+
+    @property
+    def gate(self) -> asyncio.Event | None:
+        return self.fake.gate
+
+    @gate.setter
+    def gate(self, gate: asyncio.Event | None) -> None:
+        self.fake.gate = gate
+
+    def scenario_choices(self) -> list[ScenarioChoice]:
+        return [
+            ScenarioChoice(
+                "cancel-ehglp3", "The customer asks to cancel EHGLP3; policy says no.", 1
+            ),
+            ScenarioChoice("book-with-bags", "A booking with free and paid bags.", 3),
+        ]
+
+    async def start_scenario(self, name, progress=None) -> str:
+        self.fake.name = name
+        self.fake.position = 0
+        self.state.update(source=f"scenario: {name}")
+        return f"{name} sets guard on."
+
+    async def restart_scenario(self, progress=None) -> None:
         self.resets += 1
+        self.fake.position = 0
         if progress:
             progress("flights", 1, 2)
 

@@ -53,7 +53,7 @@ async def test_playback_answers_each_write_and_the_saved_scenario_replays(
             events += [event async for event in controller.run_turn(message)]
         saved = controller.save_scenario(tmp_path / "saved.yaml")
     finally:
-        controller._close()
+        controller.close()
 
     [asked] = [e for e in events if isinstance(e, ApprovalRequested)]
     answers = asked.decision.result().approved

@@ -63,7 +63,7 @@ async def test_a_conversation_on_the_pristine_sample_is_saved_as_sample_with_its
         await _turn(controller, chat_server, CANCEL, "Cancel GWL0HE, my plans changed.")
         saved = controller.save_scenario(tmp_path / "pristine.yaml")
     finally:
-        controller._close()
+        controller.close()
 
     assert warnings == []
     body = yaml.safe_load(saved.read_text())
@@ -90,7 +90,7 @@ async def test_a_conversation_begun_on_a_changed_sample_is_saved_with_a_warning(
         await _turn(controller, chat_server, LOOKUP, "Is GWL0HE cancelled?")
         saved = controller.save_scenario(tmp_path / "changed.yaml")
     finally:
-        controller._close()
+        controller.close()
 
     assert differing >= 1
     [warning] = warnings

@@ -194,7 +194,7 @@ async def test_guard_toggle_shows_in_the_status_line() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot, app)
         await pilot.press("g")
-        assert app.controller.status.guard is False
+        assert app.controller.state.guard is False
         assert "guard OFF" in str(app.main.query_one("#status").render())
 
 

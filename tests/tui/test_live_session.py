@@ -130,7 +130,7 @@ async def test_switching_customer_shows_them_and_acts_for_them(
         await wait_until(pilot, lambda: not isinstance(app.screen, PromptScreen))
         status = Text.from_markup(str(app.main.query_one("#status").render())).plain
         assert "customer noah_garcia_7579" in status
-        assert controller._session.conversation.customer == "noah_garcia_7579"
+        assert controller.run.session.conversation.customer == "noah_garcia_7579"
         await _say(pilot, app, chat_server, "Cancel EHGLP3.", requests=2)
         trace = app.main.query_one(TracePane)
         await wait_until(

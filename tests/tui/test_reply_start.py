@@ -7,7 +7,6 @@ import pytest
 
 from airline_agent.agent.events import AssistantMessage, TextDelta, TurnStarted
 from airline_agent.tui.app import AirlineApp
-from airline_agent.tui.screens import main as main_screen
 from airline_agent.tui.widgets.chat_message import ChatMessage
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from tests.tui.helpers import close_the_library, wait_until
@@ -22,12 +21,9 @@ async def _main_screen(pilot) -> ChatPane:
 
 
 def _feed(app: AirlineApp, *events: object) -> None:
-    """Events as the turn worker hands them to the screen."""
-    main = app.main
-    main._backlog.extend(events)  # type: ignore[arg-type]
-    if not main._flush_posted:
-        main._flush_posted = True
-        main.call_after_refresh(main._show_backlog)
+    """Events as the turn worker hands them to the screen's scheduler."""
+    for event in events:
+        app.main.scheduler.put_nowait(event)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -44,12 +40,12 @@ def streamed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 async def test_a_reply_whose_end_comes_within_the_wait_is_shown_whole(
-    monkeypatch: pytest.MonkeyPatch, streamed: list[str]
+    streamed: list[str],
 ) -> None:
-    monkeypatch.setattr(main_screen, "FIRST_TEXT_WAIT", 30.0)  # longer than the test
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
         chat = await _main_screen(pilot)
+        app.main.scheduler.first_text_wait = 30.0  # longer than the test
         _feed(app, TurnStarted(1, "Hello?"), TextDelta(1, "Hello, how "))
         await wait_until(pilot, lambda: len(chat.messages()) == 1)
         await pilot.pause(0.2)
@@ -62,12 +58,12 @@ async def test_a_reply_whose_end_comes_within_the_wait_is_shown_whole(
 
 
 async def test_a_reply_whose_end_does_not_come_streams_after_the_wait(
-    monkeypatch: pytest.MonkeyPatch, streamed: list[str]
+    streamed: list[str],
 ) -> None:
-    monkeypatch.setattr(main_screen, "FIRST_TEXT_WAIT", 0.05)
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
         chat = await _main_screen(pilot)
+        app.main.scheduler.first_text_wait = 0.05
         _feed(app, TurnStarted(1, "Hello?"), TextDelta(1, "Hello, how "))
         await wait_until(pilot, lambda: len(chat.messages()) == 2)
         assert streamed == ["Hello, how "]

@@ -17,8 +17,13 @@ from textual.widgets.option_list import Option
 
 from airline_agent.tui.controller import ScenarioChoice
 
+# The option that keeps (or brings back) the live chat: no scenario's name can be it.
+LIVE_CHAT = "__live_chat__"
+
 
 class ScenarioPicker(ModalScreen[str | None]):
+    """Dismisses with the chosen scenario's name, `LIVE_CHAT`, or None (closed)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Close")]
 
     class LibraryShown(Message):
@@ -30,6 +35,7 @@ class ScenarioPicker(ModalScreen[str | None]):
         *,
         quick: Callable[[], list[ScenarioChoice] | None] | None = None,
         offline_reason: str = "",
+        live_chat: str | None = None,
     ) -> None:
         super().__init__()
         # `quick` lists the library as its files say (libyaml, no pydantic: tens of
@@ -40,6 +46,9 @@ class ScenarioPicker(ModalScreen[str | None]):
         self.choices: list[ScenarioChoice] = [] if callable(choices) else choices
         self.loaded = not callable(choices)  # the library is listed (quick or validated)
         self.offline_reason = offline_reason
+        # Live: the first option, highlighted, stays in (or goes back to) the live chat,
+        # so that only a deliberate choice leaves it for a scripted scenario.
+        self.live_chat = live_chat
 
     def compose(self) -> ComposeResult:
         if not self.loaded and self._quick is not None:
@@ -56,6 +65,8 @@ class ScenarioPicker(ModalScreen[str | None]):
         if not self.loaded:
             return [Option("Loading the scenario library…", disabled=True)]
         options = []
+        if self.live_chat:
+            options.append(Option(Text(self.live_chat, style="bold"), id=LIVE_CHAT))
         for choice in self.choices:
             prompt = Text()
             prompt.append(choice.name, style="bold red" if choice.problem else "bold")
@@ -101,10 +112,13 @@ class ScenarioPicker(ModalScreen[str | None]):
         """The entry highlighted before, or the first usable one; the list has the focus."""
         options = self.query_one(OptionList)
         usable = [c.name for c in self.choices if not c.problem]
+        if self.live_chat:
+            usable.insert(0, LIVE_CHAT)
         if kept in usable:
             options.highlighted = options.get_option_index(kept)
         else:
-            options.highlighted = 0 if self.choices and not self.choices[0].problem else None
+            first = options.get_option_at_index(0) if options.option_count else None
+            options.highlighted = 0 if first is not None and not first.disabled else None
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -17,7 +17,6 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from airline_agent.agent.events import (
-    AgentEvent,
     AssistantMessage,
     ErrorOccurred,
     GroundingWarning,
@@ -27,6 +26,7 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from airline_agent.tui.run import ScenarioDiverged, ShownEvent
 from airline_agent.tui.widgets.chat_input import ChatInput
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ class ChatPane(Vertical):
             self._reply = await self.add_message("agent", "")
         return self._reply
 
-    async def show(self, event: AgentEvent) -> None:
+    async def show(self, event: ShownEvent) -> None:
         match event:
             case TurnStarted(user_text=text):
                 self._reply = None
@@ -166,6 +166,12 @@ class ChatPane(Vertical):
                 await self.add_message("notice", f"⚠ {text}")
             case ErrorOccurred(message=text, hint=hint):
                 await self.add_message("error", text + (f"\n\n{hint}" if hint else ""))
+            case ScenarioDiverged() as diverged:
+                await self.add_message(
+                    "notice",
+                    f"⚠ This playback {diverged.summary()} ({diverged.where}); what the "
+                    "scripted agent says next may not match what happened.",
+                )
             case TurnFinished(reason="cancelled"):
                 await self.turn_cancelled()
             case TurnFinished():

@@ -1,43 +1,37 @@
-"""The line at the top: what is running, for whom, on which data, under which rules."""
+"""The line at the top: what is running, for whom, on which data, under which rules.
+
+It renders the session's state (session_state.py) and keeps none of it: it subscribes
+to the state and repaints when told of a change.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from textual.reactive import reactive
 from textual.widgets import Static
 
-
-@dataclass(frozen=True)
-class SessionStatus:
-    source: str  # "model: gpt-4o-mini @ api.openai.com" or "scenario: cancel EHGLP3"
-    customer: str | None
-    database: str
-    guard: bool
-    approval: str
-    clock: str
-    busy: str = ""  # "", "thinking…", "seeding database…"
-
-    def with_(self, **changes: object) -> SessionStatus:
-        return replace(self, **changes)
+if TYPE_CHECKING:
+    from airline_agent.tui.session_state import SessionState
 
 
 class StatusBar(Static):
-    status: reactive[SessionStatus | None] = reactive(None)
+    def __init__(self, state: SessionState | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._state = state
+
+    def on_mount(self) -> None:
+        if self._state is not None:
+            self._state.subscribe(self._state_changed)
+
+    def on_unmount(self) -> None:
+        if self._state is not None:
+            self._state.unsubscribe(self._state_changed)
+
+    def _state_changed(self) -> None:
+        # One line, same height: no layout of the screen for a new value.
+        self.refresh(layout=False)
 
     def render(self) -> str:
-        status = self.status
-        if status is None:
+        if self._state is None:
             return "starting…"
-        guard = "[b green]guard on[/]" if status.guard else "[b red]guard OFF[/]"
-        parts = [
-            f"[b]{status.source}[/b]",
-            f"customer [b]{status.customer or 'not identified'}[/b]",
-            f"db {status.database}",
-            guard,
-            f"approval {status.approval}",
-            f"clock {status.clock}",
-        ]
-        if status.busy:
-            parts.append(f"[b yellow]{status.busy}[/]")
-        return " │ ".join(parts)
+        return " │ ".join(self._state.status_parts())

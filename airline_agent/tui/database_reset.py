@@ -1,0 +1,160 @@
+"""`r` in live mode: the user's database put back exactly as it was built, after saying
+what would be lost.
+
+The database records how it was built (the generator's seed and scale, or the τ² import);
+a reset builds that again in a scratch file, counts the records that differ from the
+database as it is now (`dbdiff.diff_databases`: what the reset would lose), and only
+after the user said yes copies the scratch build over the database. A database that
+cannot be rebuilt as built (a τ² import whose file was not recorded or has changed, an
+unknown build) goes back instead to the copy taken when the app opened it.
+
+Everything here is slow (a build takes a second or more): the callers run it in a thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from airline_agent.domain.db import Database
+    from airline_agent.scenarios.dbdiff import RecordChange
+    from airline_agent.tui.run import Progress
+
+SHOWN_CHANGES = 5  # records named in the question; the rest counted
+
+# -- How the database was built ---------------------------------------------------------
+# A seam for the domain's provenance record (branch `domain`: a `provenance` fact in
+# `meta` and `provisioning.rebuild_as_built`); until it lands, what the database already
+# records: the `source` fact, "sample seed=N scale=K" or "tau2".
+
+BuildKind = Literal["sample", "tau2", "unknown"]
+
+
+@dataclass(frozen=True)
+class BuiltAs:
+    """What a database was built from, as it records it."""
+
+    kind: BuildKind
+    seed: int | None = None
+    scale: int | None = None
+
+    def describe(self) -> str:
+        if self.kind == "sample":
+            scale = "" if self.scale == 1 else f", scale {self.scale}"
+            return f"the sample (seed {self.seed}{scale})"
+        if self.kind == "tau2":
+            return "a τ² import"
+        return "an unknown build"
+
+    def why_not_rebuildable(self) -> str | None:
+        """None when the build can be repeated exactly; else why not, in words."""
+        if self.kind == "sample":
+            return None
+        if self.kind == "tau2":
+            return "it was imported from τ² data whose file it does not record"
+        return "the database does not record how it was built"
+
+
+def built_as(database: Database) -> BuiltAs:
+    import re
+
+    source = database.meta().get("source", "")
+    matched = re.fullmatch(r"sample seed=(-?\d+) scale=(\d+)", source)
+    if matched:
+        return BuiltAs("sample", int(matched[1]), int(matched[2]))
+    return BuiltAs("tau2") if source == "tau2" else BuiltAs("unknown")
+
+
+def build_as_built(built: BuiltAs, location: Path, progress: Progress | None = None) -> None:
+    """A new database at `location`, built exactly as `built` says (it must be rebuildable)."""
+    from airline_agent.stack import open_database
+
+    assert built.kind == "sample" and built.seed is not None and built.scale is not None
+    open_database(
+        location, rebuild=True, seed=built.seed, scale=built.scale, progress=progress
+    ).close()
+
+
+# -- The reset ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResetPlan:
+    """What a reset would do, worked out before asking: the database it would change,
+    what it would put back (and the file holding exactly that), and what would be lost."""
+
+    location: Path  # the user's database file
+    restores: str  # "the sample (seed 7) it was built as", "the copy taken when …"
+    replacement: Path  # a scratch file holding what the reset puts back
+    changes: tuple[RecordChange, ...]  # the records that differ now: lost by the reset
+    not_as_built: str | None = None  # why it is not rebuilt as built (the copy instead)
+
+    @property
+    def differing(self) -> int:
+        return len(self.changes)
+
+    def question(self) -> str:
+        records = "record differs" if self.differing == 1 else "records differ"
+        return (
+            f"Reset {self.location} to {self.restores}? {self.differing} {records} "
+            "and would be lost."
+        )
+
+    def details(self) -> str:
+        """The records that would be lost (the first few), and what else the reset does."""
+        lines = [f"{change.kind} {change.key}: {_change_words(change)}" for change in self.changes]
+        if len(lines) > SHOWN_CHANGES:
+            lines = [*lines[:SHOWN_CHANGES], f"… and {len(lines) - SHOWN_CHANGES} more"]
+        if self.not_as_built:
+            lines.append(f"Not rebuilt as built: {self.not_as_built}.")
+        lines.append("The conversation starts anew.")
+        return "\n".join(lines)
+
+
+def plan_reset(
+    database_file: Path,
+    built: BuiltAs,
+    opened_copy: Path | None,
+    scratch: Path,
+    progress: Progress | None = None,
+) -> ResetPlan:
+    """Build what the reset would put back in `scratch` (or take the copy from opening)
+    and compare it with the database as it is now."""
+    from airline_agent.scenarios.dbdiff import diff_databases
+    from airline_agent.scenarios.live import copy_sqlite
+
+    why_not = built.why_not_rebuildable()
+    if why_not is None:
+        build_as_built(built, scratch, progress)
+        restores = f"{built.describe()} it was built as"
+    elif opened_copy is not None:
+        copy_sqlite(opened_copy, scratch)
+        restores = "the copy taken when the app opened it"
+    else:
+        raise RuntimeError(f"{database_file} cannot be reset: {why_not}, and no copy was taken")
+    changes = tuple(diff_databases(scratch, database_file))
+    return ResetPlan(database_file, restores, scratch, changes, why_not)
+
+
+def apply_reset(plan: ResetPlan) -> None:
+    """The database becomes the plan's replacement (the caller has closed it)."""
+    from airline_agent.scenarios.live import copy_sqlite
+
+    copy_sqlite(plan.replacement, plan.location)  # SQLite's backup API: whole, atomic
+
+
+def discard(plan: ResetPlan) -> None:
+    from airline_agent.scenarios import datasets
+
+    datasets.discard(plan.replacement)
+
+
+def _change_words(change: RecordChange) -> str:
+    if change.created:
+        return "would be removed (created since)"
+    if change.removed:
+        return "would come back (removed since)"
+    fields = ", ".join(change.paths[:3]) + (" …" if len(change.paths) > 3 else "")
+    return f"{fields} would change back"

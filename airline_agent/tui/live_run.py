@@ -1,0 +1,169 @@
+"""The live run: the agent over an OpenAI-compatible server, on the user's database.
+
+Opened in a thread (opening, and building the sample on first start, take time): the
+stack comes from `airline_agent.stack.live_stack`; what the database records of how it
+was built goes into the session's state (the status line, and what `r` restores). A
+database that cannot be rebuilt as built is copied as it is opened, so that `r` can put
+that copy back. Each conversation copies the database as it begins, so that a saved
+conversation knows what it changed and which dataset it replays on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from airline_agent.tui.database_reset import BuiltAs, ResetPlan
+from airline_agent.tui.run import Progress, Run
+from airline_agent.tui.session_state import DatabaseOrigin, SessionState
+
+if TYPE_CHECKING:
+    from airline_agent.agent.backends import ChatBackend
+    from airline_agent.config import Settings
+
+
+class LiveRun(Run):
+    mode = "live"
+
+    def __init__(self, state: SessionState, settings: Settings) -> None:
+        super().__init__(state)
+        self.settings = settings
+        self.built: BuiltAs | None = None  # how the database was built, once it is open
+        self.problem: str | None = None  # why the session could not be opened
+        self._opened_copy: Path | None = None  # the database as opened (not rebuildable)
+        self._start: Path | None = None  # the database as the conversation began
+        self._backend: ChatBackend | None = None  # kept across a reset (its client)
+
+    @property
+    def ready(self) -> bool:
+        return self.stack is not None
+
+    # -- opening ------------------------------------------------------------------------
+    def open(self, progress: Progress | None = None) -> DatabaseOrigin:
+        """Open (and build, on first start) the database and the stack (in a thread);
+        what the database is, for the state (changed on the UI's loop, not here)."""
+        from airline_agent.stack import open_database
+
+        try:
+            database = open_database(self.settings.db, progress=progress)
+        except Exception as error:
+            self.problem = str(error)
+            raise
+        self.problem = None
+        self._open_stack(database)
+        built = self._remember_how_built()
+        return DatabaseOrigin.user(self.settings.db, built=built.describe())
+
+    def _open_stack(self, database: object) -> None:
+        from airline_agent.stack import live_stack
+
+        self.stack = live_stack(
+            self.settings,
+            customer=self.state.customer,
+            guard=self.state.guard,
+            database=database,  # type: ignore[arg-type]
+            backend=self._backend,
+        )
+        self._backend = self.stack.backend
+
+    def _remember_how_built(self) -> BuiltAs:
+        from airline_agent.scenarios import datasets
+        from airline_agent.scenarios.live import copy_sqlite
+        from airline_agent.tui.database_reset import built_as
+
+        assert self.stack is not None
+        self.built = built_as(self.stack.database)
+        location = self.database_file()
+        if self.built.why_not_rebuildable() is not None and location is not None:
+            self._opened_copy = datasets.scratch_dir() / f"live-opened-{id(self)}.db"
+            copy_sqlite(location, self._opened_copy)
+        return self.built
+
+    def database_file(self) -> Path | None:
+        from airline_agent.scenarios.live import sqlite_file
+
+        if self.stack is None:
+            return None
+        return sqlite_file(self.stack.database.engine.url)
+
+    # -- turns --------------------------------------------------------------------------
+    async def _before_turn(self) -> None:
+        if not self.events:  # the conversation begins: copy the database as it is
+            await asyncio.to_thread(self._copy_start)
+
+    def _copy_start(self) -> None:
+        """Copy the live database as this conversation begins (a few milliseconds)."""
+        from airline_agent.scenarios import datasets
+        from airline_agent.scenarios.live import copy_sqlite
+
+        source = self.database_file()
+        if source is None:
+            self._start = None
+            return
+        self._start = datasets.scratch_dir() / f"live-start-{id(self)}.db"
+        copy_sqlite(source, self._start)
+
+    # -- reset --------------------------------------------------------------------------
+    def plan_reset(self, progress: Progress | None = None) -> ResetPlan:
+        """What `r` would put back and lose (slow: a thread). Raises ValueError with a
+        sentence when the database cannot be reset from here."""
+        from airline_agent.scenarios import datasets
+        from airline_agent.tui.database_reset import plan_reset
+
+        current = self.database_file()
+        if current is None or self.built is None:
+            raise ValueError(
+                f"{self.settings.db} is not a SQLite file: rebuild it with "
+                f"`airline-agent seed --db {self.settings.db} --force`"
+            )
+        scratch = datasets.scratch_dir() / f"reset-{id(self)}.db"
+        datasets.discard(scratch)
+        return plan_reset(current, self.built, self._opened_copy, scratch, progress)
+
+    def apply_reset(self, plan: ResetPlan) -> None:
+        """Put the plan's database in place and reopen the stack (a thread)."""
+        from airline_agent.stack import open_existing_database
+        from airline_agent.tui.database_reset import apply_reset, discard
+
+        self.close()
+        try:
+            apply_reset(plan)
+        finally:
+            discard(plan)
+            self._open_stack(open_existing_database(plan.location))
+        self.events.clear()
+
+    # -- saving -------------------------------------------------------------------------
+    def save_scenario(self, path: Path) -> tuple[Path, str | None]:
+        """Saved, and a warning when its replay may drift (the start was not pristine)."""
+        from airline_agent.scenarios.dbdiff import diff_databases
+        from airline_agent.scenarios.model import ScenarioSettings
+        from airline_agent.scenarios.provenance import match_dataset
+        from airline_agent.scenarios.recorder import record_scenario, save_scenario
+        from airline_agent.tui.run import slug
+
+        state = self.state
+        # Under "ask" the recorder writes each answer: the most frequent as the default.
+        approval = "ask-accept" if state.approval == "ask" else state.approval
+        origin = match_dataset(self._start)
+        current = self.database_file()
+        changes = None
+        if self._start is not None and current is not None:
+            changes = diff_databases(self._start, current)
+        scenario = record_scenario(
+            self.events,
+            name=slug(path.stem),
+            description=origin.describe(f"Recorded in the TUI ({state.source})."),
+            dataset=origin.dataset,
+            customer=self.session.customer if self.session else state.customer,
+            settings=ScenarioSettings(
+                guard=state.guard,
+                approval=approval,  # type: ignore[arg-type]
+                max_tool_calls=self.settings.max_tool_calls,
+                model=self.session.model if self.session else "scripted",
+                now=state.clock,
+            ),
+            changes=changes,
+        )
+        return save_scenario(scenario, path), origin.warning

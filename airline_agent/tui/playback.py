@@ -1,0 +1,216 @@
+"""A scenario played in the TUI: the real loop and tools on a fresh copy of the
+scenario's dataset (as `replay` does), the model's answers from the file, turn by turn.
+
+The playback watches what the tools give against what the scenario expects and recorded
+(scenarios/checks.py, the checks `replay` makes): a result that no longer matches — the
+user switched the guard off, say, and a refused write now succeeds — is said where it
+happens, as a `ScenarioDiverged` after the tool call (the trace, the chat) and in the
+status line, since the scripted replies that follow may then tell something that did
+not happen.
+
+Choosing a scenario applies its settings (guard, approval, clock, customer) to the
+session's state; `apply_settings` says in words what it set and what it changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from airline_agent.agent.events import AgentEvent, ToolFinished, TurnFinished, TurnStarted
+from airline_agent.tui.run import Run, ScenarioDiverged
+from airline_agent.tui.session_state import DatabaseOrigin, SessionState
+
+if TYPE_CHECKING:
+    from airline_agent.scenarios.checks import Finding
+    from airline_agent.scenarios.model import Scenario
+    from airline_agent.scenarios.script import ScenarioScript
+
+
+# Approval policies a user can choose (live) or a scenario sets; anything else in the state
+# (offline before any scenario: "scenario") is no one's choice.
+APPROVALS = ("ask", "auto", "deny", "ask-accept", "ask-decline")
+
+
+class ScenarioPlayback(Run):
+    mode = "offline"
+
+    def __init__(self, state: SessionState, scenario: Scenario, *, default_clock: str) -> None:
+        super().__init__(state)
+        self.scenario = scenario
+        self.default_clock = default_clock
+        self.script: ScenarioScript | None = None
+        self.next_turn = 0  # turns loaded so far (the one playing is `next_turn`)
+        self.divergences: list[ScenarioDiverged] = []
+        self._copy: Path | None = None  # this play's private database file
+        self._pristine: Path | None = None  # the dataset it was copied from
+        self._this_turn: list[AgentEvent] = []
+        self._reported: set[Finding] = set()
+
+    @property
+    def scenario_name(self) -> str:
+        return self.scenario.name
+
+    @property
+    def steps_left(self) -> int:
+        return len(self.scenario.turns) - self.next_turn
+
+    # -- opening ------------------------------------------------------------------------
+    def open(self) -> None:
+        """A fresh copy of the dataset and the scenario's stack over it (slow: a thread)."""
+        from airline_agent.scenarios import datasets
+        from airline_agent.scenarios.script import ScenarioScript
+        from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
+
+        self.close()
+        self._copy, self._pristine = datasets.fresh_copy(self.scenario.dataset, self.scenario.name)
+        # Streamed: scripted text still arrives as deltas, as a live reply would.
+        self.stack = scenario_stack(self.scenario, open_existing_database(self._copy), stream=True)
+        # Offline, the scenario answers approval questions (no modal), call by call.
+        self.script = ScenarioScript(self.scenario, scripted_backend(self.stack))
+        self._start_over()
+
+    def apply_settings(self) -> str:
+        """The scenario's settings become the session's; what it set, in words, and what
+        of the user's own choice it changed ("guard on (was OFF)")."""
+        settings, state = self.scenario.settings, self.state
+        clock = settings.now or self.default_clock
+        chosen_approval = state.approval if state.approval in APPROVALS else None
+        said = [
+            _setting("guard", _on(settings.guard), _on(state.guard)),
+            _setting("approval", settings.approval, chosen_approval),
+            _setting("customer", self.scenario.customer or "not identified", state.customer),
+            _setting("clock", clock, state.clock),
+        ]
+        state.scenario_guard = settings.guard
+        state.update(
+            source=f"scenario: {self.scenario.name}",
+            origin=DatabaseOrigin.scenario(self.scenario.dataset),
+            guard=settings.guard,
+            approval=settings.approval,
+            clock=clock,
+        )
+        state.act_for(self.scenario.customer)
+        return f"{self.scenario.name} sets " + ", ".join(said) + "."
+
+    def close(self) -> None:
+        super().close()
+        self.script = None
+        if self._copy is not None:
+            from airline_agent.scenarios import datasets
+
+            datasets.discard(self._copy)
+            self._copy = None
+
+    # -- turns --------------------------------------------------------------------------
+    def next_customer_message(self) -> str | None:
+        if self.script is None or self.next_turn >= len(self.scenario.turns):
+            return None
+        turn = self.scenario.turns[self.next_turn]
+        self.next_turn += 1
+        self.script.load(turn)
+        return turn.customer
+
+    def new_conversation(self) -> None:
+        super().new_conversation()
+        self._start_over()  # the scenario starts over (on the same database copy)
+
+    def _start_over(self) -> None:
+        self.next_turn = 0
+        self.divergences.clear()
+        self._reported.clear()
+        self._this_turn = []
+        self.state.diverged(None)
+
+    def _observe(self, event: AgentEvent) -> list[ScenarioDiverged]:
+        if self.script is not None:
+            self.script.answer(event)  # an approval question gets the scenario's answer
+        if isinstance(event, TurnStarted):
+            self._this_turn = []
+        self._this_turn.append(event)
+        if not 0 < self.next_turn <= len(self.scenario.turns):
+            return []
+        if isinstance(event, ToolFinished):
+            return self._check_call(event)
+        if isinstance(event, TurnFinished):
+            return self._check_turn()
+        return []
+
+    def _check_call(self, event: ToolFinished) -> list[ScenarioDiverged]:
+        from airline_agent.scenarios.checks import call_where, check_call
+
+        checks = self.scenario.turns[self.next_turn - 1].expect.calls or []
+        index = sum(isinstance(e, ToolFinished) for e in self._this_turn)
+        if index > len(checks):
+            return []  # an extra call: the turn's check names the sequence
+        check = checks[index - 1]
+        where = call_where(self.next_turn, index, check.tool)
+        return self._diverged(where, check_call(where, check, event))
+
+    def _check_turn(self) -> list[ScenarioDiverged]:
+        from airline_agent.scenarios.checks import check_turn
+        from airline_agent.stack import scripted_backend
+
+        if self.stack is None:
+            return []
+        turn = self.scenario.turns[self.next_turn - 1]
+        unused = scripted_backend(self.stack).remaining
+        found = check_turn(self.next_turn, turn, self._this_turn, unused)
+        return self._diverged(f"turn {self.next_turn}", found)
+
+    def _diverged(self, where: str, found: list[Finding]) -> list[ScenarioDiverged]:
+        new = [finding for finding in found if finding not in self._reported]
+        if not new:
+            return []
+        self._reported.update(new)
+        divergence = ScenarioDiverged(
+            self.next_turn, where, new[0].brief(), tuple(str(finding) for finding in new)
+        )
+        self.divergences.append(divergence)
+        first = self.divergences[0].summary()
+        more = len(self.divergences) - 1
+        self.state.diverged(first + (f" (and {more} more)" if more else ""))
+        return [divergence]
+
+    # -- saving -------------------------------------------------------------------------
+    def save_scenario(self, path: Path) -> tuple[Path, str | None]:
+        from airline_agent.scenarios.dbdiff import diff_databases
+        from airline_agent.scenarios.model import ScenarioSettings
+        from airline_agent.scenarios.recorder import record_scenario, save_scenario
+
+        state, settings = self.state, self.scenario.settings
+        changes = None
+        if self._pristine is not None and self._copy is not None:
+            changes = diff_databases(self._pristine, self._copy)
+        scenario = record_scenario(
+            self.events,
+            name=_name(path),
+            description=f"Recorded in the TUI ({state.source}).",
+            dataset=self.scenario.dataset,
+            customer=self.scenario.customer,
+            settings=ScenarioSettings(
+                guard=state.guard,
+                approval=settings.approval,
+                max_tool_calls=settings.max_tool_calls,
+                model=self.session.model if self.session else "scripted",
+                now=state.clock,
+            ),
+            changes=changes,
+        )
+        return save_scenario(scenario, path), None
+
+
+def _on(value: bool) -> str:
+    return "on" if value else "OFF"
+
+
+def _setting(name: str, value: str, before: str | None) -> str:
+    if before is None or before == value:
+        return f"{name} {value}"
+    return f"{name} {value} (was {before})"
+
+
+def _name(path: Path) -> str:
+    from airline_agent.tui.run import slug
+
+    return slug(path.stem)

@@ -1,0 +1,176 @@
+"""What the TUI runs conversations with: a live run (live_run.py) or a scenario's
+playback (playback.py), each over the session's state (session_state.py).
+
+`Run` holds what both do alike: a stack built by `airline_agent.stack`, the events of
+the conversation so far (what is saved), a turn's bookkeeping — a customer bound by the
+loop goes into the state; a turn cancelled before its end is recorded as a
+`TurnFinished(reason="cancelled")`, the one record of it the screen, the recorder and the
+transcript all read — and saving. Subclasses say where the database comes from, how a
+reset works and what else a turn yields (a playback's `ScenarioDiverged`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from airline_agent.agent.events import (
+    AgentEvent,
+    CustomerBound,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+    UsageReported,
+)
+from airline_agent.tui.session_state import CustomerBinding, SessionState
+
+if TYPE_CHECKING:
+    from airline_agent.agent.loop import AgentSession
+    from airline_agent.stack import Stack
+
+Progress = Callable[[str, int, int], None]
+Mode = Literal["live", "offline"]
+
+
+@dataclass(frozen=True)
+class ScenarioDiverged:
+    """A playback's tool call gave other results than its scenario expects or recorded:
+    from here on, the scripted replies may not match what happened."""
+
+    turn: int
+    where: str  # "turn 2, call 1 (update_reservation_flights)", "turn 2"
+    brief: str  # "expected POLICY_VIOLATION, got ok"
+    findings: tuple[str, ...]  # every finding, in full
+
+    def summary(self) -> str:
+        return f"diverged from the scenario: {self.brief}"
+
+
+# What a run's turn yields: the loop's events, and a playback's divergences.
+ShownEvent = AgentEvent | ScenarioDiverged
+
+
+class Run:
+    """One way of running the session's conversations (see the module's docstring)."""
+
+    mode: ClassVar[Mode]
+
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+        self.events: list[AgentEvent] = []  # the conversation so far, for saving it
+        self.stack: Stack | None = None
+
+    @property
+    def session(self) -> AgentSession | None:
+        return self.stack.session if self.stack is not None else None
+
+    @property
+    def scenario_name(self) -> str | None:
+        return None
+
+    @property
+    def steps_left(self) -> int:
+        return 0
+
+    def next_customer_message(self) -> str | None:
+        """A playback's next customer message (its turn loaded); None: none to play."""
+        return None
+
+    # -- turns ------------------------------------------------------------------------
+    async def run_turn(self, text: str) -> AsyncIterator[ShownEvent]:
+        await self._before_turn()
+        events = self._turn_events(text)
+        try:
+            async for event in events:
+                extra = self._observe(event)
+                self.events.append(event)
+                if isinstance(event, CustomerBound):
+                    self.state.act_for(event.customer, CustomerBinding("stated", event.tool))
+                yield event
+                for shown in extra:
+                    yield shown
+        except (asyncio.CancelledError, GeneratorExit):
+            cancelled = cancelled_turn(self.events)
+            if cancelled is not None:
+                self.events.append(cancelled)
+            raise
+        finally:
+            await events.aclose()  # the loop settles its history (open calls answered)
+
+    def _turn_events(self, text: str) -> AsyncGenerator[AgentEvent, None]:
+        """Where the turn's events come from: the stack's loop."""
+        if self.session is None:
+            raise RuntimeError("the session is not open yet")
+        return self.session.run_turn(text)
+
+    async def _before_turn(self) -> None:
+        """Before the loop sees the customer's message (live: copy the database)."""
+
+    def _observe(self, event: AgentEvent) -> list[ScenarioDiverged]:
+        """Each event of the turn before anyone else sees it; what to yield after it."""
+        return []
+
+    def last_cancelled(self) -> TurnFinished | None:
+        """The record of the turn just cancelled, if the last turn was."""
+        last = self.events[-1] if self.events else None
+        if isinstance(last, TurnFinished) and last.reason == "cancelled":
+            return last
+        return None
+
+    # -- the session's settings -------------------------------------------------------
+    def new_conversation(self) -> None:
+        self.events.clear()
+        if self.session is not None:
+            self.session.new_conversation()
+
+    def guard_changed(self) -> None:
+        if self.stack is not None:
+            self.stack.toolbox.guard = self.state.guard
+
+    def customer_changed(self) -> None:
+        """The state's customer was chosen anew: a new conversation acts for them."""
+        self.events.clear()
+        if self.session is not None:
+            self.session.new_conversation(customer=self.state.customer)
+
+    def close(self) -> None:
+        if self.stack is not None:
+            self.stack.close()
+            self.stack = None
+
+    # -- saving -----------------------------------------------------------------------
+    def save_scenario(self, path: Path) -> tuple[Path, str | None]:
+        """Saved as a scenario file; and a warning when its replay may drift."""
+        raise NotImplementedError
+
+    def save_transcript(self, directory: Path, name: str, secrets: list[str]) -> list[Path]:
+        from airline_agent.scenarios.transcript import write_transcript
+
+        return list(write_transcript(self.events, directory, slug(name), secrets))
+
+
+def cancelled_turn(events: list[AgentEvent]) -> TurnFinished | None:
+    """The end of a turn cancelled before the loop finished it, with its usage so far;
+    None when no turn is open (it ended, or never started)."""
+    start = next(
+        (i for i in range(len(events) - 1, -1, -1) if isinstance(events[i], TurnStarted)), None
+    )
+    if start is None or any(isinstance(e, TurnFinished) for e in events[start:]):
+        return None
+    started = events[start]
+    assert isinstance(started, TurnStarted)
+    reported = [e for e in events[start:] if isinstance(e, UsageReported)]
+    usage = sum((e.usage or Usage() for e in reported), Usage())
+    costs = [e.cost for e in reported]
+    cost = None if None in costs else sum(c for c in costs if c is not None)
+    return TurnFinished(started.turn, "cancelled", usage, cost)
+
+
+def slug(text: str) -> str:
+    import re
+
+    name = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return name or "conversation"

@@ -1,0 +1,247 @@
+"""The main screen's actions that ask first: each a worker that awaits the modal's answer
+(`await self.app.push_screen_wait(...)`) and goes on from there, in order, in one place —
+the library, a customer, a reset, where to save, an approval.
+
+A modal is imported where it opens: the first frame does not wait for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from airline_agent.agent.events import ApprovalRequested
+    from airline_agent.tui.controller import SessionController
+    from airline_agent.tui.database_reset import ResetPlan
+    from airline_agent.tui.widgets.chat_pane import ChatPane
+
+OFFLINE_REASON = (
+    "Offline: no model configured (set AIRLINE_AGENT_MODEL or --model for live chat). "
+    "Scenarios run through the real loop and tools with scripted model responses."
+)
+LIVE_REASON = (
+    "A scenario plays offline: the real loop and tools on a fresh copy of its dataset, "
+    "the model's answers from the file. The live chat waits meanwhile; l brings it back."
+)
+
+
+class ModalFlows(Screen[None]):
+    """The flows of `MainScreen` that wait for a modal's answer (see the module)."""
+
+    controller: SessionController
+    autoplay: bool
+
+    if TYPE_CHECKING:  # provided by MainScreen
+
+        @property
+        def chat(self) -> ChatPane: ...
+
+        @property
+        def turn_running(self) -> bool: ...
+
+        def show_activity(self, activity: str = "") -> None: ...
+
+        def show_input(self) -> None: ...
+
+        async def clear_panes(self) -> None: ...
+
+        async def show_conversation(self) -> None: ...
+
+        async def _settled(self) -> bool: ...
+
+        def _progress(self, stage: str, done: int, total: int) -> None: ...
+
+    # -- the library ------------------------------------------------------------------
+    def action_library(self) -> None:
+        self.choose_scenario()
+
+    @work(exclusive=True, group="library")
+    async def choose_scenario(self) -> None:
+        from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
+
+        controller = self.controller
+        live_chat = None
+        if controller.mode == "live":
+            live_chat = "← Stay in the live chat (esc does too)"
+        elif controller.live_paused:
+            live_chat = "← Back to the live chat"
+        picker = ScenarioPicker(
+            controller.scenario_choices,
+            quick=controller.quick_choices,
+            offline_reason=LIVE_REASON if live_chat else OFFLINE_REASON,
+            live_chat=live_chat,
+        )
+        chosen = await self.app.push_screen_wait(picker)
+        if chosen == LIVE_CHAT:
+            if controller.mode != "live":
+                await self.return_to_live()
+        elif chosen:
+            self.play_scenario(chosen)
+
+    @work(exclusive=True, group="turn")
+    async def play_scenario(self, name: str) -> None:
+        self.autoplay = False
+        if not await self._settled():
+            return
+        was_live = self.controller.mode == "live"
+        self.show_activity(f"preparing scenario {name}…")
+        try:
+            said = await self.controller.start_scenario(name, self._progress)
+        except Exception as error:
+            await self.chat.add_message("error", f"Could not start {name}: {error}")
+            return
+        finally:
+            self.query_one("#seeding").display = False
+            self.show_activity()
+        await self.clear_panes()
+        self.show_input()
+        leaving = " The live chat waits: l brings it back." if was_live else ""
+        self.notify(f"{said}{leaving} space plays the next step, a auto-plays.", timeout=10)
+
+    async def return_to_live(self) -> None:
+        await self.controller.back_to_live()
+        await self.show_conversation()
+        self.show_input()
+        self.notify("Back in the live chat.")
+
+    # -- the customer -----------------------------------------------------------------
+    @work(exclusive=True, group="prompt")
+    async def action_switch_customer(self) -> None:
+        from airline_agent.tui.screens.prompt import PromptScreen
+
+        customer = await self.app.push_screen_wait(
+            PromptScreen(
+                "Act for which customer? (user id, empty: not identified)",
+                self.controller.state.customer or "",
+                "emma_kim_9957",
+            )
+        )
+        if customer is None or self.turn_running:
+            return
+        self.controller.set_customer(customer or None)
+        await self.clear_panes()
+        self.notify(f"New conversation as {customer or 'an unidentified customer'}.")
+
+    # -- reset ------------------------------------------------------------------------
+    @work(exclusive=True, group="reset")
+    async def action_reset_database(self) -> None:
+        if self.turn_running:
+            self.notify("Cancel the running turn first (esc).", severity="warning")
+            return
+        self.autoplay = False
+        if self.controller.mode == "live":
+            await self._reset_live_database()
+        else:
+            await self._restart_scenario()
+
+    async def _restart_scenario(self) -> None:
+        """Offline, `r` plays the scenario again on a fresh copy: no user data at stake."""
+        name = self.controller.scenario_name
+        if name is None:
+            self.notify(
+                "Nothing to reset: no scenario is playing (offline, your database is never opened)."
+            )
+            return
+        try:
+            await self.controller.restart_scenario(self._progress)
+        except Exception as error:
+            await self.chat.add_message("error", f"Could not restart {name}: {error}")
+            return
+        await self.clear_panes()
+        self.notify(
+            f"{name} starts again on a fresh copy of its dataset (your own database is not "
+            "involved)."
+        )
+
+    async def _reset_live_database(self) -> None:
+        from airline_agent.tui.screens.confirm import ConfirmScreen
+
+        plan = await self._reset_plan()
+        if plan is None:
+            return
+        if plan.differing == 0:
+            await self.controller.discard_reset(plan)
+            self.notify(f"{plan.location} is {plan.restores} already: nothing to reset.")
+            return
+        confirmed = await self.app.push_screen_wait(
+            ConfirmScreen(plan.question(), plan.details(), yes="Reset", no="Keep my data")
+        )
+        if not confirmed:
+            await self.controller.discard_reset(plan)
+            self.notify("Nothing was reset.")
+            return
+        self.show_activity("resetting the database…")
+        try:
+            await self.controller.apply_reset(plan)
+        except Exception as error:
+            await self.chat.add_message("error", f"Could not reset the database: {error}")
+            return
+        finally:
+            self.show_activity()
+        await self.clear_panes()
+        self.notify(
+            f"{plan.location} is {plan.restores} again ({plan.differing} records restored); "
+            "new conversation."
+        )
+
+    async def _reset_plan(self) -> ResetPlan | None:
+        self.show_activity("comparing the database with how it was built…")
+        try:
+            return await self.controller.plan_reset(self._progress)
+        except Exception as error:
+            await self.chat.add_message("error", f"Could not reset the database: {error}")
+            return None
+        finally:
+            self.query_one("#seeding").display = False
+            self.show_activity()
+
+    # -- saving -----------------------------------------------------------------------
+    def action_save_scenario(self) -> None:
+        self._ask_and_save(
+            "Save the conversation as a scenario file:", ".yaml", self.controller.save_scenario
+        )
+
+    def action_save_transcript(self) -> None:
+        self._ask_and_save(
+            "Save the transcript (JSONL + Markdown) in directory:",
+            "",
+            self.controller.save_transcript,
+        )
+
+    def _ask_and_save(self, question: str, suffix: str, save: Callable[[Path], object]) -> None:
+        """Ask where (a dated name under recordings/ proposed), then save there."""
+        if not self.controller.events:  # before asking where, not after
+            self.notify("Nothing to save yet.", severity="warning")
+            return
+        self._save_where(question, suffix, save)
+
+    @work(exclusive=True, group="prompt")
+    async def _save_where(self, question: str, suffix: str, save: Callable[[Path], object]) -> None:
+        from airline_agent.tui.screens.prompt import PromptScreen
+
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        proposed = Path("recordings") / f"conversation-{stamp}{suffix}"
+        path = await self.app.push_screen_wait(PromptScreen(question, str(proposed)))
+        if not path:
+            return
+        try:
+            saved = save(Path(path))
+        except Exception as error:
+            self.notify(f"Could not save: {error}", severity="error")
+            return
+        paths = saved if isinstance(saved, list) else [saved]
+        self.notify("Saved " + ", ".join(str(p) for p in paths))
+
+    # -- approval ---------------------------------------------------------------------
+    @work(group="approval")
+    async def ask_approval(self, event: ApprovalRequested) -> None:
+        from airline_agent.tui.screens.approval import ApprovalScreen
+
+        answers = await self.app.push_screen_wait(ApprovalScreen(event.calls))
+        event.decide(answers)
