@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.settings_peek import PendingSettings
     from airline_agent.tui.database_reset import ResetPlan
+    from airline_agent.tui.playback import ScenarioPlayback
 
 __all__ = ["AgentController", "Progress", "ScenarioChoice", "SessionController"]
 
@@ -257,7 +258,13 @@ class AgentController(SessionController):
         await asyncio.to_thread(playback.open)
         self._leave_current_run()
         self.run = playback
-        return playback.apply_settings()
+        return self._apply_settings(playback)
+
+    def _apply_settings(self, playback: ScenarioPlayback) -> str:
+        said = playback.apply_settings()
+        if self._live is not None:  # never a silent switch: the status line says so
+            self.state.update(source=f"{self.state.source} · offline, the live chat waits (l)")
+        return said
 
     def _leave_current_run(self) -> None:
         """A scenario is chosen: a live run waits (with its settings), a playback ends."""
@@ -282,8 +289,8 @@ class AgentController(SessionController):
         from airline_agent.tui.playback import ScenarioPlayback
 
         if isinstance(self.run, ScenarioPlayback):
-            self.run.apply_settings()
             await asyncio.to_thread(self.run.open)
+            self._apply_settings(self.run)
 
     # -- session ------------------------------------------------------------------------
     async def prepare(self, progress: Progress | None = None) -> None:
@@ -305,6 +312,8 @@ class AgentController(SessionController):
 
         assert isinstance(self.run, LiveRun)
         await asyncio.to_thread(self.run.apply_reset, plan)
+        session = self.run.session
+        self.state.act_for(session.customer if session else None)  # a new conversation
 
     async def discard_reset(self, plan: ResetPlan) -> None:
         from airline_agent.tui.database_reset import discard

@@ -21,6 +21,7 @@ from airline_agent.tui.session_state import DatabaseOrigin, SessionState
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
     from airline_agent.config import Settings
+    from airline_agent.domain.db import Database
 
 
 class LiveRun(Run):
@@ -51,18 +52,18 @@ class LiveRun(Run):
             self.problem = str(error)
             raise
         self.problem = None
-        self._open_stack(database)
+        self._open_stack(database, self.state.customer)
         built = self._remember_how_built()
         return DatabaseOrigin.user(self.settings.db, built=built.describe())
 
-    def _open_stack(self, database: object) -> None:
+    def _open_stack(self, database: Database, customer: str | None) -> None:
         from airline_agent.stack import live_stack
 
         self.stack = live_stack(
             self.settings,
-            customer=self.state.customer,
+            customer=customer,
             guard=self.state.guard,
-            database=database,  # type: ignore[arg-type]
+            database=database,
             backend=self._backend,
         )
         self._backend = self.stack.backend
@@ -126,12 +127,13 @@ class LiveRun(Run):
         from airline_agent.stack import open_existing_database
         from airline_agent.tui.database_reset import apply_reset, discard
 
+        customer = self.session.customer if self.session else None  # whom it starts with
         self.close()
         try:
             apply_reset(plan)
         finally:
             discard(plan)
-            self._open_stack(open_existing_database(plan.location))
+            self._open_stack(open_existing_database(plan.location), customer)
         self.events.clear()
 
     # -- saving -------------------------------------------------------------------------

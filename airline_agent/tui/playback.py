@@ -57,7 +57,8 @@ class ScenarioPlayback(Run):
 
     # -- opening ------------------------------------------------------------------------
     def open(self) -> None:
-        """A fresh copy of the dataset and the scenario's stack over it (slow: a thread)."""
+        """A fresh copy of the dataset and the scenario's stack over it (slow: a thread;
+        the state is not touched here)."""
         from airline_agent.scenarios import datasets
         from airline_agent.scenarios.script import ScenarioScript
         from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
@@ -68,11 +69,13 @@ class ScenarioPlayback(Run):
         self.stack = scenario_stack(self.scenario, open_existing_database(self._copy), stream=True)
         # Offline, the scenario answers approval questions (no modal), call by call.
         self.script = ScenarioScript(self.scenario, scripted_backend(self.stack))
-        self._start_over()
 
     def apply_settings(self) -> str:
-        """The scenario's settings become the session's; what it set, in words, and what
-        of the user's own choice it changed ("guard on (was OFF)")."""
+        """The scenario's settings become the session's, its first turn is next (after
+        `open`, on the UI's loop); what it set, in words, and what of the user's own
+        choice it changed ("guard on (was OFF)")."""
+        self.events.clear()
+        self._start_over()
         settings, state = self.scenario.settings, self.state
         clock = settings.now or self.default_clock
         chosen_approval = state.approval if state.approval in APPROVALS else None

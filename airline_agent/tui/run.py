@@ -122,9 +122,11 @@ class Run:
 
     # -- the session's settings -------------------------------------------------------
     def new_conversation(self) -> None:
+        """Nothing of the last conversation survives: a customer it bound neither."""
         self.events.clear()
         if self.session is not None:
             self.session.new_conversation()
+            self.state.act_for(self.session.customer)
 
     def guard_changed(self) -> None:
         if self.stack is not None:
