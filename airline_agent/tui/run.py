@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from airline_agent.agent.events import (
     AgentEvent,
     CustomerBound,
+    RequestSent,
     TurnFinished,
     TurnStarted,
     Usage,
@@ -164,10 +165,13 @@ def cancelled_turn(events: list[AgentEvent]) -> TurnFinished | None:
         return None
     started = events[start]
     assert isinstance(started, TurnStarted)
-    reported = [e for e in events[start:] if isinstance(e, UsageReported)]
+    turn = events[start:]
+    reported = [e for e in turn if isinstance(e, UsageReported)]
     usage = sum((e.usage or Usage() for e in reported), Usage())
     costs = [e.cost for e in reported]
-    cost = None if None in costs else sum(c for c in costs if c is not None)
+    # A request cancelled before its usage came may have cost something: unknown, not $0.
+    unreported = sum(isinstance(e, RequestSent) for e in turn) > len(reported)
+    cost = None if unreported or None in costs else sum(c for c in costs if c is not None)
     return TurnFinished(started.turn, "cancelled", usage, cost)
 
 

@@ -17,6 +17,7 @@ from airline_agent.agent.events import (
     ErrorOccurred,
     GroundingWarning,
     LimitReached,
+    PendingWrite,
     RequestSent,
     RetryScheduled,
     ToolFinished,
@@ -71,108 +72,10 @@ class TraceBuilder:
                 return [self._model(message)]
             case ToolFinished() as finished:
                 return [self._tool(finished)]
-            case CustomerBound(customer=customer, call_id=call_id, tool=tool):
-                how = CustomerBinding("stated", tool).describe()
-                return [
-                    TraceEntry(
-                        "framework",
-                        f"customer bound: {customer} — {how}",
-                        details={"customer": customer, "call_id": call_id, "tool": tool},
-                    )
-                ]
-            case ScenarioDiverged() as diverged:
-                return [self._diverged(diverged)]
-            case ApprovalRequested(request=request, calls=calls):
-                names = ", ".join(call.name for call in calls)
-                return [
-                    TraceEntry(
-                        "framework",
-                        f"approval asked · {len(calls)} write call{'s' * (len(calls) != 1)}",
-                        body=names,
-                        warning=True,
-                        request=request,
-                        details={
-                            "calls": [
-                                {
-                                    "call_id": c.call_id,
-                                    "name": c.name,
-                                    "arguments": c.arguments,
-                                    "preview": c.preview,
-                                }
-                                for c in calls
-                            ]
-                        },
-                    )
-                ]
-            case LimitReached(kind=kind, limit=limit, message=text):
-                return [
-                    TraceEntry(
-                        "framework",
-                        f"limit reached · {kind} ({limit:g})",
-                        body=text,
-                        error=True,
-                        details={"kind": kind, "limit": limit, "message": text},
-                    )
-                ]
-            case GroundingWarning(request=request, unsupported=values, findings=findings):
-                return [
-                    TraceEntry(
-                        "framework",
-                        "grounding warning",
-                        body=event.describe()
-                        if findings
-                        else "not found in any tool result: " + ", ".join(values),
-                        warning=True,
-                        request=request,
-                        details={
-                            "unsupported": list(values),
-                            "findings": [asdict(finding) for finding in findings],
-                        },
-                    )
-                ]
-            case RetryScheduled(attempt=attempt, delay_s=delay, reason=reason):
-                return [
-                    TraceEntry(
-                        "framework",
-                        f"retry {attempt} in {delay:.1f} s",
-                        body=reason,
-                        warning=True,
-                        details={"attempt": attempt, "delay_s": delay, "reason": reason},
-                    )
-                ]
-            case ErrorOccurred(kind=kind, message=text, hint=hint, status=status):
-                return [
-                    TraceEntry(
-                        "framework",
-                        f"error · {kind}" + (f" ({status})" if status else ""),
-                        body=text + (f"\n{hint}" if hint else ""),
-                        error=True,
-                        details={"kind": kind, "message": text, "hint": hint, "status": status},
-                    )
-                ]
-            case TurnFinished(turn=turn, reason=reason):
-                if reason == "answered":
-                    return []
-                return [
-                    TraceEntry(
-                        "framework",
-                        f"turn {turn} ended · {reason}",
-                        error=reason == "error",
-                        warning=reason != "error",
-                        details={"turn": turn, "reason": reason},
-                    )
-                ]
-        return []
-
-    @staticmethod
-    def _diverged(diverged: ScenarioDiverged) -> TraceEntry:
-        return TraceEntry(
-            "framework",
-            diverged.summary(),
-            body=diverged.where + "\n" + "\n".join(diverged.findings),
-            error=True,
-            details={"where": diverged.where, "findings": list(diverged.findings)},
-        )
+            case TurnFinished(reason="answered"):
+                return []
+        framework = _framework_entry(event)
+        return [framework] if framework is not None else []
 
     def _developer(self, sent: RequestSent) -> list[TraceEntry]:
         if self._developer_shown:
@@ -269,3 +172,95 @@ def _change_kind(before: dict | None, after: dict | None) -> str:
         return "deleted"
     changed = [key for key in after if before.get(key) != after.get(key)]
     return "changed " + ", ".join(changed) if changed else "unchanged"
+
+
+def _framework_entry(event: ShownEvent) -> TraceEntry | None:
+    """What the framework did or said (approvals, bindings, limits, warnings, errors,
+    divergences, how a turn ended), as one entry; None for an event it has none for."""
+    match event:
+        case ApprovalRequested(request=request, calls=calls):
+            return TraceEntry(
+                "framework",
+                f"approval asked · {len(calls)} write call{'s' * (len(calls) != 1)}",
+                body=", ".join(call.name for call in calls),
+                warning=True,
+                request=request,
+                details={"calls": [_pending(call) for call in calls]},
+            )
+        case CustomerBound(customer=customer, call_id=call_id, tool=tool):
+            how = CustomerBinding("stated", tool).describe()
+            return TraceEntry(
+                "framework",
+                f"customer bound: {customer} — {how}",
+                details={"customer": customer, "call_id": call_id, "tool": tool},
+            )
+        case LimitReached(kind=kind, limit=limit, message=text):
+            return TraceEntry(
+                "framework",
+                f"limit reached · {kind} ({limit:g})",
+                body=text,
+                error=True,
+                details={"kind": kind, "limit": limit, "message": text},
+            )
+        case GroundingWarning(request=request, unsupported=values, findings=findings):
+            return TraceEntry(
+                "framework",
+                "grounding warning",
+                body=event.describe()
+                if findings
+                else "not found in any tool result: " + ", ".join(values),
+                warning=True,
+                request=request,
+                details={
+                    "unsupported": list(values),
+                    "findings": [asdict(finding) for finding in findings],
+                },
+            )
+        case ScenarioDiverged(where=where, findings=lines) as diverged:
+            return TraceEntry(
+                "framework",
+                diverged.summary(),
+                body=where + "\n" + "\n".join(lines),
+                error=True,
+                details={"where": where, "findings": list(lines)},
+            )
+    return _trouble_entry(event)
+
+
+def _trouble_entry(event: ShownEvent) -> TraceEntry | None:
+    """A retry, an error, a turn that ended otherwise than answered."""
+    match event:
+        case RetryScheduled(attempt=attempt, delay_s=delay, reason=reason):
+            return TraceEntry(
+                "framework",
+                f"retry {attempt} in {delay:.1f} s",
+                body=reason,
+                warning=True,
+                details={"attempt": attempt, "delay_s": delay, "reason": reason},
+            )
+        case ErrorOccurred(kind=kind, message=text, hint=hint, status=status):
+            return TraceEntry(
+                "framework",
+                f"error · {kind}" + (f" ({status})" if status else ""),
+                body=text + (f"\n{hint}" if hint else ""),
+                error=True,
+                details={"kind": kind, "message": text, "hint": hint, "status": status},
+            )
+        case TurnFinished(turn=turn, reason=reason):
+            return TraceEntry(
+                "framework",
+                f"turn {turn} ended · {reason}",
+                error=reason == "error",
+                warning=reason != "error",
+                details={"turn": turn, "reason": reason},
+            )
+    return None
+
+
+def _pending(call: PendingWrite) -> dict[str, Any]:
+    return {
+        "call_id": call.call_id,
+        "name": call.name,
+        "arguments": call.arguments,
+        "preview": call.preview,
+    }

@@ -1,0 +1,120 @@
+"""What the session records of a turn, once, for every reader: a turn cancelled with esc
+ends with a `TurnFinished(reason="cancelled")` in the conversation's events — what the
+trace shows, and what a saved scenario or transcript is written from (defect 7 of issue
+9, the TUI's part); and a customer the loop binds goes into the session's state — the
+status line shows it, the trace says how (defect 8's display)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from rich.text import Text
+
+from airline_agent.agent.events import TurnFinished, Usage
+from airline_agent.config import Settings
+from airline_agent.tui.app import AirlineApp
+from airline_agent.tui.controller import AgentController
+from airline_agent.tui.widgets.chat_pane import ChatPane
+from airline_agent.tui.widgets.trace_pane import TracePane
+from tests.support.chat_server import ChatServer
+from tests.tui.helpers import close_the_library, wait_until
+from tests.tui.scripted_events import two_turn_controller
+
+SIZE = (140, 40)
+CANCELLED = "framework: turn 1 ended · cancelled"
+
+
+def _live(server: ChatServer, tmp_path: Path) -> AgentController:
+    settings = Settings(
+        model="test-model", base_url=server.url, db=str(tmp_path / "airline.db"), approve="auto"
+    )
+    return AgentController(settings)
+
+
+def _status(app: AirlineApp) -> str:
+    return Text.from_markup(str(app.main.query_one("#status").render())).plain
+
+
+async def test_a_cancelled_turn_is_recorded_once_and_the_trace_shows_that_record() -> None:
+    controller = two_turn_controller()
+    controller.gate = asyncio.Event()  # holds the turn before the model's answer
+    app = AirlineApp(controller, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await close_the_library(pilot)
+        await pilot.press("space")
+        await wait_until(pilot, lambda: app.main.turn_running and controller.events)
+        await pilot.press("escape")
+        trace = app.main.query_one(TracePane)
+        await wait_until(pilot, lambda: CANCELLED in trace.titles())
+        ends = [e for e in controller.events if isinstance(e, TurnFinished)]
+        # No usage came before the cancel: none counted, and the cost is unknown, not $0.
+        assert ends == [TurnFinished(1, "cancelled", Usage(), None)]
+        assert controller.events[-1] is ends[0]
+        assert trace.titles().count(CANCELLED) == 1
+        shown = next(e for e in trace.entries if f"framework: {e.title}" == CANCELLED)
+        assert shown.details == {"turn": 1, "reason": "cancelled"}
+
+
+async def test_a_live_turn_cancelled_while_the_model_answers_is_recorded_as_cancelled(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    chat_server.stream(content="Too late.", delay=5)  # still answering when esc comes
+    chat_server.stream(content="Hello again.", usage=(900, 3))
+    app = AirlineApp(_live(chat_server, tmp_path), pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.main.ready, timeout=60)
+        chat = app.main.query_one(ChatPane)
+        chat.input.value = "Hello?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(chat_server.requests) == 1, timeout=30)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.main.turn_running)
+        trace = app.main.query_one(TracePane)
+        await wait_until(pilot, lambda: CANCELLED in trace.titles())
+        events = app.controller.events
+        assert events[-1] == TurnFinished(1, "cancelled", Usage(), None)
+        await wait_until(pilot, lambda: chat.messages()[-1].speaker == "notice")
+        assert "cancelled" in chat.messages()[-1].text
+        # The conversation goes on: the next turn is turn 2, and it is answered.
+        chat.input.focus()
+        chat.input.value = "Are you there?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(chat_server.requests) == 2, timeout=30)
+        await wait_until(pilot, lambda: isinstance(app.controller.events[-1], TurnFinished))
+        assert app.controller.events[-1].reason == "answered"  # type: ignore[union-attr]
+        assert app.controller.events[-1].turn == 2  # type: ignore[union-attr]
+
+
+async def test_a_customer_the_loop_binds_is_shown_with_how_it_was_bound(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    chat_server.stream(tool_calls=[("get_user_details", {"user_id": "emma_kim_9957"})])
+    chat_server.stream(content="Hello Emma, how can I help?", usage=(900, 8))
+    app = AirlineApp(_live(chat_server, tmp_path), pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.main.ready, timeout=60)
+        assert "customer not identified" in _status(app)
+        chat = app.main.query_one(ChatPane)
+        chat.input.value = "Hi, I am emma_kim_9957."
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(chat_server.requests) == 2, timeout=30)
+        await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog)
+        trace = app.main.query_one(TracePane)
+        bound = (
+            "framework: customer bound: emma_kim_9957 — named by the customer, "
+            "confirmed by get_user_details"
+        )
+        assert bound in trace.titles()
+        assert (
+            trace.titles().index(bound)
+            == trace.titles().index("framework: tool get_user_details") + 1
+        )
+        assert "customer emma_kim_9957" in _status(app)
+        state = app.controller.state
+        assert (state.customer, state.binding.how) == ("emma_kim_9957", "stated")  # type: ignore[union-attr]
+        # A new conversation binds nobody until the customer says who they are.
+        app.main.trace.focus()
+        await pilot.press("n")
+        await wait_until(pilot, lambda: "customer not identified" in _status(app))
+        assert app.controller.run.session.conversation.customer is None  # type: ignore[union-attr]
