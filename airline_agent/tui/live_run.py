@@ -112,8 +112,10 @@ class LiveRun(Run):
         from airline_agent.scenarios import datasets
         from airline_agent.tui.database_reset import plan_reset
 
+        if self.stack is None or self.built is None:
+            raise ValueError(f"no database is open ({self.problem or 'it is still opening'})")
         current = self.database_file()
-        if current is None or self.built is None:
+        if current is None:
             raise ValueError(
                 f"{self.settings.db} is not a SQLite file: rebuild it with "
                 f"`airline-agent seed --db {self.settings.db} --force`"

@@ -18,13 +18,13 @@ HELP = """\
 | `enter` | in the library: play the highlighted scenario · in the chat: send |
 | `space` | play the next step (turn) of the scenario |
 | `a` | auto-play the scenario on / off |
-| `l` | open the scenario library |
+| `l` | the scenario library (live: its first entry keeps the live chat) |
 | `esc` | cancel the running turn (the history stays valid) · leave the input |
 | `i` | inspector: exact request and raw response (`[` `]` other requests, `c` copies) |
 | `u` | switch customer (starts a new conversation) |
 | `n` | new conversation |
 | `g` | guard on / off |
-| `r` | reset the database to its seeded state |
+| `r` | live: the database as built, after saying what is lost · offline: replay anew |
 | `s` | save the conversation as a scenario (YAML) |
 | `t` | save the conversation as a transcript (JSONL + Markdown) |
 | `tab` | move between chat, trace and usage; `enter` on a trace entry opens it |

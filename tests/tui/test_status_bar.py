@@ -1,0 +1,91 @@
+"""The status line renders the session's state and keeps none of it: a change of the state
+is on screen without anyone handing the widget a value."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+
+import airline_agent.tui
+from airline_agent.tui.session_state import CustomerBinding, DatabaseOrigin, SessionState
+from airline_agent.tui.widgets.status_bar import StatusBar
+
+
+class StatusOnly(App[None]):
+    CSS_PATH = Path(airline_agent.tui.__file__).parent / "app.tcss"
+
+    def __init__(self, state: SessionState) -> None:
+        super().__init__()
+        self.state = state
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(self.state, id="status")
+
+
+def _state() -> SessionState:
+    return SessionState(
+        source="model: test-model @ 127.0.0.1",
+        origin=DatabaseOrigin.user("data/airline.db", built="the sample (seed 7)"),
+        guard=True,
+        approval="ask",
+        clock="2024-05-15T15:00:00",
+    )
+
+
+def _on_screen(app: App) -> str:
+    """The screen's text, as drawn (the SVG's text elements in order, tags dropped)."""
+    svg = app.export_screenshot()
+    body = svg[svg.index("</defs>") :] if "</defs>" in svg else svg
+    text = "".join(re.findall(r">([^<]*)</text>", body))
+    return html.unescape(text).replace("\xa0", " ")
+
+
+async def test_the_status_line_shows_each_change_of_the_state() -> None:
+    state = _state()
+    app = StatusOnly(state)
+    async with app.run_test(size=(250, 3)) as pilot:
+        shown = _on_screen(app)
+        assert "model: test-model @ 127.0.0.1" in shown
+        assert "customer not identified" in shown and "guard on" in shown
+        assert "db data/airline.db" in shown
+        state.update(guard=False)
+        state.act_for("emma_kim_9957", CustomerBinding("stated", "get_user_details"))
+        state.show_activity("agent working… esc cancels")
+        await pilot.pause()
+        shown = _on_screen(app)
+        assert "guard OFF" in shown
+        assert "customer emma_kim_9957" in shown
+        assert "agent working… esc cancels" in shown
+        state.scenario_guard = True  # a scenario recorded with the guard on
+        state.diverged("diverged from the scenario: expected POLICY_VIOLATION, got ok")
+        await pilot.pause()
+        shown = _on_screen(app)
+        assert "guard OFF" in shown and "(the scenario's: on)" in shown
+        assert "diverged from the scenario: expected POLICY_VIOLATION, got ok" in shown
+    state.update(guard=True)  # the widget is gone: nobody listens, nothing breaks
+
+
+def test_a_chosen_customer_and_a_stated_one_are_told_apart() -> None:
+    state = _state()
+    state.act_for("noah_garcia_7579")
+    assert state.binding == CustomerBinding("chosen")
+    assert state.binding.describe() == "chosen for the session"
+    state.act_for("emma_kim_9957", CustomerBinding("stated", "get_user_details"))
+    assert state.binding.describe() == "named by the customer, confirmed by get_user_details"
+    state.act_for(None)
+    assert (state.customer, state.binding) == (None, None)
+
+
+def test_a_waiting_run_gets_its_settings_back() -> None:
+    state = _state()
+    state.act_for("emma_kim_9957")
+    kept = state.snapshot()
+    state.update(source="scenario: cancel-ehglp3", guard=False, approval="auto")
+    state.scenario_guard = True
+    state.diverged("diverged from the scenario: expected POLICY_VIOLATION, got ok")
+    state.restore(kept)
+    assert state.snapshot() == kept
+    assert state.scenario_guard is None and state.divergence is None
