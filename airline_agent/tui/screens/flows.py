@@ -36,6 +36,7 @@ class ModalFlows(Screen[None]):
 
     controller: SessionController
     autoplay: bool
+    ready: bool  # live: the database is open and no reset is under way
 
     if TYPE_CHECKING:  # provided by MainScreen
 
@@ -79,8 +80,12 @@ class ModalFlows(Screen[None]):
         )
         chosen = await self.app.push_screen_wait(picker)
         if chosen == LIVE_CHAT:
-            if controller.mode != "live":
-                await self.return_to_live()
+            if controller.mode == "live":
+                return
+            if self.turn_running:
+                self.notify("Cancel the running turn first (esc).", severity="warning")
+                return
+            await self.return_to_live()
         elif chosen:
             self.play_scenario(chosen)
 
@@ -160,6 +165,13 @@ class ModalFlows(Screen[None]):
         )
 
     async def _reset_live_database(self) -> None:
+        was_ready, self.ready = self.ready, False  # no turn starts on a database being reset
+        try:
+            await self._reset_with_confirmation()
+        finally:
+            self.ready = was_ready
+
+    async def _reset_with_confirmation(self) -> None:
         from airline_agent.tui.screens.confirm import ConfirmScreen
 
         plan = await self._reset_plan()
