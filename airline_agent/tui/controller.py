@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from airline_agent.tui.run import Mode, Progress, Run, ShownEvent
-from airline_agent.tui.session_state import DatabaseOrigin, SessionState
+from airline_agent.tui.session_state import DatabaseOrigin, SessionState, StateSnapshot
 
 if TYPE_CHECKING:
     from airline_agent.agent.events import AgentEvent, TurnFinished
@@ -171,7 +171,7 @@ class AgentController(SessionController):
         super().__init__(
             SessionState(
                 source=_live_source(settings) if live else "offline: no scenario",
-                origin=DatabaseOrigin.user(settings.db),
+                origin=_origin(settings, live),
                 guard=settings.guard,
                 approval=settings.approve if live else "scenario",
                 clock=settings.now,
@@ -181,6 +181,7 @@ class AgentController(SessionController):
         self._pending: PendingSettings | None = None
         self._settling: asyncio.Future[Settings] | None = None
         self._live: Run | None = None  # the live run while a scenario plays
+        self._live_state: StateSnapshot | None = None  # and its settings, to come back to
         self._paths: dict[str, Path] = {}  # scenario name -> its file
         if _is_pending(settings):
             self._pending = settings  # type: ignore[assignment]
@@ -228,7 +229,7 @@ class AgentController(SessionController):
             return  # a scenario's settings are the state's now
         # The peeked values were the same; the status line now shows the settings' own.
         self.state.update(
-            origin=DatabaseOrigin.user(settings.db),
+            origin=_origin(settings, self._live_settings_known),
             clock=settings.now,
             guard=settings.guard if self.state.guard == pending.guard else None,
         )
@@ -282,7 +283,8 @@ class AgentController(SessionController):
         if self.run is not None:
             self.run.close()
         self.run, self._live = self._live, None
-        self.state.restore(self._live_state)
+        if self._live_state is not None:
+            self.state.restore(self._live_state)
         self.run.guard_changed()
 
     async def restart_scenario(self, progress: Progress | None = None) -> None:
@@ -325,6 +327,13 @@ class AgentController(SessionController):
         for run in (self.run, self._live):
             if run is not None:
                 run.close()
+
+
+def _origin(settings: Settings | PendingSettings, live: bool) -> DatabaseOrigin:
+    """Live, the user's database; offline it is never opened: each scenario gets a copy."""
+    if live:
+        return DatabaseOrigin.user(settings.db)
+    return DatabaseOrigin("scenario", "a fresh copy per scenario")
 
 
 def _is_pending(settings: object) -> bool:

@@ -48,6 +48,12 @@ class BuiltAs:
             return "a τ² import"
         return "an unknown build"
 
+    def short(self) -> str:
+        """For the status line: 'sample seed 7', 'τ² import'."""
+        if self.kind == "sample":
+            return f"sample seed {self.seed}" + ("" if self.scale == 1 else f" scale {self.scale}")
+        return "τ² import" if self.kind == "tau2" else "unknown build"
+
     def why_not_rebuildable(self) -> str | None:
         """None when the build can be repeated exactly; else why not, in words."""
         if self.kind == "sample":

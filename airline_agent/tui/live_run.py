@@ -54,7 +54,7 @@ class LiveRun(Run):
         self.problem = None
         self._open_stack(database, self.state.customer)
         built = self._remember_how_built()
-        return DatabaseOrigin.user(self.settings.db, built=built.describe())
+        return DatabaseOrigin.user(self.settings.db, built=built.short())
 
     def _open_stack(self, database: Database, customer: str | None) -> None:
         from airline_agent.stack import live_stack

@@ -34,11 +34,13 @@ class DatabaseOrigin:
     kind: OriginKind
     label: str  # for the status line: "data/airline.db", "fresh sample copy"
     location: str | None = None  # the user's path or URL (None for a scenario's copy)
-    built: str = ""  # "the sample (seed 7)", "a τ² import"; "" until the database is open
+    built: str = ""  # "sample seed 7", "τ² import", "the sample dataset"; "" until known
 
     @classmethod
     def user(cls, location: str, built: str = "") -> DatabaseOrigin:
-        return cls("user", location, location=location, built=built)
+        """The user's database; `built`: how, in short ('sample seed 7'), once known."""
+        label = f"{location} ({built})" if built else location
+        return cls("user", label, location=location, built=built)
 
     @classmethod
     def scenario(cls, dataset: str) -> DatabaseOrigin:

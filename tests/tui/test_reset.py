@@ -79,6 +79,8 @@ async def test_reset_asks_first_then_rebuilds_the_seed_the_database_was_built_wi
     app = _app(chat_server, database)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.main.ready, timeout=60)
+        status = str(app.main.query_one("#status").render())
+        assert f"db {database} (sample seed 7)" in status  # where the database came from
         confirm = await _press_r(pilot, app)
         assert confirm.question == (
             f"Reset {database} to the sample (seed 7) it was built as? "

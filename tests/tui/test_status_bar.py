@@ -28,7 +28,7 @@ class StatusOnly(App[None]):
 def _state() -> SessionState:
     return SessionState(
         source="model: test-model @ 127.0.0.1",
-        origin=DatabaseOrigin.user("data/airline.db", built="the sample (seed 7)"),
+        origin=DatabaseOrigin.user("data/airline.db", built="sample seed 7"),
         guard=True,
         approval="ask",
         clock="2024-05-15T15:00:00",
@@ -50,7 +50,7 @@ async def test_the_status_line_shows_each_change_of_the_state() -> None:
         shown = _on_screen(app)
         assert "model: test-model @ 127.0.0.1" in shown
         assert "customer not identified" in shown and "guard on" in shown
-        assert "db data/airline.db" in shown
+        assert "db data/airline.db (sample seed 7)" in shown
         state.update(guard=False)
         state.act_for("emma_kim_9957", CustomerBinding("stated", "get_user_details"))
         state.show_activity("agent working… esc cancels")
