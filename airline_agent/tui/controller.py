@@ -14,7 +14,7 @@ them, so the first screen does not wait for them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,11 +78,11 @@ class SessionController:
         """Offline: the next turn's customer message (and its script), None at the end."""
         return self.run.next_customer_message() if self.run is not None else None
 
-    async def run_turn(self, text: str) -> AsyncIterator[ShownEvent]:
+    def run_turn(self, text: str) -> AsyncGenerator[ShownEvent, None]:
+        """The run's own turn (not a wrapper): closing it closes the loop's turn at once."""
         if self.run is None:
             raise RuntimeError("no session is open")
-        async for event in self.run.run_turn(text):
-            yield event
+        return self.run.run_turn(text)
 
     def last_cancelled(self) -> TurnFinished | None:
         return self.run.last_cancelled() if self.run is not None else None

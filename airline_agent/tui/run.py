@@ -12,7 +12,7 @@ reset works and what else a turn yields (a playback's `ScenarioDiverged`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
@@ -81,7 +81,9 @@ class Run:
         return None
 
     # -- turns ------------------------------------------------------------------------
-    async def run_turn(self, text: str) -> AsyncIterator[ShownEvent]:
+    async def run_turn(self, text: str) -> AsyncGenerator[ShownEvent, None]:
+        """The turn's events as the screen shows them. Closed early (`aclose`, or the
+        task cancelled inside it), the turn is recorded as cancelled at once."""
         await self._before_turn()
         events = self._turn_events(text)
         try:

@@ -118,3 +118,22 @@ async def test_a_customer_the_loop_binds_is_shown_with_how_it_was_bound(
         await pilot.press("n")
         await wait_until(pilot, lambda: "customer not identified" in _status(app))
         assert app.controller.run.session.conversation.customer is None  # type: ignore[union-attr]
+
+
+async def test_a_turn_cancelled_between_events_while_auto_playing_is_recorded_too() -> None:
+    # Auto-play waits `pace` between events: esc then lands in the screen's worker, not
+    # inside the loop; the turn must still end as cancelled, at once.
+    controller = two_turn_controller()
+    app = AirlineApp(controller, pace=5.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await close_the_library(pilot)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: app.main.turn_running and controller.events)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.main.turn_running)
+        trace = app.main.query_one(TracePane)
+        await wait_until(pilot, lambda: CANCELLED in trace.titles())
+        ends = [e for e in controller.events if isinstance(e, TurnFinished)]
+        assert [e.reason for e in ends] == ["cancelled"]
+        assert controller.events[-1] is ends[0]
+        assert trace.titles().count(CANCELLED) == 1

@@ -205,13 +205,16 @@ class MainScreen(ModalFlows, Screen[None]):
 
     @work(exclusive=True, group="turn")
     async def run_turn(self, text: str) -> None:
+        events = self.controller.run_turn(text)
         try:
-            async for event in self.controller.run_turn(text):
+            async for event in events:
                 await self.scheduler.put(event)
                 if self.autoplay and self.pace:
                     await asyncio.sleep(self.pace)
         except asyncio.CancelledError:
-            # The run recorded how the turn ended: that record is what the panes show.
+            # Cancelled here (between events) or in the loop: either way the turn is
+            # closed now, and the run records how it ended — the record the panes show.
+            await events.aclose()
             cancelled = self.controller.last_cancelled()
             if cancelled is not None:
                 self.scheduler.put_nowait(cancelled)
