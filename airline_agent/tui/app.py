@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -35,7 +36,7 @@ class AirlineApp(App[None]):
         super().__init__()
         self.controller = controller
         # e.g. a saved recording whose replay may drift: a warning the user sees.
-        controller.warn = lambda text: self.notify(text, severity="warning", timeout=12)
+        controller.warn = self.warn
         self.problem: str | None = None  # why the app closed early (an unusable setting)
         self.start_scenario = scenario
         self.pace = pace
@@ -68,6 +69,15 @@ class AirlineApp(App[None]):
         # Textual also runs App._on_key (the bindings) for this event, right after.
         if self.screen_stack:
             self.main.key_handled()
+
+    def warn(self, text: str) -> None:
+        """A warning toast, from the UI's loop or from a worker thread (a save runs in one)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self.call_from_thread(self.warn, text)
+            return
+        self.notify(text, severity="warning", timeout=12)
 
     def fail(self, problem: str) -> None:
         self.problem = problem

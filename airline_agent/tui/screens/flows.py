@@ -7,6 +7,7 @@ A modal is imported where it opens: the first frame does not wait for it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -231,6 +232,9 @@ class ModalFlows(Screen[None]):
         if not self.controller.events:  # before asking where, not after
             self.notify("Nothing to save yet.", severity="warning")
             return
+        if self.turn_running:  # the save reads the conversation in a thread
+            self.notify("The turn is still running: save when it ends (esc cancels).")
+            return
         self._save_where(question, suffix, save)
 
     @work(exclusive=True, group="prompt")
@@ -242,11 +246,15 @@ class ModalFlows(Screen[None]):
         path = await self.app.push_screen_wait(PromptScreen(question, str(proposed)))
         if not path:
             return
+        self.show_activity("saving…")
         try:
-            saved = save(Path(path))
+            # Off the UI's loop: comparing the database with its dataset takes a moment.
+            saved = await asyncio.to_thread(save, Path(path))
         except Exception as error:
             self.notify(f"Could not save: {error}", severity="error")
             return
+        finally:
+            self.show_activity()
         paths = saved if isinstance(saved, list) else [saved]
         self.notify("Saved " + ", ".join(str(p) for p in paths))
 
