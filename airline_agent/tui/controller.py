@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -299,9 +299,13 @@ class AgentController(SessionController):
         from airline_agent.tui.live_run import LiveRun
 
         await self.settle()
-        if isinstance(self.run, LiveRun):
-            origin = await asyncio.to_thread(self.run.open, progress)
-            self.state.update(origin=origin)
+        live = self.run
+        if isinstance(live, LiveRun):
+            origin = await asyncio.to_thread(live.open, progress)
+            if self.run is live:
+                self.state.update(origin=origin)
+            elif self._live_state is not None:  # a scenario was chosen meanwhile
+                self._live_state = replace(self._live_state, origin=origin)
 
     async def plan_reset(self, progress: Progress | None = None) -> ResetPlan:
         from airline_agent.tui.live_run import LiveRun
