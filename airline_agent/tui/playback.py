@@ -125,6 +125,10 @@ class ScenarioPlayback(Run):
         self._this_turn = []
         self.state.diverged(None)
 
+    def _cancels_here(self, event: AgentEvent) -> bool:
+        # As `replay` does: asked once per event, before the script answers anything.
+        return self.script is not None and self.script.cancels(event)
+
     def _observe(self, event: AgentEvent) -> list[ScenarioDiverged]:
         if self.script is not None:
             self.script.answer(event)  # an approval question gets the scenario's answer

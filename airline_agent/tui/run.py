@@ -17,14 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from airline_agent.agent.cancelled import cancelled_turn
 from airline_agent.agent.events import (
     AgentEvent,
+    ApprovalRequested,
     CustomerBound,
-    RequestSent,
+    ToolFinished,
+    ToolStarted,
     TurnFinished,
     TurnStarted,
-    Usage,
-    UsageReported,
 )
 from airline_agent.tui.session_state import CustomerBinding, SessionState
 
@@ -88,20 +89,36 @@ class Run:
         events = self._turn_events(text)
         try:
             async for event in events:
-                extra = self._observe(event)
-                self.events.append(event)
-                if isinstance(event, CustomerBound):
-                    self.state.act_for(event.customer, CustomerBinding("stated", event.tool))
-                yield event
-                for shown in extra:
-                    yield shown
+                if not self._cancels_here(event):
+                    async for shown in self._take(event):
+                        yield shown
+                    continue
+                # A playback of a turn that was cancelled when recorded: cancelled here.
+                if isinstance(event, ApprovalRequested):
+                    event.decision.cancel()  # a question nobody will answer: no modal
+                if not isinstance(event, ToolStarted | ToolFinished):
+                    self.events.append(event)  # a request or a question the customer saw
+                    yield event
+                break
         except (asyncio.CancelledError, GeneratorExit):
-            cancelled = cancelled_turn(self.events)
-            if cancelled is not None:
-                self.events.append(cancelled)
+            if turn_open(self.events):
+                self.events.append(cancelled_turn(self.events))
             raise
         finally:
             await events.aclose()  # the loop settles its history (open calls answered)
+        if turn_open(self.events):
+            async for shown in self._take(cancelled_turn(self.events)):
+                yield shown
+
+    async def _take(self, event: AgentEvent) -> AsyncGenerator[ShownEvent, None]:
+        """One event of the turn: observed, kept, told to the state; then what follows it."""
+        extra = self._observe(event)
+        self.events.append(event)
+        if isinstance(event, CustomerBound):
+            self.state.act_for(event.customer, CustomerBinding("stated", event.tool))
+        yield event
+        for shown in extra:
+            yield shown
 
     def _turn_events(self, text: str) -> AsyncGenerator[AgentEvent, None]:
         """Where the turn's events come from: the stack's loop."""
@@ -111,6 +128,11 @@ class Run:
 
     async def _before_turn(self) -> None:
         """Before the loop sees the customer's message (live: copy the database)."""
+
+    def _cancels_here(self, event: AgentEvent) -> bool:
+        """Whether the turn is to be cancelled at this event (a playback's recording of
+        a cancelled turn ends there)."""
+        return False
 
     def _observe(self, event: AgentEvent) -> list[ScenarioDiverged]:
         """Each event of the turn before anyone else sees it; what to yield after it."""
@@ -157,24 +179,14 @@ class Run:
         return list(write_transcript(self.events, directory, slug(name), secrets))
 
 
-def cancelled_turn(events: list[AgentEvent]) -> TurnFinished | None:
-    """The end of a turn cancelled before the loop finished it, with its usage so far;
-    None when no turn is open (it ended, or never started)."""
-    start = next(
-        (i for i in range(len(events) - 1, -1, -1) if isinstance(events[i], TurnStarted)), None
-    )
-    if start is None or any(isinstance(e, TurnFinished) for e in events[start:]):
-        return None
-    started = events[start]
-    assert isinstance(started, TurnStarted)
-    turn = events[start:]
-    reported = [e for e in turn if isinstance(e, UsageReported)]
-    usage = sum((e.usage or Usage() for e in reported), Usage())
-    costs = [e.cost for e in reported]
-    # A request cancelled before its usage came may have cost something: unknown, not $0.
-    unreported = sum(isinstance(e, RequestSent) for e in turn) > len(reported)
-    cost = None if unreported or None in costs else sum(c for c in costs if c is not None)
-    return TurnFinished(started.turn, "cancelled", usage, cost)
+def turn_open(events: list[AgentEvent]) -> bool:
+    """A turn started and has not finished (a cancel must record its end)."""
+    for event in reversed(events):
+        if isinstance(event, TurnFinished):
+            return False
+        if isinstance(event, TurnStarted):
+            return True
+    return False
 
 
 def slug(text: str) -> str:

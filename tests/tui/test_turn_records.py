@@ -137,3 +137,81 @@ async def test_a_turn_cancelled_between_events_while_auto_playing_is_recorded_to
         assert [e.reason for e in ends] == ["cancelled"]
         assert controller.events[-1] is ends[0]
         assert trace.titles().count(CANCELLED) == 1
+
+
+CANCELLED_SCENARIO = """\
+name: cancelled-at-the-question
+customer: emma_kim_9957
+settings: {approval: ask-accept, guard: false}
+turns:
+  - customer: Cancel EHGLP3, plans changed.
+    cancelled: true
+    responses:
+      - tool_calls:
+          - name: cancel_reservation
+            arguments: {reservation_id: EHGLP3, reason: change_of_plan}
+  - customer: Thanks.
+    responses:
+      - content: You're welcome.
+"""
+
+
+async def test_a_scenario_turn_cancelled_when_recorded_plays_cancelled_in_the_tui(
+    tmp_path: Path,
+) -> None:
+    from airline_agent.tui.screens.approval import ApprovalScreen
+
+    library = tmp_path / "library"
+    library.mkdir()
+    (library / "cancelled-at-the-question.yaml").write_text(CANCELLED_SCENARIO)
+    controller = AgentController(Settings(db=str(tmp_path / "unused.db")), library=library)
+    app = AirlineApp(controller, pace=0)
+    app.start_scenario = "cancelled-at-the-question"
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: controller.scenario_name is not None, timeout=60)
+        await wait_until(pilot, lambda: not app.main.turn_running)
+        await pilot.press("space")
+        trace = app.main.query_one(TracePane)
+        await wait_until(pilot, lambda: CANCELLED in trace.titles(), timeout=30)
+        assert not isinstance(app.screen, ApprovalScreen)  # a question nobody answers
+        assert "framework: approval asked · 1 write call" in trace.titles()
+        assert "framework: tool cancel_reservation" not in trace.titles()  # never ran
+        await wait_until(pilot, lambda: not app.main.turn_running)
+        await pilot.press("space")
+        await wait_until(pilot, lambda: controller.steps_left == 0 and not app.main.turn_running)
+        await wait_until(pilot, lambda: not app.main.backlog)
+        ends = [e.reason for e in controller.events if isinstance(e, TurnFinished)]
+        assert ends == ["cancelled", "answered"]
+        assert not any("diverged" in title for title in trace.titles())
+
+
+async def test_a_live_conversation_with_a_cancelled_turn_saves_and_replays_it_cancelled(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    from airline_agent.scenarios.loader import load_scenario
+    from airline_agent.scenarios.runner import replay_scenario_async
+
+    chat_server.stream(content="Too late.", delay=5)  # still answering when esc comes
+    chat_server.stream(content="Hello again.", usage=(900, 3))
+    controller = _live(chat_server, tmp_path)
+    app = AirlineApp(controller, pace=0)
+    saved = tmp_path / "with-a-cancel.yaml"
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.main.ready, timeout=60)
+        chat = app.main.query_one(ChatPane)
+        chat.input.value = "Hello?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(chat_server.requests) == 1, timeout=30)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.main.turn_running)
+        chat.input.focus()
+        chat.input.value = "Are you there?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(chat_server.requests) == 2, timeout=30)
+        await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog)
+        controller.save_scenario(saved)
+    scenario = load_scenario(saved)
+    assert [turn.cancelled for turn in scenario.turns] == [True, False]
+    report = await replay_scenario_async(scenario, path=saved)
+    assert report.status == "passed", report.why()
+    assert report.ends == ["cancelled", "answered"]
