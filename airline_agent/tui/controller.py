@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from airline_agent.tui.library import ScenarioChoice
 from airline_agent.tui.run import Mode, Progress, Run, ShownEvent
 from airline_agent.tui.session_state import DatabaseOrigin, SessionState, StateSnapshot
 
@@ -30,14 +31,6 @@ if TYPE_CHECKING:
     from airline_agent.tui.playback import ScenarioPlayback
 
 __all__ = ["AgentController", "Progress", "ScenarioChoice", "SessionController"]
-
-
-@dataclass(frozen=True)
-class ScenarioChoice:
-    name: str
-    description: str
-    turns: int
-    problem: str | None = None  # the file could not be loaded: why
 
 
 class SessionController:

@@ -4,11 +4,19 @@ quickly from its YAML (the first screen), then validated (a file's problem named
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from airline_agent.tui.controller import ScenarioChoice
+
+@dataclass(frozen=True)
+class ScenarioChoice:
+    """One entry of the library: a scenario's name, description and turns, or the
+    problem that keeps its file from loading."""
+
+    name: str
+    description: str
+    turns: int
+    problem: str | None = None  # the file could not be loaded: why
 
 
 def scenario_choices(library: Path | None, paths: dict[str, Path]) -> list[ScenarioChoice]:
@@ -16,7 +24,6 @@ def scenario_choices(library: Path | None, paths: dict[str, Path]) -> list[Scena
     each scenario's file is."""
     from airline_agent.scenarios.library import SHOWCASE, library_dir
     from airline_agent.scenarios.loader import ScenarioLoadError, load_scenario, scenario_paths
-    from airline_agent.tui.controller import ScenarioChoice
 
     choices = []
     for path in scenario_paths([library or library_dir()]):
@@ -37,7 +44,6 @@ def quick_choices(library: Path | None, paths: dict[str, Path]) -> list[Scenario
     quick reader cannot list (the loader says why, in its words)."""
     from airline_agent.scenarios.library import SHOWCASE, library_dir
     from airline_agent.scenarios.yaml_text import scenario_paths_in, summary
-    from airline_agent.tui.controller import ScenarioChoice
 
     choices = []
     for path in scenario_paths_in(library or library_dir()):

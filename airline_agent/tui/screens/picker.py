@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from airline_agent.tui.controller import ScenarioChoice
+from airline_agent.tui.library import ScenarioChoice
 
 # The option that keeps (or brings back) the live chat: no scenario's name can be it.
 LIVE_CHAT = "__live_chat__"
