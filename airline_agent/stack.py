@@ -39,7 +39,7 @@ def open_database(
     """The database at `location`; built as the default sample first when it is absent
     (`rebuild`: built again in its place, as the sample of `seed` and `scale`). Raises
     DatabaseUnavailable, said plainly."""
-    from airline_agent.domain.seed import DEFAULT_SEED, build_database, ensure_database
+    from airline_agent.domain.provisioning import DEFAULT_SEED, build_database, ensure_database
 
     if rebuild:
         seed = DEFAULT_SEED if seed is None else seed

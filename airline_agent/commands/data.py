@@ -90,7 +90,7 @@ def seed_command(
     from sqlalchemy.exc import SQLAlchemyError
 
     from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.domain.seed import DEFAULT_SEED, build_database
+    from airline_agent.domain.provisioning import DEFAULT_SEED, build_database
 
     started = time.perf_counter()
     try:

@@ -19,7 +19,7 @@ from sqlmodel import Session, SQLModel, create_engine, select
 
 from airline_agent.domain import schema
 from airline_agent.domain.errors import DatabaseUnavailable
-from airline_agent.domain.reads import ReadSource, read_source
+from airline_agent.domain.read_snapshots import ReadSource, read_source
 
 
 def database_url(db: str | Path) -> str:
@@ -136,7 +136,7 @@ class Database:
             yield session
 
     def reads(self, consistent: bool = True) -> Any:
-        """A read snapshot for plain SQL (`domain/reads.py`): `with database.reads() as r:`.
+        """A read snapshot for plain SQL (read_snapshots.py): `with database.reads() as r:`.
         Opened on first use; committed writes are visible to the next snapshot.
         `consistent=False`: each statement is its own snapshot (for one-statement reads)."""
         source = self._read_source

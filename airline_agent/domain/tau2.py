@@ -2,32 +2,39 @@
 
 Import then export gives back the input JSON up to dict key order and `1` vs `1.0`:
 list orders (saved passengers, a user's reservations, segments, passengers, payment
-history) and payment-method order are kept through `position` / `seq` columns.
+history) and payment-method order are kept through `position` / `seq` columns. The
+records are shaped by `tau2_shape`, the same builders the read tools answer with.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, Table, select
 
 from airline_agent.domain import schema
 from airline_agent.domain.airports import airport_rows
 from airline_agent.domain.db import Database
 from airline_agent.domain.loading import Progress, TableRows, load_rows
+from airline_agent.domain.tau2_shape import (
+    DATE_TIMES,
+    FLIGHT_COLUMNS,
+    FLIGHT_DATE_COLUMNS,
+    PASSENGER_COLUMNS,
+    PAYMENT_COLUMNS,
+    PAYMENT_METHOD_COLUMNS,
+    RESERVATION_COLUMNS,
+    SEGMENT_COLUMNS,
+    USER_COLUMNS,
+    flight_record,
+    reservation_record,
+    user_record,
+)
 
-# Which keys a flight date carries, by status (as in the τ² data).
-_DATE_TIMES = {
-    "landed": ("actual_departure_time_est", "actual_arrival_time_est"),
-    "delayed": ("estimated_departure_time_est", "estimated_arrival_time_est"),
-    "on time": ("estimated_departure_time_est", "estimated_arrival_time_est"),
-    "flying": ("actual_departure_time_est", "estimated_arrival_time_est"),
-    "cancelled": (),
-}
 _TIME_COLUMNS = (
     "actual_departure_time_est",
     "actual_arrival_time_est",
@@ -92,8 +99,8 @@ def flight_date_row(number: str, date: str, day: dict) -> dict:
             for cabin in schema.CABINS:
                 row[f"seats_{cabin}"] = day["available_seats"][cabin]
                 row[f"price_{cabin}"] = day["prices"][cabin]
-        elif status in _DATE_TIMES:
-            for column in _DATE_TIMES[status]:
+        elif status in DATE_TIMES:
+            for column in DATE_TIMES[status]:
                 row[column] = day[column]
         else:
             raise Tau2FormatError(f"flights.{number}.dates.{date}: unknown status {status!r}")
@@ -275,148 +282,62 @@ def import_tau2(
 # ---- rows → τ² dicts -------------------------------------------------------------
 
 
-def _number(value: float | int | None) -> float | int | None:
-    """Payment history amounts are whole dollars in τ²; keep fractions when there are."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+def _rows(
+    connection: Connection, table: Table, names: Sequence[str], *order: str
+) -> list[Sequence[Any]]:
+    query = select(*(table.c[name] for name in names)).order_by(*(table.c[o] for o in order))
+    return list(connection.execute(query))
 
 
-def flight_date_dict(row: Any) -> dict:
-    status = row.status
-    day: dict = {"status": status}
-    if status == "available":
-        day["available_seats"] = {c: getattr(row, f"seats_{c}") for c in schema.CABINS}
-        day["prices"] = {c: getattr(row, f"price_{c}") for c in schema.CABINS}
-    else:
-        for column in _DATE_TIMES.get(status, ()):
-            day[column] = getattr(row, column)
-    return day
-
-
-def _grouped(rows: Any, key: Callable[[Any], str]) -> dict[str, list]:
-    groups: dict[str, list] = {}
-    for row in rows:
-        groups.setdefault(key(row), []).append(row)
+def _grouped(
+    connection: Connection, table: Table, key: str, names: Sequence[str]
+) -> dict[str, list[Sequence[Any]]]:
+    """The rows of a child table by parent key, in stored order, without the key."""
+    groups: dict[str, list[Sequence[Any]]] = {}
+    for row in _rows(connection, table, (key, *names), key, "position"):
+        groups.setdefault(row[0], []).append(row[1:])
     return groups
 
 
 def export_tau2(database: Database) -> dict:
     """The whole database in τ² db.json shape: {"flights", "users", "reservations"}."""
-    t = {
-        name: model.__table__
-        for name, model in (
-            ("flight", schema.Flight),
-            ("date", schema.FlightDate),
-            ("user", schema.User),
-            ("method", schema.PaymentMethod),
-            ("saved", schema.SavedPassenger),
-            ("reservation", schema.Reservation),
-            ("segment", schema.ReservationFlight),
-            ("passenger", schema.ReservationPassenger),
-            ("payment", schema.Payment),
+    with database.engine.connect() as connection:  # one read transaction: one snapshot
+        flights = _rows(connection, schema.Flight.__table__, FLIGHT_COLUMNS, "flight_number")
+        dates: dict[str, list[Sequence[Any]]] = {}
+        for row in _rows(
+            connection,
+            schema.FlightDate.__table__,
+            ("flight_number", *FLIGHT_DATE_COLUMNS),
+            "flight_number",
+            "date",
+        ):
+            dates.setdefault(row[0], []).append(row[1:])
+        users = _rows(connection, schema.User.__table__, USER_COLUMNS, "user_id")
+        methods = _grouped(
+            connection, schema.PaymentMethod.__table__, "user_id", PAYMENT_METHOD_COLUMNS
         )
-    }
-    with database.engine.connect() as connection:
-
-        def rows(name: str, *order: str) -> list:
-            table = t[name]
-            return list(connection.execute(select(table).order_by(*(table.c[o] for o in order))))
-
-        dates = _grouped(rows("date", "flight_number", "date"), lambda r: r.flight_number)
-        methods = _grouped(rows("method", "user_id", "position"), lambda r: r.user_id)
-        saved = _grouped(rows("saved", "user_id", "position"), lambda r: r.user_id)
+        saved = _grouped(connection, schema.SavedPassenger.__table__, "user_id", PASSENGER_COLUMNS)
+        reservations = _rows(connection, schema.Reservation.__table__, RESERVATION_COLUMNS, "seq")
         segments = _grouped(
-            rows("segment", "reservation_id", "position"), lambda r: r.reservation_id
+            connection, schema.ReservationFlight.__table__, "reservation_id", SEGMENT_COLUMNS
         )
         passengers = _grouped(
-            rows("passenger", "reservation_id", "position"), lambda r: r.reservation_id
+            connection, schema.ReservationPassenger.__table__, "reservation_id", PASSENGER_COLUMNS
         )
-        payments = _grouped(
-            rows("payment", "reservation_id", "position"), lambda r: r.reservation_id
-        )
-        reservation_rows_ = rows("reservation", "seq")
-        user_rows_ = rows("user", "user_id")
-        flight_rows_ = rows("flight", "flight_number")
-
-    flights = {
-        f.flight_number: {
-            "flight_number": f.flight_number,
-            "origin": f.origin,
-            "destination": f.destination,
-            "scheduled_departure_time_est": f.scheduled_departure_time_est,
-            "scheduled_arrival_time_est": f.scheduled_arrival_time_est,
-            "dates": {d.date: flight_date_dict(d) for d in dates.get(f.flight_number, [])},
-        }
-        for f in flight_rows_
+        payments = _grouped(connection, schema.Payment.__table__, "reservation_id", PAYMENT_COLUMNS)
+    owned: dict[str, list[str]] = {}
+    for reservation in reservations:
+        owned.setdefault(reservation[1], []).append(reservation[0])
+    return {
+        "flights": {f[0]: flight_record(f, dates.get(f[0], ())) for f in flights},
+        "users": {
+            u[0]: user_record(u, methods.get(u[0], ()), saved.get(u[0], ()), owned.get(u[0], ()))
+            for u in users
+        },
+        "reservations": {
+            r[0]: reservation_record(
+                r, segments.get(r[0], ()), passengers.get(r[0], ()), payments.get(r[0], ())
+            )
+            for r in reservations
+        },
     }
-    owned = _grouped(reservation_rows_, lambda r: r.user_id)
-    users = {}
-    for u in user_rows_:
-        payment_methods = {}
-        for m in methods.get(u.user_id, []):
-            method: dict = {"source": m.source, "id": m.payment_id}
-            if m.source == "credit_card":
-                method["brand"] = m.brand
-                method["last_four"] = m.last_four
-            else:
-                method["amount"] = m.amount
-            payment_methods[m.payment_id] = method
-        users[u.user_id] = {
-            "user_id": u.user_id,
-            "name": {"first_name": u.first_name, "last_name": u.last_name},
-            "address": {
-                "address1": u.address1,
-                "address2": u.address2,
-                "city": u.city,
-                "country": u.country,
-                "state": u.state,
-                "zip": u.zip,
-            },
-            "email": u.email,
-            "dob": u.dob,
-            "payment_methods": payment_methods,
-            "saved_passengers": [
-                {"first_name": p.first_name, "last_name": p.last_name, "dob": p.dob}
-                for p in saved.get(u.user_id, [])
-            ],
-            "membership": u.membership,
-            "reservations": [r.reservation_id for r in owned.get(u.user_id, [])],
-        }
-    reservations = {}
-    for r in reservation_rows_:
-        rid = r.reservation_id
-        reservation = {
-            "reservation_id": rid,
-            "user_id": r.user_id,
-            "origin": r.origin,
-            "destination": r.destination,
-            "flight_type": r.flight_type,
-            "cabin": r.cabin,
-            "flights": [
-                {
-                    "origin": s.origin,
-                    "destination": s.destination,
-                    "flight_number": s.flight_number,
-                    "date": s.date,
-                    "price": s.price,
-                }
-                for s in segments.get(rid, [])
-            ],
-            "passengers": [
-                {"first_name": p.first_name, "last_name": p.last_name, "dob": p.dob}
-                for p in passengers.get(rid, [])
-            ],
-            "payment_history": [
-                {"payment_id": p.payment_id, "amount": _number(p.amount)}
-                for p in payments.get(rid, [])
-            ],
-            "created_at": r.created_at,
-            "total_baggages": r.total_baggages,
-            "nonfree_baggages": r.nonfree_baggages,
-            "insurance": r.insurance,
-        }
-        if r.status is not None:
-            reservation["status"] = r.status
-        reservations[rid] = reservation
-    return {"flights": flights, "users": users, "reservations": reservations}

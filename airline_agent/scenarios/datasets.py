@@ -87,7 +87,7 @@ def _build(dataset: Dataset, source: Path | None, target: Path) -> Path:
             except ValueError as exc:  # a file that is not τ² data
                 raise DatasetUnavailable(str(exc)) from exc
         else:
-            from airline_agent.domain.seed import seed_sample
+            from airline_agent.domain.sample import seed_sample
 
             seed_sample(database)
     finally:

@@ -275,7 +275,7 @@ def _measure(paths: dict[str, Path], runs: int) -> dict[str, dict[str, tuple[Tim
 
 
 def run(quick: bool) -> list[Row]:
-    from airline_agent.domain.seed import build_database
+    from airline_agent.domain.provisioning import build_database
 
     scale = 10 if quick else 100
     runs = 50 if quick else 300

@@ -60,7 +60,7 @@ def _timed(runs: int, fn: Callable[[], float]) -> list[float]:
 
 def run(quick: bool) -> list[Row]:
     from airline_agent.domain.db import Database
-    from airline_agent.domain.seed import generate_sample, seed_sample
+    from airline_agent.domain.sample import generate_sample, seed_sample
     from airline_agent.domain.tau2 import import_tau2
 
     rows_out: list[Row] = []

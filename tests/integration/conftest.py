@@ -26,7 +26,7 @@ def chat_server() -> Iterator[ChatServer]:
 @pytest.fixture(scope="session")
 def sample_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample database, built once for the session; never written to."""
-    from airline_agent.domain.seed import build_database
+    from airline_agent.domain.provisioning import build_database
 
     path = tmp_path_factory.mktemp("sample") / "sample.db"
     build_database(path).close()

@@ -115,7 +115,7 @@ def test_a_recording_on_a_changed_sample_warns_with_the_count_and_says_so(
 def test_a_recording_on_the_tau2_import_says_tau2_and_replays_cleanly(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
-    from airline_agent.domain.seed import build_database
+    from airline_agent.domain.provisioning import build_database
 
     tau2_db, _ = tau2_files()
     reservation = json.loads(tau2_db.read_text())["reservations"]["4WQ150"]

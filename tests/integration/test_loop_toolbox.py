@@ -23,7 +23,7 @@ from tests.support.events import of_type, run_turn
 
 @pytest.fixture
 def toolbox(db: Path):
-    from airline_agent.domain.seed import ensure_database
+    from airline_agent.domain.provisioning import ensure_database
     from airline_agent.tools.toolbox import Toolbox
 
     database = ensure_database(db)  # a fresh copy of the sample (tests/integration/conftest.py)

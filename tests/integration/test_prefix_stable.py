@@ -39,7 +39,7 @@ def spans(raw: bytes) -> tuple[str, str]:
 
 @pytest.fixture
 async def session(db: Path, chat_server: ChatServer):
-    from airline_agent.domain.seed import ensure_database
+    from airline_agent.domain.provisioning import ensure_database
     from airline_agent.tools.toolbox import Toolbox
 
     database = ensure_database(db)

@@ -1,4 +1,4 @@
-"""The read path (domain/reads.py): bare sqlite3 for SQLite files, the same SQL through
+"""The read path (domain/read_snapshots.py): bare sqlite3 for SQLite files, the same SQL through
 SQLAlchemy elsewhere; snapshots, threads, and index use."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 
 from airline_agent.domain import operations
 from airline_agent.domain.db import Database
-from airline_agent.domain.reads import EngineReads, SqliteReads
+from airline_agent.domain.operations import flights, ids, lookups
+from airline_agent.domain.read_snapshots import EngineReads, SqliteReads
 from tests.support.toolbox_fixtures import toolbox
 
 READS = {
@@ -153,15 +154,16 @@ def test_close_closes_the_read_connection_and_a_new_read_reopens_it(world_db: Da
 def _read_queries() -> dict[str, str]:
     queries = {
         name: value
-        for name, value in vars(operations).items()
+        for module in (lookups, flights)
+        for name, value in vars(module).items()
         if isinstance(value, str) and value.startswith("SELECT ")
     }
     queries["one-stop second legs"] = (
-        operations._BOOKABLE + "AND f.origin IN (:s0, :s1) AND f.destination = :destination "
+        flights._BOOKABLE + "AND f.origin IN (:s0, :s1) AND f.destination = :destination "
         "AND d.date IN (:d0, :d1) ORDER BY f.flight_number"
     )
-    for name in ("_USER_KEY", "_RESERVATION_KEY", "_FLIGHT_KEY"):
-        queries[f"{name}.exact"] = getattr(operations, name).exact
+    for name in ("USER_ID", "RESERVATION_ID", "FLIGHT_NUMBER"):
+        queries[f"{name}.exact"] = getattr(ids, name).exact
     return queries
 
 
@@ -187,9 +189,7 @@ def test_flight_searches_start_from_the_route(world_db: Database) -> None:
     connection = sqlite3.connect(Path(_path(world_db)))
     try:
         params = {"origin": "PHX", "destination": "SEA", "date": "2024-05-16"}
-        plan = [
-            r[3] for r in connection.execute("EXPLAIN QUERY PLAN " + operations._DIRECT, params)
-        ]
+        plan = [r[3] for r in connection.execute("EXPLAIN QUERY PLAN " + flights._DIRECT, params)]
         assert "ix_flight_route" in plan[0], plan
     finally:
         connection.close()

@@ -11,12 +11,8 @@ import pytest
 
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DatabaseUnavailable
-from airline_agent.domain.seed import (
-    DatabaseExists,
-    build_database,
-    ensure_database,
-    generate_sample,
-)
+from airline_agent.domain.provisioning import DatabaseExists, build_database, ensure_database
+from airline_agent.domain.sample import generate_sample
 from airline_agent.domain.showcase import SHOWCASE_RESERVATIONS, SHOWCASE_USER
 from airline_agent.domain.tau2 import export_tau2
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from airline_agent.domain.errors import DatabaseUnavailable
-from airline_agent.domain.seed import build_database, ensure_database
+from airline_agent.domain.provisioning import build_database, ensure_database
 from tests.support.cli import run_cli
 
 

@@ -157,14 +157,14 @@ TWO_PAID_BAGS_ON_ECON01 = {
 
 
 def test_internal_errors_roll_back(world_db, monkeypatch) -> None:
-    from airline_agent.domain import operations
+    from airline_agent.domain.operations import payments
 
     before = export_tau2(world_db)
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(operations, "_append_payment", broken)
+    monkeypatch.setattr(payments, "append_payment", broken)
     tools = toolbox(world_db, guard=False)
     outcome = tools.call("update_reservation_baggages", TWO_PAID_BAGS_ON_ECON01)
     assert outcome.error == "INTERNAL_ERROR" and "disk on fire" in outcome.result["message"]

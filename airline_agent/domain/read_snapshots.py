@@ -1,4 +1,5 @@
-"""How the read tools reach the database: plain SQL, one consistent snapshot per tool call.
+"""Read snapshots: how the read tools reach the database (plain SQL, one consistent
+snapshot per tool call).
 
 Reads are the hot path of every conversation (each turn looks up a customer, a
 reservation, flights), so they skip SQLAlchemy's statement building, connection pool and

@@ -1,0 +1,117 @@
+"""The rows a write reads and changes, inside its transaction.
+
+`Database.write()` takes the write lock before the first statement (SQLite: `BEGIN
+IMMEDIATE`), so everything read here is current until the commit and a change computed
+from it (seats left, a gift card's balance, the next id) cannot be lost to a concurrent
+writer. On databases with row locks the rows are also read `FOR UPDATE`.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from airline_agent.domain import policy
+from airline_agent.domain.errors import Conflict, InvalidArguments, NotFound
+from airline_agent.domain.operations.ids import (
+    FLIGHT_NUMBER,
+    RESERVATION_ID,
+    USER_ID,
+    require,
+)
+from airline_agent.domain.read_snapshots import ConnectionReads, Reads
+from airline_agent.domain.schema import (
+    Flight,
+    FlightDate,
+    Payment,
+    PaymentMethod,
+    Reservation,
+    ReservationFlight,
+    ReservationPassenger,
+    User,
+)
+
+
+def in_transaction(session: Session) -> Reads:
+    """The plain-SQL reads on a write transaction's connection (it sees its own rows)."""
+    return ConnectionReads(session.connection())
+
+
+def _row_locks(session: Session) -> bool | None:
+    """True where the database has row locks; None on SQLite, whose write lock is the
+    whole database (taken at BEGIN), so `FOR UPDATE` would only bypass the session's
+    identity map for nothing."""
+    return None if session.get_bind().dialect.name == "sqlite" else True
+
+
+def user_row(session: Session, user_id: str) -> User:
+    key = require(in_transaction(session), USER_ID, user_id, "User")
+    return session.get(User, key, with_for_update=_row_locks(session))  # type: ignore[return-value]
+
+
+def reservation_row(session: Session, reservation_id: str) -> Reservation:
+    key = require(in_transaction(session), RESERVATION_ID, reservation_id, "Reservation")
+    query = select(Reservation).where(Reservation.reservation_id == key)
+    if _row_locks(session):
+        query = query.with_for_update()
+    return session.scalars(query).one()
+
+
+def flight_row(session: Session, flight_number: str) -> Flight:
+    key = require(in_transaction(session), FLIGHT_NUMBER, flight_number, "Flight")
+    return session.get(Flight, key)  # type: ignore[return-value]
+
+
+def flight_date_row(session: Session, flight: Flight, date: str) -> FlightDate:
+    key = (flight.flight_number, date)
+    row = session.get(FlightDate, key, with_for_update=_row_locks(session))
+    if row is None:
+        raise NotFound(f"Flight {flight.flight_number} not found on date {date}")
+    return row
+
+
+def payment_methods(session: Session, user_id: str) -> dict[str, PaymentMethod]:
+    """The customer's payment methods by id, in profile order."""
+    query = (
+        select(PaymentMethod)
+        .where(PaymentMethod.user_id == user_id)
+        .order_by(PaymentMethod.position)
+    )
+    if _row_locks(session):
+        query = query.with_for_update()
+    rows = session.scalars(query)
+    return {m.payment_id: m for m in rows}
+
+
+_ReservationPart = TypeVar("_ReservationPart", ReservationFlight, ReservationPassenger, Payment)
+
+
+def reservation_parts(
+    session: Session, table: type[_ReservationPart], reservation_id: str
+) -> list[_ReservationPart]:
+    """A reservation's segments, passengers or payments, in their stored order."""
+    return list(
+        session.scalars(
+            select(table).where(table.reservation_id == reservation_id).order_by(table.position)
+        )
+    )
+
+
+def seats(flight_date: FlightDate, cabin: str) -> int:
+    return getattr(flight_date, f"seats_{cabin}") or 0
+
+
+def price(flight_date: FlightDate, cabin: str) -> int:
+    value = getattr(flight_date, f"price_{cabin}")
+    if value is None:
+        raise Conflict(
+            f"Flight {flight_date.flight_number} has no {cabin} price on {flight_date.date}"
+        )
+    return value
+
+
+def check_cabin(cabin: str) -> None:
+    if cabin not in policy.CABINS:
+        raise InvalidArguments(f"cabin must be one of {', '.join(policy.CABINS)}, not {cabin!r}")
