@@ -2,24 +2,50 @@
 
 `AIRLINE_AGENT_DB` (or `--db`) may be a file path or any SQLAlchemy URL. SQLite gets
 foreign keys, WAL and a busy timeout on every connection.
+
+Transactions on SQLite follow SQLAlchemy's recipe for pysqlite ("Serializable isolation /
+Savepoints / Transactional DDL"): the driver's own transaction handling is switched off
+(`isolation_level = None`) and SQLAlchemy's `begin` event emits BEGIN itself, so a
+transaction's reads are inside it. A write transaction begins `BEGIN IMMEDIATE`: it takes
+the database's write lock before its first read, so what it reads (seats left, a
+balance, the next free id) stays true until it commits, and concurrent writers queue
+for the lock (up to the busy timeout) instead of overwriting each other. Readers are
+never blocked (WAL). Other databases lock the rows a write reads (`FOR UPDATE`, see
+operations/rows.py).
+
+A SQLite file that cannot be written (its file or its folder) is opened read-only
+(`mode=ro`, or `immutable=1` when not even the -wal/-shm companions can be made): reads
+work, writes fail with `ReadOnlyDatabase`.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, inspect
+from sqlalchemy import Connection, event
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from airline_agent.domain import schema
-from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.errors import (
+    Conflict,
+    DatabaseUnavailable,
+    DomainError,
+    ReadOnlyDatabase,
+)
+from airline_agent.domain.integrity import check_opened, unreadable
 from airline_agent.domain.read_snapshots import ReadSource, read_source
+from airline_agent.domain.sqlite_files import SqliteFile, sqlite_path
+
+BUSY_TIMEOUT_MS = 5000
+# Execution option marking the write engine's connections: their BEGIN takes the lock.
+_WRITE_LOCK = "airline_agent_write_lock"
 
 
 def database_url(db: str | Path) -> str:
@@ -41,23 +67,52 @@ def describe(db: str | Path) -> str:
         return text
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
+def _sqlite_connected(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
 
 
-def make_engine(db: str | Path) -> Engine:
+def _sqlite_connected_read_only(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    # The journal mode is the file's; a read-only connection can neither set nor need it.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA query_only=ON")
+    cursor.close()
+
+
+def _driver_begins_nothing(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    # SQLAlchemy, not the driver, begins transactions (see `_sqlite_begin`).
+    dbapi_connection.isolation_level = None
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    locking = connection.get_execution_options().get(_WRITE_LOCK, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if locking else "BEGIN")
+
+
+def make_engine(db: str | Path, *, sqlite_file: SqliteFile | None = None) -> Engine:
+    """An engine for the database; a SQLite file opened read-only gets its connections
+    from `sqlite_file` (the URL keeps naming the file)."""
     url = database_url(db)
+    options: dict[str, Any] = {}
+    if sqlite_file is not None and sqlite_file.read_only:
+        options["creator"] = sqlite_file.connect
     try:
-        engine = create_engine(url)
+        engine = create_engine(url, **options)
     except (ArgumentError, ImportError) as exc:
         raise DatabaseUnavailable(f"{describe(db)}: not a usable database URL ({exc})") from exc
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
+        read_only = sqlite_file is not None and sqlite_file.read_only
+        pragmas = _sqlite_connected_read_only if read_only else _sqlite_connected
+        event.listen(engine, "connect", pragmas)
+        if engine.dialect.driver == "pysqlite":
+            event.listen(engine, "connect", _driver_begins_nothing)
+            event.listen(engine, "begin", _sqlite_begin)
     return engine
 
 
@@ -65,20 +120,34 @@ class Database:
     """One reservations database: read sessions, and write transactions that commit or
     roll back as a whole (a failed write leaves the database exactly as it was)."""
 
-    def __init__(self, engine: Engine, location: str) -> None:
+    def __init__(
+        self, engine: Engine, location: str, *, sqlite_file: SqliteFile | None = None
+    ) -> None:
         self.engine = engine
         self.location = location
+        self.sqlite_file = sqlite_file
+        # The same pool and events; its connections' BEGIN takes the write lock.
+        self._writer = engine.execution_options(**{_WRITE_LOCK: True})
         self._read_source: ReadSource | None = None
         self._read_source_lock = threading.Lock()
 
+    @property
+    def read_only(self) -> bool:
+        return self.sqlite_file is not None and self.sqlite_file.read_only
+
     @classmethod
     def create(cls, db: str | Path) -> Database:
-        """Create an empty database with the current schema (the file must not be ours yet)."""
-        if "://" not in str(db):
-            Path(db).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        """Create an empty database with the current schema (the file must not be ours yet).
+
+        It is not complete until a build has filled it (`loading.load_rows`), so
+        `open` refuses it until then."""
+        path = sqlite_path(db)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        sqlite_file = SqliteFile(path, "read-write") if path is not None else None
         engine = make_engine(db)
         SQLModel.metadata.create_all(engine)
-        database = cls(engine, describe(db))
+        database = cls(engine, describe(db), sqlite_file=sqlite_file)
         with database.write() as session:
             session.merge(schema.Meta(key="app", value=schema.APP_MARKER))
             session.merge(schema.Meta(key="schema_version", value=schema.SCHEMA_VERSION))
@@ -86,44 +155,33 @@ class Database:
 
     @classmethod
     def open(cls, db: str | Path) -> Database:
-        """Open an existing database built by this project, or explain what is wrong."""
+        """Open an existing, complete database built by this project, or explain what is
+        wrong in one line (see integrity.py for what is checked)."""
         name = describe(db)
-        if "://" not in str(db) and Path(db).expanduser().is_dir():
-            raise DatabaseUnavailable(f"{name}: is a directory, not a database file.")
-        if "://" not in str(db) and not Path(db).expanduser().is_file():
-            raise DatabaseUnavailable(
-                f"{name}: no such database. Create it with `airline-agent seed --db {name}`."
-            )
-        engine = make_engine(db)
-        try:
-            tables = set(inspect(engine).get_table_names())
-            if "meta" not in tables:
+        path = sqlite_path(db)
+        sqlite_file = None
+        if path is not None:
+            if path.is_dir():
+                raise DatabaseUnavailable(f"{name}: is a directory, not a database file.")
+            if not path.is_file():
                 raise DatabaseUnavailable(
-                    f"{name}: not an airline-agent database (no `meta` table). "
-                    f"Rebuild it with `airline-agent seed --db {name} --force`."
+                    f"{name}: no such database. Create it with `airline-agent seed --db {name}`."
                 )
-            with Session(engine) as session:
-                facts = {m.key: m.value for m in session.exec(select(schema.Meta))}
-        except (DatabaseError, OperationalError) as exc:
+            try:
+                sqlite_file = SqliteFile.of(path)
+            except OSError as exc:
+                raise DatabaseUnavailable(f"{name}: cannot be opened: {exc}.") from None
+        engine = make_engine(db, sqlite_file=sqlite_file)
+        try:
+            with engine.connect() as connection:
+                check_opened(connection, name, sqlite_file)
+        except DBAPIError as exc:
             engine.dispose()
-            raise DatabaseUnavailable(
-                f"{name}: cannot be read as a database ({exc.orig}). "
-                f"Rebuild it with `airline-agent seed --db {name} --force`."
-            ) from exc
+            raise unreadable(name, exc) from exc
         except DatabaseUnavailable:
             engine.dispose()
             raise
-        if facts.get("app") != schema.APP_MARKER:
-            engine.dispose()
-            raise DatabaseUnavailable(f"{name}: not an airline-agent database.")
-        if facts.get("schema_version") != schema.SCHEMA_VERSION:
-            engine.dispose()
-            raise DatabaseUnavailable(
-                f"{name}: built with schema {facts.get('schema_version')}, this version "
-                f"needs {schema.SCHEMA_VERSION}. "
-                f"Rebuild it with `airline-agent seed --db {name} --force`."
-            )
-        return cls(engine, name)
+        return cls(engine, name, sqlite_file=sqlite_file)
 
     def session(self) -> Session:
         """A session for reads; nothing it does is committed."""
@@ -131,9 +189,84 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        """One transaction: commits when the block ends, rolls back when it raises."""
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
-            yield session
+        """One transaction under the write lock: commits when the block ends, rolls back
+        when it raises. A busy or read-only database is a domain error, not SQL."""
+        if self.read_only:
+            raise ReadOnlyDatabase(self._read_only_message())
+        try:
+            with Session(self._writer, expire_on_commit=False) as session, session.begin():
+                yield session
+        except OperationalError as exc:
+            refusal = self._write_refused(exc)
+            if refusal is None:
+                raise
+            raise refusal from exc
+        except IntegrityError as exc:
+            if self.engine.dialect.name == "sqlite":
+                raise  # under SQLite's lock no writer can collide: this is a bug
+            raise Conflict(
+                "another change to the same records was made at the same moment; "
+                "nothing was changed, try again"
+            ) from exc
+
+    @contextmanager
+    def rehearsal(self) -> Iterator[Session]:
+        """A write transaction that always rolls back (for previews): the same lock, so
+        what it reads is what the real write would read."""
+        if self.read_only:
+            raise ReadOnlyDatabase(self._read_only_message())
+        try:
+            with Session(self._writer, expire_on_commit=False) as session:
+                session.begin()
+                try:
+                    yield session
+                finally:
+                    session.rollback()
+        except OperationalError as exc:
+            refusal = self._write_refused(exc)
+            if refusal is None:
+                raise
+            raise refusal from exc
+
+    def _read_only_message(self) -> str:
+        return (
+            f"the reservations database ({self.location}) is read-only here: its file or "
+            "folder cannot be written. Nothing was changed; reads still work."
+        )
+
+    def _write_refused(self, exc: OperationalError) -> DomainError | None:
+        """The domain error a driver's refusal to write means, if it is one of ours."""
+        code = getattr(exc.orig, "sqlite_errorcode", None)
+        primary = None if code is None else code & 0xFF
+        if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            return Conflict(
+                f"the database is busy with other changes (waited {BUSY_TIMEOUT_MS / 1000:g} s); "
+                "nothing was changed, try again"
+            )
+        if primary == sqlite3.SQLITE_READONLY:
+            return ReadOnlyDatabase(self._read_only_message())
+        return None
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[Connection]:
+        """A connection for loading a whole database in one transaction (loading.py).
+
+        On SQLite, foreign-key enforcement is paused (SQLite checks each child row
+        otherwise) and the rollback journal replaces the WAL (a bulk load through the WAL
+        writes every page twice); both come back afterwards. These pragmas only work
+        outside a transaction, so they go straight to the driver."""
+        with self._writer.connect() as connection:
+            sqlite = connection.dialect.name == "sqlite"
+            driver = connection.connection.dbapi_connection if sqlite else None
+            if driver is not None:
+                driver.execute("PRAGMA foreign_keys=OFF")
+                driver.execute("PRAGMA journal_mode=DELETE").fetchall()
+            try:
+                yield connection
+            finally:
+                if driver is not None:
+                    driver.execute("PRAGMA journal_mode=WAL").fetchall()
+                    driver.execute("PRAGMA foreign_keys=ON")
 
     def reads(self, consistent: bool = True) -> Any:
         """A read snapshot for plain SQL (read_snapshots.py): `with database.reads() as r:`.
@@ -143,7 +276,7 @@ class Database:
         if source is None:
             with self._read_source_lock:
                 if self._read_source is None:
-                    self._read_source = read_source(self.engine)
+                    self._read_source = read_source(self.engine, self.sqlite_file)
                 source = self._read_source
         return source.snapshot(consistent)
 

@@ -40,3 +40,21 @@ class PermissionDenied(DomainError):
 
 class DatabaseUnavailable(Exception):
     """The database is missing, corrupt or not ours; the message says what to run."""
+
+
+class ReadOnlyDatabase(PermissionDenied):
+    """The database can be read here but not written (its file or folder is read-only)."""
+
+
+def failure_sentence(exc: BaseException) -> str:
+    """A failure nobody reported on purpose, as one plain sentence for a tool result:
+    the kind of failure and its first line, never SQL text or its parameters (which
+    SQLAlchemy appends to its messages, and which may hold customers' data)."""
+    orig = getattr(exc, "orig", None)  # a SQLAlchemy error wrapping the driver's
+    detail = str(orig if isinstance(orig, BaseException) else exc)
+    detail = detail.split("[SQL:")[0].strip().splitlines()[0] if detail.strip() else ""
+    if len(detail) > 200:
+        detail = detail[:200] + "…"
+    kind = type(exc).__name__
+    what = f"{kind}: {detail}" if detail else kind
+    return f"The tool failed unexpectedly ({what}); nothing was changed."

@@ -15,6 +15,7 @@ from sqlalchemy import Table, delete, insert
 
 from airline_agent.domain import schema
 from airline_agent.domain.db import Database
+from airline_agent.domain.provenance import PROVENANCE_FACT, Provenance
 
 Progress = Callable[[str, int, int], None]
 
@@ -66,15 +67,17 @@ def load_rows(
     database: Database,
     batches: TableRows | Iterable[TableRows],
     *,
-    source: str,
+    provenance: Provenance,
     check_references: bool,
     progress: Progress | None = None,
 ) -> None:
-    """Write every row and the `source` meta fact in one transaction.
+    """Write every row and, last, the `source` and `provenance` facts in one transaction:
+    `source` says the database is complete (see integrity.py), so an interrupted load
+    leaves none; `provenance` says how to build it again (provenance.py).
 
-    Foreign-key enforcement is paused during the load (SQLite checks each child row
-    otherwise); with `check_references` the whole database is checked once at the end
-    and a dangling reference rolls everything back with a ValueError.
+    Foreign-key enforcement is paused during the load (`Database.bulk_load`); with
+    `check_references` the whole database is checked once at the end and a dangling
+    reference rolls everything back with a ValueError.
     """
     if isinstance(batches, TableRows):
         batches = [batches]
@@ -82,40 +85,29 @@ def load_rows(
     else:
         total = 0  # unknown: the generator reports its own progress
     done = 0
-    with database.engine.connect() as connection:
+    with database.bulk_load() as connection, connection.begin():
         sqlite = connection.dialect.name == "sqlite"
-        if sqlite:
-            # A bulk load through the WAL writes every page twice (WAL, then checkpoint);
-            # a rollback journal writes it once. WAL comes back when the load is done.
-            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
-            connection.exec_driver_sql("PRAGMA journal_mode=DELETE").fetchall()
-            connection.commit()
-        try:
-            with connection.begin():
-                for rows in batches:
-                    for table, table_rows in rows.in_order():
-                        for start in range(0, len(table_rows), CHUNK):
-                            chunk = table_rows[start : start + CHUNK]
-                            if sqlite:
-                                connection.exec_driver_sql(_named_insert(table), chunk)
-                            else:
-                                connection.execute(insert(table), chunk)
-                            done += len(chunk)
-                            if progress and total:
-                                progress("writing", done, total)
-                meta = schema.Meta.__table__
-                connection.execute(delete(meta).where(meta.c.key == "source"))
-                connection.execute(insert(meta), [{"key": "source", "value": source}])
-                if sqlite and check_references:
-                    dangling = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
-                    if dangling:
-                        table, _rowid, parent, _fk = dangling[0]
-                        raise ValueError(
-                            f"{len(dangling)} row(s) refer to missing records "
-                            f"(first: a `{table}` row refers to a missing `{parent}`)"
-                        )
-        finally:
-            if sqlite:
-                connection.exec_driver_sql("PRAGMA journal_mode=WAL").fetchall()
-                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
-                connection.commit()
+        for rows in batches:
+            for table, table_rows in rows.in_order():
+                for start in range(0, len(table_rows), CHUNK):
+                    chunk = table_rows[start : start + CHUNK]
+                    if sqlite:
+                        connection.exec_driver_sql(_named_insert(table), chunk)
+                    else:
+                        connection.execute(insert(table), chunk)
+                    done += len(chunk)
+                    if progress and total:
+                        progress("writing", done, total)
+        if sqlite and check_references:
+            dangling = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+            if dangling:
+                table, _rowid, parent, _fk = dangling[0]
+                raise ValueError(
+                    f"{len(dangling)} row(s) refer to missing records "
+                    f"(first: a `{table}` row refers to a missing `{parent}`)"
+                )
+        # Last, in the same transaction: the database is complete only if this commits.
+        facts = {schema.COMPLETE_FACT: provenance.source(), PROVENANCE_FACT: provenance.fact()}
+        meta = schema.Meta.__table__
+        connection.execute(delete(meta).where(meta.c.key.in_(facts)))
+        connection.execute(insert(meta), [{"key": k, "value": v} for k, v in facts.items()])

@@ -1,28 +1,43 @@
-"""Provisioning: building a database file (the sample or a τ² import), opening it, or
-building it first when it is absent.
+"""Provisioning: building a database (the sample or a τ² import), opening it or building
+it first when it is absent, and rebuilding it exactly as it was built.
 
-A file is built under a temporary name beside the target and renamed into place only
-when complete; a URL is built in place. Either way the database records that it is
-complete only in the transaction that finishes the build (see loading.py).
+A file is built under a temporary name beside the target (`.NAME.building-PID`) and
+renamed into place only when complete; what a killed build leaves behind is removed by
+the next build there (only files whose process is gone). A URL is built in place.
+Either way the database records that it is complete, and how it was built, only in the
+transaction that finishes the build (loading.py), so `open` refuses a half-built one.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 
-from airline_agent.domain.db import Database, describe
+from airline_agent.domain.db import Database, describe, make_engine
 from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.integrity import forget_checks
 from airline_agent.domain.loading import Progress
+from airline_agent.domain.provenance import Provenance
 from airline_agent.domain.sample import DEFAULT_SEED, seed_sample
+from airline_agent.domain.sqlite_files import remove_database_files, sqlite_path
 
 
 class DatabaseExists(DatabaseUnavailable):
     """The target already holds a database and `force` was not given."""
 
 
-def _is_url(location: str | Path) -> bool:
-    return "://" in str(location)
+class CannotRebuild(DatabaseUnavailable):
+    """The database cannot be built again exactly as it was (the message says why);
+    a caller that must reset it falls back to a copy it took."""
+
+    def __init__(self, message: str, provenance: Provenance) -> None:
+        super().__init__(message)
+        self.provenance = provenance
+
+
+Fill = Callable[[Database], None]
 
 
 def build_database(
@@ -48,17 +63,20 @@ def build_database(
         else:
             seed_sample(database, seed=seed, scale=scale, progress=progress)
 
-    name = describe(location)
-    if _is_url(location):
+    if "://" in str(location):
         return _build_at_url(str(location), fill, force=force)
-    target = Path(location).expanduser()
+    return _build_file(Path(location).expanduser(), describe(location), fill, force=force)
+
+
+def _build_file(target: Path, name: str, fill: Fill, *, force: bool) -> Database:
     if target.exists() and not force:
         raise DatabaseExists(
             f"{name}: already exists. Use `--force` to replace it, or choose another `--db`."
         )
     _make_folder(target, name)
-    building = target.with_name(f".{target.name}.building-{os.getpid()}")
-    _remove_database_files(building)
+    remove_abandoned_builds(target)
+    building = _building_name(target, os.getpid())
+    remove_database_files(building)
     try:
         database = Database.create(building)
         try:
@@ -67,24 +85,48 @@ def build_database(
             # Closing the last connection folds any WAL into the file, so the rename
             # moves the whole database.
             database.close()
-        _remove_database_files(target)
+        forget_checks(target)
+        remove_database_files(target)
         os.replace(building, target)
     finally:
-        _remove_database_files(building)
+        remove_database_files(building)
     return Database.open(target)
 
 
-def _remove_database_files(path: Path) -> None:
-    """The database file and SQLite's companions (a stale -wal must not outlive its db)."""
-    for companion in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
-        companion.unlink(missing_ok=True)
+def _building_name(target: Path, pid: int) -> Path:
+    return target.with_name(f".{target.name}.building-{pid}")
 
 
-def _build_at_url(url: str, fill, *, force: bool) -> Database:
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
+def remove_abandoned_builds(target: Path) -> list[Path]:
+    """Remove what builds of `target` killed half-way left (`.NAME.building-PID` and its
+    companions) when that process is gone; a build still running is left alone."""
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.building-(\d+)")
+    removed = []
+    folder = target.parent if str(target.parent) else Path(".")
+    for leftover in folder.glob(f".{target.name}.building-*"):
+        found = pattern.match(leftover.name)
+        pid = int(found[1]) if found else None
+        if pid is None or (pid != os.getpid() and _alive(pid)):
+            continue
+        base = _building_name(target, pid)
+        remove_database_files(base)
+        removed.append(base)
+    return removed
+
+
+def _build_at_url(url: str, fill: Fill, *, force: bool) -> Database:
     from sqlalchemy import inspect
     from sqlmodel import SQLModel
-
-    from airline_agent.domain.db import make_engine
 
     engine = make_engine(url)
     try:
@@ -95,6 +137,9 @@ def _build_at_url(url: str, fill, *, force: bool) -> Database:
             SQLModel.metadata.drop_all(engine)
     finally:
         engine.dispose()
+    path = sqlite_path(url)
+    if path is not None:
+        forget_checks(path)
     database = Database.create(url)
     fill(database)
     return database
@@ -120,6 +165,49 @@ def ensure_database(location: str | Path, *, progress: Progress | None = None) -
 
     A corrupt or foreign file raises DatabaseUnavailable (never overwritten).
     """
-    if not _is_url(location) and not Path(location).expanduser().exists():
+    if "://" not in str(location) and not Path(location).expanduser().exists():
         return build_database(location, progress=progress)
     return Database.open(location)
+
+
+def provenance(database: Database) -> Provenance:
+    """How the database was built, as it records it."""
+    return Provenance.from_meta(database.meta())
+
+
+def build_as_built(
+    built: Provenance,
+    location: str | Path,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> Database:
+    """Build a database at `location` exactly as `built` says (e.g. a scratch copy to
+    compare the current database with, before a reset). CannotRebuild when it cannot be
+    (a τ² file gone or changed, an unknown build)."""
+    why = built.why_not_rebuildable()
+    if why is not None:
+        raise CannotRebuild(f"{describe(location)}: cannot be rebuilt as built: {why}.", built)
+    if built.kind == "tau2" and built.tau2_file is not None:
+        return build_database(location, tau2=Path(built.tau2_file), force=force, progress=progress)
+    assert built.seed is not None and built.scale is not None
+    return build_database(
+        location, seed=built.seed, scale=built.scale, force=force, progress=progress
+    )
+
+
+def rebuild_as_built(location: str | Path, *, progress: Progress | None = None) -> Database:
+    """Replace the database at `location` with a fresh build of what it was built from
+    (the same seed and scale, or the same τ² file if its hash still matches), and open
+    it. CannotRebuild (nothing touched) when that cannot be done; DatabaseUnavailable
+    when the database cannot be opened or is read-only here."""
+    database = Database.open(location)
+    try:
+        if database.read_only:
+            raise DatabaseUnavailable(
+                f"{database.location}: is read-only here; it cannot be rebuilt in place."
+            )
+        built = provenance(database)
+    finally:
+        database.close()
+    return build_as_built(built, location, force=True, progress=progress)

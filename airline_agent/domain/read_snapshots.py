@@ -27,7 +27,6 @@ the snapshot ends.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -35,6 +34,8 @@ from typing import Any, Protocol
 from sqlalchemy import Connection, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.sql.elements import TextClause
+
+from airline_agent.domain.sqlite_files import SqliteFile
 
 
 class Reads(Protocol):
@@ -64,10 +65,9 @@ _NO_PARAMS: Mapping[str, Any] = {}
 class SqliteReads:
     """One sqlite3 connection for every read of one database (see the module docstring)."""
 
-    def __init__(self, path: str) -> None:
-        connection = sqlite3.connect(
-            path, isolation_level=None, check_same_thread=False, cached_statements=512
-        )
+    def __init__(self, sqlite_file: SqliteFile) -> None:
+        # Opened with the database's own access (read-only where it cannot be written).
+        connection = sqlite_file.connect(isolation_level=None, cached_statements=512)
         # The same settings as the engine's connections (db.py); WAL is a property of
         # the file and already set by whoever created it.
         connection.execute("PRAGMA foreign_keys=ON")
@@ -190,16 +190,10 @@ class _EngineSnapshot:
         self._connection = None
 
 
-def read_source(engine: Engine) -> ReadSource:
+def read_source(engine: Engine, sqlite_file: SqliteFile | None) -> ReadSource:
     """Bare sqlite3 for a SQLite file; SQLAlchemy connections for anything else (an
-    in-memory database only exists on the engine's own connections)."""
-    url = engine.url
-    if (
-        engine.dialect.name == "sqlite"
-        and engine.dialect.driver == "pysqlite"
-        and url.database
-        and url.database != ":memory:"
-        and not url.query
-    ):
-        return SqliteReads(url.database)
+    in-memory database only exists on the engine's own connections, and a URL with
+    options is the user's to have applied)."""
+    if sqlite_file is not None and engine.dialect.driver == "pysqlite":
+        return SqliteReads(sqlite_file)
     return EngineReads(engine)

@@ -18,6 +18,9 @@ PAYMENT_SOURCES = ("credit_card", "gift_card", "certificate")
 # Written into the `meta` table; a database without it is not ours.
 SCHEMA_VERSION = "1"
 APP_MARKER = "airline-agent"
+# The fact a build writes in its final transaction, with its last rows (loading.py): a
+# database without it was never finished. (`source` names what it was built from.)
+COMPLETE_FACT = "source"
 
 
 class Meta(SQLModel, table=True):

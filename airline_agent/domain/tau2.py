@@ -20,6 +20,7 @@ from airline_agent.domain import schema
 from airline_agent.domain.airports import airport_rows
 from airline_agent.domain.db import Database
 from airline_agent.domain.loading import Progress, TableRows, load_rows
+from airline_agent.domain.provenance import Provenance
 from airline_agent.domain.tau2_shape import (
     DATE_TIMES,
     FLIGHT_COLUMNS,
@@ -262,12 +263,13 @@ def import_tau2(
     written then.
     """
     if isinstance(source, dict):
-        data, name, label = source, "τ² data", "tau2"
+        data, name, provenance = source, "τ² data", Provenance.tau2(None)
     else:
-        data, name, label = read_tau2_file(Path(source)), str(source), "tau2"
+        data, name = read_tau2_file(Path(source)), str(source)
+        provenance = Provenance.tau2(Path(source))
     try:
         rows = rows_from_tau2(data)
-        load_rows(database, rows, source=label, check_references=True, progress=progress)
+        load_rows(database, rows, provenance=provenance, check_references=True, progress=progress)
     except Tau2FormatError as exc:
         raise Tau2FormatError(f"{name}: {exc}") from exc
     except ValueError as exc:

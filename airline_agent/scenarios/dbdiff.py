@@ -84,7 +84,7 @@ def export_records(database: Path, records: set[RecordKey]) -> dict[RecordKey, d
         wanted[kind].append(key)
     with tempfile.TemporaryDirectory(prefix="airline-agent-diff-") as scratch:
         scratch_path = Path(scratch) / "records.db"
-        Database.create(scratch_path).close()
+        scratch_db = Database.create(scratch_path)  # filled below, exported as it is
         conn = sqlite3.connect(scratch_path)
         try:
             conn.execute("ATTACH DATABASE ? AS source", (str(database),))
@@ -102,7 +102,6 @@ def export_records(database: Path, records: set[RecordKey]) -> dict[RecordKey, d
             conn.commit()
         finally:
             conn.close()
-        scratch_db = Database.open(scratch_path)
         try:
             exported = export_tau2(scratch_db)
         finally:

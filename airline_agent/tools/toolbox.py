@@ -21,7 +21,7 @@ from sqlmodel import Session
 
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
-from airline_agent.domain.errors import DomainError
+from airline_agent.domain.errors import DomainError, failure_sentence
 from airline_agent.tools import airline as _airline  # noqa: F401  (registers the tools)
 from airline_agent.tools import guard as policy_guard
 from airline_agent.tools.changes import recording
@@ -93,7 +93,7 @@ class Toolbox:
             if spec is not None:
                 result = rejected.result
         except Exception as exc:  # a tool never raises into the loop
-            result = error_result("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}")
+            result = error_result("INTERNAL_ERROR", failure_sentence(exc))
         error = result.get("error") if isinstance(result, dict) else None
         if error is not None:
             changes = ()
@@ -157,24 +157,21 @@ class Toolbox:
             refusal = domain_error_result(exc)
             return f"This would fail ({refusal['error']}): {refusal['message']}"
         except Exception as exc:
-            return f"Cannot preview this call ({type(exc).__name__}: {exc})."
+            return f"Cannot preview this call. {failure_sentence(exc)}"
 
 
 class _DryRunDatabase:
     """A database whose write transactions always roll back (for previews)."""
 
     def __init__(self, database: Database) -> None:
+        self._database = database
         self.engine = database.engine
         self.location = database.location
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        with Session(self.engine, expire_on_commit=False) as session:
-            session.begin()
-            try:
-                yield session
-            finally:
-                session.rollback()
+        with self._database.rehearsal() as session:
+            yield session
 
 
 @dataclass

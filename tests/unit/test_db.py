@@ -30,7 +30,12 @@ def test_garbage_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_created_database_opens_with_pragmas(tmp_path: Path) -> None:
-    Database.create(tmp_path / "a.db").close()
+    from airline_agent.domain.tau2 import import_tau2
+
+    # Created and filled (here with nothing): a database opens only once a build finished.
+    created = Database.create(tmp_path / "a.db")
+    import_tau2(created, {"flights": {}, "users": {}, "reservations": {}})
+    created.close()
     database = Database.open(tmp_path / "a.db")
     with database.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1

@@ -21,6 +21,7 @@ from airline_agent.domain import showcase
 from airline_agent.domain.airports import airport_rows
 from airline_agent.domain.db import Database
 from airline_agent.domain.loading import Progress, TableRows, load_rows
+from airline_agent.domain.provenance import Provenance
 from airline_agent.domain.sample.customers import user_rows
 from airline_agent.domain.sample.reservations import Routes, reservation_rows
 from airline_agent.domain.sample.schedule import flight_rows, schedule
@@ -88,7 +89,7 @@ def seed_sample(
     load_rows(
         database,
         generate_batches(seed=seed, scale=scale, progress=progress),
-        source=f"sample seed={seed} scale={scale}",
+        provenance=Provenance.sample(seed, scale),
         check_references=False,  # consistent by construction, and tested
         progress=progress,
     )

@@ -1,0 +1,204 @@
+"""What `Database.open` checks before it hands out a database, each failure one line
+that says what is wrong and what to run:
+
+1. it is ours (`meta` says `app`) and of this schema version;
+2. it is complete: the build that made it finished. Every build writes the `source`
+   fact in the same transaction as the last of its rows (loading.py), so a build killed
+   half-way (kill -9 during `seed`) leaves a database without it;
+3. every table and column of the schema is there (one `pragma_table_info` query);
+4. SQLite only: its pages are sound (`PRAGMA quick_check`) — run when the file changed
+   since the last good check, since it reads every page (~6 ms for the default sample,
+   ~0.5 s at `--scale 100`). The last good check is remembered in a small sidecar
+   beside the database, `.NAME.checked` (its size, mtime, inode and those of its -wal),
+   so that every `airline-agent call` does not pay for it again; where the folder
+   cannot be written, in this process's memory. A sidecar that is missing, stale or
+   garbled only means the check runs again.
+
+Advice to rebuild with `--force` is given only when the file itself is wrong, never for
+a permission or locking problem (rebuilding would destroy an intact database).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import SQLModel
+
+from airline_agent.domain import schema
+from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.sqlite_files import SqliteFile, companions
+
+# SQLite's primary result codes that mean "the file is not a sound database".
+_NOT_A_DATABASE = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
+_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+
+_checked_lock = threading.Lock()
+_checked_here: dict[str, tuple[int, ...]] = {}  # path -> signature of the last good check
+
+
+def rebuild_hint(name: str) -> str:
+    return f"Rebuild it with `airline-agent seed --db {name} --force`."
+
+
+def unreadable(name: str, exc: DBAPIError) -> DatabaseUnavailable:
+    """The one line for a driver error met while opening: a damaged or foreign file is
+    rebuilt; a permission, busy or I/O problem is named, and nothing is advised that
+    would replace the file."""
+    orig = exc.orig
+    code = getattr(orig, "sqlite_errorcode", None)
+    primary = None if code is None else code & 0xFF
+    if primary == sqlite3.SQLITE_CORRUPT:
+        return DatabaseUnavailable(
+            f"{name}: the database file is damaged ({orig}). "
+            f"Restore it from a copy, or {rebuild_hint(name).lower()}"
+        )
+    if primary in _BUSY:
+        return DatabaseUnavailable(
+            f"{name}: busy: another program is changing it ({orig}). Try again in a moment."
+        )
+    if primary in _NOT_A_DATABASE or (primary is None and "not a database" in str(orig)):
+        return DatabaseUnavailable(
+            f"{name}: cannot be read as a database ({orig}). {rebuild_hint(name)}"
+        )
+    return DatabaseUnavailable(
+        f"{name}: cannot be opened ({orig}); check that this user may read the file and its folder."
+    )
+
+
+def check_opened(connection: Connection, name: str, sqlite_file: SqliteFile | None) -> None:
+    """Every check, in order, on one connection; raises DatabaseUnavailable (or the
+    driver's error, for `unreadable`)."""
+    present = _columns_present(connection)
+    if "meta" not in present:
+        raise DatabaseUnavailable(
+            f"{name}: not an airline-agent database (no `meta` table). {rebuild_hint(name)}"
+        )
+    facts = dict(connection.execute(text("SELECT key, value FROM meta")).all())
+    check_facts(facts, name)
+    check_schema(present, name)
+    if sqlite_file is not None:
+        check_pages(connection, sqlite_file, name)
+
+
+def check_facts(facts: dict[str, str], name: str) -> None:
+    if facts.get("app") != schema.APP_MARKER:
+        raise DatabaseUnavailable(f"{name}: not an airline-agent database.")
+    if facts.get("schema_version") != schema.SCHEMA_VERSION:
+        raise DatabaseUnavailable(
+            f"{name}: built with schema {facts.get('schema_version')}, this version "
+            f"needs {schema.SCHEMA_VERSION}. {rebuild_hint(name)}"
+        )
+    if facts.get(schema.COMPLETE_FACT) is None:
+        raise DatabaseUnavailable(
+            f"{name}: incomplete: the build that made it did not finish (interrupted?). "
+            f"{rebuild_hint(name)}"
+        )
+
+
+def _columns_present(connection: Connection) -> dict[str, set[str]]:
+    if connection.dialect.name == "sqlite":
+        rows = connection.exec_driver_sql(
+            "SELECT m.name, p.name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p "
+            "WHERE m.type = 'table'"
+        )
+        present: dict[str, set[str]] = {}
+        for table, column in rows:
+            present.setdefault(table, set()).add(column)
+        return present
+    from sqlalchemy import inspect
+
+    inspector = inspect(connection)
+    return {
+        table: {column["name"] for column in inspector.get_columns(table)}
+        for table in inspector.get_table_names()
+    }
+
+
+def check_schema(present: dict[str, set[str]], name: str) -> None:
+    """Every table and column of the schema is there; one line naming the first missing."""
+    missing: list[str] = []
+    for table in SQLModel.metadata.sorted_tables:
+        if table.name not in present:
+            missing.append(f"the `{table.name}` table")
+            continue
+        missing += [
+            f"the `{column.name}` column of `{table.name}`"
+            for column in table.columns
+            if column.name not in present[table.name]
+        ]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise DatabaseUnavailable(
+            f"{name}: {missing[0]} is missing{more}: not the schema this version builds. "
+            f"{rebuild_hint(name)}"
+        )
+
+
+def _signature(path: Path) -> tuple[int, ...]:
+    stat = path.stat()
+    wal = companions(path)[0]
+    wal_stat = wal.stat() if wal.exists() else None
+    return (
+        stat.st_size,
+        stat.st_mtime_ns,
+        stat.st_ino,
+        stat.st_dev,
+        wal_stat.st_size if wal_stat else -1,
+        wal_stat.st_mtime_ns if wal_stat else -1,
+    )
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_name(f".{path.name}.checked")
+
+
+def _last_good(path: Path) -> tuple[int, ...] | None:
+    key = str(path.absolute())
+    with _checked_lock:
+        if key in _checked_here:
+            return _checked_here[key]
+    try:
+        return tuple(json.loads(_sidecar(path).read_text(encoding="utf-8"))["signature"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _remember_good(sqlite_file: SqliteFile, signature: tuple[int, ...]) -> None:
+    with _checked_lock:
+        _checked_here[str(sqlite_file.path.absolute())] = signature
+    if sqlite_file.read_only:
+        return  # its folder may not be writable either; memory is enough
+    try:
+        sidecar = _sidecar(sqlite_file.path)
+        partial = sidecar.with_name(f"{sidecar.name}.{os.getpid()}")
+        partial.write_text(json.dumps({"signature": list(signature)}), encoding="utf-8")
+        os.replace(partial, sidecar)
+    except OSError:
+        pass  # only costs a check at the next open
+
+
+def check_pages(connection: Connection, sqlite_file: SqliteFile, name: str) -> None:
+    """`PRAGMA quick_check` when the file changed since its last good check."""
+    signature = _signature(sqlite_file.path)
+    if _last_good(sqlite_file.path) == signature:
+        return
+    found = [row[0] for row in connection.execute(text("PRAGMA quick_check(1)"))]
+    if found != ["ok"]:
+        raise DatabaseUnavailable(
+            f"{name}: the database file is damaged (SQLite's check found: {found[0]}). "
+            f"Restore it from a copy, or {rebuild_hint(name).lower()}"
+        )
+    _remember_good(sqlite_file, signature)
+
+
+def forget_checks(path: Path) -> None:
+    """Drop what is remembered of a file's last check (it is being replaced)."""
+    with _checked_lock:
+        _checked_here.pop(str(path.absolute()), None)
+    _sidecar(path).unlink(missing_ok=True)

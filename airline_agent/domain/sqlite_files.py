@@ -1,0 +1,104 @@
+"""SQLite database files: which file a location names, its companions, and how this
+process can open it.
+
+A database in WAL mode has two companions, `NAME-wal` and `NAME-shm`, which SQLite
+creates beside it even to read. So the folder matters as much as the file:
+
+- file and folder writable (or the companions exist and are writable): read-write;
+- the file cannot be written, or the folder cannot but the companions exist:
+  read-only (`mode=ro`), which still sees what a write-ahead log holds;
+- neither file nor folder writable and no companions: `immutable=1`, which reads the
+  file alone (safe: with no -wal there is nothing else to see).
+
+A non-empty -wal without its -shm in a read-only folder cannot be read safely (the log
+holds committed changes that `immutable` would skip): that is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+Access = Literal["read-write", "read-only", "immutable"]
+
+
+def companions(path: Path) -> tuple[Path, Path, Path]:
+    """The write-ahead log, its shared-memory index and a rollback journal."""
+    return Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")
+
+
+def remove_database_files(path: Path) -> None:
+    """The database file and SQLite's companions (a stale -wal must not outlive its db)."""
+    for file in (path, *companions(path)):
+        file.unlink(missing_ok=True)
+
+
+def sqlite_path(location: str | Path) -> Path | None:
+    """The file a location names when it is a plain SQLite file (a path, or a
+    `sqlite:///` URL without options); None for anything else."""
+    text = str(location)
+    if "://" not in text:
+        return Path(text).expanduser()
+    try:
+        url = make_url(text)
+    except ArgumentError:
+        return None
+    if url.get_backend_name() != "sqlite" or url.query:
+        return None
+    if url.database in (None, "", ":memory:") or url.database.startswith("file:"):
+        return None
+    return Path(url.database).expanduser()
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK)
+
+
+@dataclass(frozen=True)
+class SqliteFile:
+    """One SQLite database file and the access this process has to it."""
+
+    path: Path
+    access: Access
+
+    @classmethod
+    def of(cls, path: Path) -> SqliteFile:
+        """Decide the access from what the file system allows (see the module docstring).
+        Raises OSError (with a sentence) for a log that cannot be read safely."""
+        wal, shm, _ = companions(path)
+        folder = path.parent if str(path.parent) else Path(".")
+        folder_writable = _writable(folder)
+        companions_writable = all(p.exists() and _writable(p) for p in (wal, shm))
+        if _writable(path) and (folder_writable or companions_writable):
+            return cls(path, "read-write")
+        if folder_writable or (wal.exists() and shm.exists()):
+            return cls(path, "read-only")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise OSError(
+                f"its folder is read-only and it has an unfinished write-ahead log ({wal.name}) "
+                "without its index; open it once where its folder can be written"
+            )
+        return cls(path, "immutable")
+
+    @property
+    def read_only(self) -> bool:
+        return self.access != "read-write"
+
+    def uri(self) -> str:
+        address = f"file:{urllib.parse.quote(str(self.path.absolute()))}"
+        return {
+            "read-write": address,
+            "read-only": f"{address}?mode=ro",
+            "immutable": f"{address}?immutable=1",
+        }[self.access]
+
+    def connect(self, **options: object) -> sqlite3.Connection:
+        """A new driver connection with this access (usable from any thread)."""
+        return sqlite3.connect(self.uri(), uri=True, check_same_thread=False, **options)
