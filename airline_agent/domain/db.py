@@ -43,7 +43,11 @@ from airline_agent.domain.integrity import check_opened, unreadable
 from airline_agent.domain.read_snapshots import ReadSource, read_source
 from airline_agent.domain.sqlite_files import SqliteFile, sqlite_path
 
-BUSY_TIMEOUT_MS = 5000
+# How long a write waits for another writer's lock before it is a CONFLICT. SQLite's wait
+# is not a queue (a waiter polls, newcomers may go first), so under sustained contention
+# (16 processes writing flat out, on two busy cores) an unlucky writer waited past 5 s;
+# 20 s covers that and is still an answer a conversation can wait for.
+BUSY_TIMEOUT_MS = 20_000
 # Execution option marking the write engine's connections: their BEGIN takes the lock.
 _WRITE_LOCK = "airline_agent_write_lock"
 

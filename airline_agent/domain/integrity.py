@@ -9,7 +9,8 @@ that says what is wrong and what to run:
 4. SQLite only: its pages are sound (`PRAGMA quick_check`) — run when the file changed
    since the last good check, since it reads every page (~6 ms for the default sample,
    ~0.5 s at `--scale 100`). The last good check is remembered in a small sidecar
-   beside the database, `.NAME.checked` (its size, mtime, inode and those of its -wal),
+   beside the database, `.NAME.checked` (its size, mtime, inode, and the size of a
+   non-empty -wal),
    so that every `airline-agent call` does not pay for it again; where the folder
    cannot be written, in this process's memory. A sidecar that is missing, stale or
    garbled only means the check runs again.
@@ -141,17 +142,16 @@ def check_schema(present: dict[str, set[str]], name: str) -> None:
 
 
 def _signature(path: Path) -> tuple[int, ...]:
+    """What changes when the file does: its size, mtime and inode, and the size of a
+    write-ahead log holding pages not yet folded in (an empty or absent log, which every
+    open and close makes and removes, is no change)."""
     stat = path.stat()
     wal = companions(path)[0]
-    wal_stat = wal.stat() if wal.exists() else None
-    return (
-        stat.st_size,
-        stat.st_mtime_ns,
-        stat.st_ino,
-        stat.st_dev,
-        wal_stat.st_size if wal_stat else -1,
-        wal_stat.st_mtime_ns if wal_stat else -1,
-    )
+    try:
+        wal_size = wal.stat().st_size
+    except FileNotFoundError:
+        wal_size = 0
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_dev, wal_size)
 
 
 def _sidecar(path: Path) -> Path:
@@ -190,8 +190,11 @@ def check_pages(connection: Connection, sqlite_file: SqliteFile, name: str) -> N
         return
     found = [row[0] for row in connection.execute(text("PRAGMA quick_check(1)"))]
     if found != ["ok"]:
+        # SQLite reports "*** in database main ***" then the problem, over several lines.
+        lines = [line for line in str(found[0]).splitlines() if not line.startswith("***")]
+        problem = "; ".join(lines) or "unreadable pages"
         raise DatabaseUnavailable(
-            f"{name}: the database file is damaged (SQLite's check found: {found[0]}). "
+            f"{name}: the database file is damaged (SQLite's check found: {problem}). "
             f"Restore it from a copy, or {rebuild_hint(name).lower()}"
         )
     _remember_good(sqlite_file, signature)

@@ -111,12 +111,15 @@ def remove_abandoned_builds(target: Path) -> list[Path]:
     """Remove what builds of `target` killed half-way left (`.NAME.building-PID` and its
     companions) when that process is gone; a build still running is left alone."""
     pattern = re.compile(rf"\.{re.escape(target.name)}\.building-(\d+)")
-    removed = []
     folder = target.parent if str(target.parent) else Path(".")
+    pids = set()
     for leftover in folder.glob(f".{target.name}.building-*"):
         found = pattern.match(leftover.name)
-        pid = int(found[1]) if found else None
-        if pid is None or (pid != os.getpid() and _alive(pid)):
+        if found is not None:
+            pids.add(int(found[1]))
+    removed = []
+    for pid in sorted(pids):
+        if pid != os.getpid() and _alive(pid):
             continue
         base = _building_name(target, pid)
         remove_database_files(base)

@@ -1,0 +1,199 @@
+"""Write throughput with 1, 4 and 16 concurrent writer processes on one SQLite file,
+beside bare sqlite3 doing the same change in the same run.
+
+Ours: `operations.update_baggages` (one more paid bag on a reservation, charged to the
+owner's credit card: reads the reservation, the customer and their payment methods,
+appends a payment line, updates the reservation; one `Database.write()` transaction).
+Baseline: the same UPDATE and INSERT with the `sqlite3` module in `BEGIN IMMEDIATE` …
+`COMMIT`, with the same pragmas (WAL, synchronous=NORMAL, busy timeout). Each process
+writes to reservations of its own, so writers contend for the database's lock only.
+All processes open their database first, then wait at one barrier; the time is from
+the barrier to the last process done. The table shows ms per write (the inverse of the
+throughput, so that the ratio reads like every other row); writes/s are printed too.
+
+Target: no write lost or failed at any concurrency. That the write lock costs no
+single-writer speed is a before/after comparison: run this part against the previous
+code (`PYTHONPATH=<old checkout> .venv/bin/python scripts/bench.py writes`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import Row, Timing, timing
+
+WRITERS = (1, 4, 16)
+DEADLINE_S = 300
+
+# (reservation id, owner's credit card) pairs, one list per writer process.
+Work = list[tuple[str, str]]
+
+
+def _build(path: Path) -> None:
+    """The default sample, built by the command itself (the same on every version)."""
+    subprocess.run(
+        [sys.executable, "-m", "airline_agent", "seed", "--db", str(path)],
+        check=True,
+        capture_output=True,
+    )
+
+
+def _work(path: Path, writers: int, per_writer: int) -> list[Work]:
+    connection = sqlite3.connect(path)
+    try:
+        rows = connection.execute(
+            "SELECT r.reservation_id, min(m.payment_id) FROM reservation AS r "
+            "JOIN paymentmethod AS m ON m.user_id = r.user_id AND m.source = 'credit_card' "
+            "WHERE r.status IS NULL GROUP BY r.reservation_id ORDER BY r.reservation_id"
+        ).fetchall()
+    finally:
+        connection.close()
+    assert len(rows) >= writers * per_writer, "not enough reservations for the run"
+    return [rows[i * per_writer : (i + 1) * per_writer] for i in range(writers)]
+
+
+def _ours(path: str, work: Work, start: Any, done: Any) -> None:
+    from airline_agent.domain import operations
+    from airline_agent.domain.db import Database
+
+    database = Database.open(path)
+    bags: dict[str, int] = {}
+    failures = 0
+    try:
+        start.wait(DEADLINE_S)
+        for reservation_id, card in work:
+            bags[reservation_id] = bags.get(reservation_id, 0) + 1
+            try:
+                operations.update_baggages(
+                    database,
+                    reservation_id=reservation_id,
+                    total_baggages=10 + bags[reservation_id],
+                    nonfree_baggages=bags[reservation_id],
+                    payment_id=card,
+                )
+            except Exception as exc:
+                failures += 1
+                print(f"write failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    finally:
+        database.close()
+        done.put(failures)
+
+
+def _bare(path: str, work: Work, start: Any, done: Any) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute("PRAGMA busy_timeout=5000")
+    failures = 0
+    try:
+        start.wait(DEADLINE_S)
+        for reservation_id, card in work:
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                connection.execute(
+                    "UPDATE reservation SET total_baggages = total_baggages + 1, "
+                    "nonfree_baggages = nonfree_baggages + 1 WHERE reservation_id = ?",
+                    (reservation_id,),
+                )
+                connection.execute(
+                    "INSERT INTO payment (reservation_id, position, payment_id, amount) "
+                    "SELECT ?, coalesce(max(position), -1) + 1, ?, 50.0 FROM payment "
+                    "WHERE reservation_id = ?",
+                    (reservation_id, card, reservation_id),
+                )
+                connection.execute("COMMIT")
+            except sqlite3.Error:
+                failures += 1
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+    finally:
+        connection.close()
+        done.put(failures)
+
+
+def _one_run(path: Path, writer: Any, work: list[Work]) -> tuple[float, int]:
+    """Seconds from the barrier to the last writer done, and the writes that failed."""
+    context = multiprocessing.get_context("fork")
+    start = context.Barrier(len(work) + 1)
+    done = context.Queue()
+    processes = [
+        context.Process(target=writer, args=(str(path), part, start, done)) for part in work
+    ]
+    for process in processes:
+        process.start()
+    start.wait(DEADLINE_S)
+    began = time.perf_counter()
+    failures = sum(done.get(timeout=DEADLINE_S) for _ in processes)
+    elapsed = time.perf_counter() - began
+    for process in processes:
+        process.join(DEADLINE_S)
+    return elapsed, failures
+
+
+def _payments(path: Path) -> int:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute("SELECT count(*) FROM payment").fetchone()[0]
+    finally:
+        connection.close()
+
+
+def _measure(template: Path, scratch: Path, writers: int, per_writer: int, runs: int) -> dict:
+    """Per contender: ms per write over the runs, failed writes, lost writes."""
+    work = _work(template, writers, per_writer)
+    total = writers * per_writer
+    found: dict[str, dict[str, Any]] = {}
+    for label, writer in (("ours", _ours), ("bare", _bare)):
+        samples, failed, lost = [], 0, 0
+        for _ in range(runs):
+            path = scratch / f"{label}.db"
+            path.write_bytes(template.read_bytes())
+            before = _payments(path)
+            elapsed, failures = _one_run(path, writer, work)
+            samples.append(elapsed * 1000 / total)
+            failed += failures
+            lost += total - failures - (_payments(path) - before)
+        found[label] = {"timing": timing(samples), "failed": failed, "lost": lost}
+    return found
+
+
+def _per_second(timing_: Timing) -> str:
+    return f"{1000 / timing_.median_ms:,.0f}/s"
+
+
+def run(quick: bool) -> list[Row]:
+    per_writer = 40 if quick else 120
+    runs = 3 if quick else 7
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        template = Path(tmp) / "template.db"
+        _build(template)
+        for writers in WRITERS:
+            measured = _measure(template, Path(tmp), writers, per_writer, runs)
+            ours, bare = measured["ours"], measured["bare"]
+            sound = ours["failed"] == 0 and ours["lost"] == 0
+            print(
+                f"writes, {writers:2} process(es): ours {_per_second(ours['timing'])} "
+                f"({ours['failed']} failed, {ours['lost']} lost), bare sqlite3 "
+                f"{_per_second(bare['timing'])} ({bare['failed']} failed, {bare['lost']} lost)",
+                file=sys.stderr,
+            )
+            rows.append(
+                Row(
+                    part="writes",
+                    name=f"ms/write, {writers} writer process(es)",
+                    ours=ours["timing"],
+                    baseline_name="bare sqlite3",
+                    baseline=bare["timing"],
+                    target="none lost or failed",
+                    met=sound,
+                )
+            )
+    return rows
