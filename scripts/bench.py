@@ -2,7 +2,7 @@
 """Speed targets, each measured beside a baseline in the same run.
 
     .venv/bin/python scripts/bench.py            # every part
-    .venv/bin/python scripts/bench.py writes     # one part (domain, writes, loop, replay, tui, prompt)
+    .venv/bin/python scripts/bench.py writes     # one part: domain writes loop replay tui prompt
     .venv/bin/python scripts/bench.py --quick    # fewer repetitions, smaller scales
 
 Prints a table: median (p10–p90) of ours and of the baseline, the ratio, the target and

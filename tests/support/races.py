@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.world import CLOCK
-
 # Generous: a loaded two-core machine may take seconds to schedule a dozen processes.
 DEADLINE_S = 120
 
@@ -36,13 +34,13 @@ class Result:
 
 def _racer(path: str, call: Call, index: int, start: Any, results: Any) -> None:
     from airline_agent.domain.db import Database
-    from airline_agent.tools.toolbox import Toolbox
+    from tests.support.toolbox_fixtures import toolbox
 
     database = Database.open(path)
     try:
-        toolbox = Toolbox(database, clock=CLOCK, guard=call.guard, acting_user=call.acting_user)
+        tools = toolbox(database, guard=call.guard, acting_user=call.acting_user)
         start.wait(DEADLINE_S)
-        outcome = toolbox.call(call.tool, call.arguments)
+        outcome = tools.call(call.tool, call.arguments)
         results.put((index, outcome.error, outcome.result))
     except BaseException as exc:  # reported to the test, which fails with it
         results.put((index, "RACER_CRASHED", repr(exc)))
