@@ -303,7 +303,7 @@ def _grouped(
 
 def export_tau2(database: Database) -> dict:
     """The whole database in τ² db.json shape: {"flights", "users", "reservations"}."""
-    with database.engine.connect() as connection:  # one read transaction: one snapshot
+    with database.engine.connect() as connection:
         flights = _rows(connection, schema.Flight.__table__, FLIGHT_COLUMNS, "flight_number")
         dates: dict[str, list[Sequence[Any]]] = {}
         for row in _rows(
