@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,11 +47,15 @@ from airline_agent.domain.integrity import check_opened, unreadable
 from airline_agent.domain.read_snapshots import ReadSource, read_source
 from airline_agent.domain.sqlite_files import SqliteFile, sqlite_path
 
-# How long a write waits for another writer's lock before it is a CONFLICT. SQLite's wait
-# is not a queue (a waiter polls, newcomers may go first), so under sustained contention
-# (16 processes writing flat out, on two busy cores) an unlucky writer waited past 5 s;
-# 20 s covers that and is still an answer a conversation can wait for.
+# How long a write waits for another writer's lock before it is a CONFLICT.
 BUSY_TIMEOUT_MS = 20_000
+# While a write waits for the lock it asks again every few ms. SQLite's own wait is not
+# a queue: a waiter sleeps longer and longer (up to 100 ms between tries), so under
+# sustained contention the writers that just finished win again at once and an early
+# waiter starves (16 processes writing flat out on two busy cores: writes failed after
+# 5 s, and after 20 s). Short waits, tried again until the deadline, keep every waiter
+# as quick to ask as a newcomer.
+_LOCK_POLL_MS = 10
 
 
 def database_url(db: str | Path) -> str:
@@ -93,6 +98,28 @@ def _sqlite_connected_read_only(dbapi_connection: sqlite3.Connection, _record: o
 def _driver_begins_nothing(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     # Transactions begin where this module says (`Database._locked`), never implicitly.
     dbapi_connection.isolation_level = None
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _begin_immediate(driver: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, waiting up to BUSY_TIMEOUT_MS for the lock in short waits (see
+    _LOCK_POLL_MS); still busy at the deadline: the driver's OperationalError."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    driver.execute(f"PRAGMA busy_timeout={_LOCK_POLL_MS}")
+    try:
+        while True:
+            try:
+                driver.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc) or time.monotonic() >= deadline:
+                    raise
+    finally:
+        driver.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
 
 def make_engine(db: str | Path, *, sqlite_file: SqliteFile | None = None) -> Engine:
@@ -193,7 +220,7 @@ class Database:
         (SQLite: `BEGIN IMMEDIATE` at the driver; SQLAlchemy's commit and rollback end it)."""
         with self.engine.connect() as connection:
             if self._begins_itself:
-                connection.connection.dbapi_connection.execute("BEGIN IMMEDIATE")
+                _begin_immediate(connection.connection.dbapi_connection)
             yield connection
 
     @contextmanager
@@ -278,7 +305,7 @@ class Database:
             if driver is not None:
                 driver.execute("PRAGMA foreign_keys=OFF")
                 driver.execute("PRAGMA journal_mode=DELETE").fetchall()
-                driver.execute("BEGIN IMMEDIATE")
+                _begin_immediate(driver)
             try:
                 yield connection
             finally:

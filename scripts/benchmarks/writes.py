@@ -55,8 +55,10 @@ def _work(path: Path, writers: int, per_writer: int) -> list[Work]:
         ).fetchall()
     finally:
         connection.close()
-    assert len(rows) >= writers * per_writer, "not enough reservations for the run"
-    return [rows[i * per_writer : (i + 1) * per_writer] for i in range(writers)]
+    # Each writer gets reservations of its own and goes round them (a reservation may
+    # take several bags).
+    share = len(rows) // writers
+    return [[rows[i * share + n % share] for n in range(per_writer)] for i in range(writers)]
 
 
 def _ours(path: str, work: Work, start: Any, done: Any) -> None:
