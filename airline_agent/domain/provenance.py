@@ -89,6 +89,12 @@ class Provenance:
             return f"the τ² import of {self.tau2_file}" if self.tau2_file else "a τ² import"
         return "an unknown build"
 
+    def short(self) -> str:
+        """In a few words, for a status line: 'sample seed 7', 'τ² import'."""
+        if self.kind == "sample":
+            return f"sample seed {self.seed}" + ("" if self.scale == 1 else f" scale {self.scale}")
+        return "τ² import" if self.kind == "tau2" else "unknown build"
+
     def why_not_rebuildable(self) -> str | None:
         """None when the build can be repeated exactly; else why not, in words."""
         if self.kind == "sample":

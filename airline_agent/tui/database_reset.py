@@ -15,72 +15,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from airline_agent.domain.db import Database
+    from airline_agent.domain.provenance import Provenance
     from airline_agent.scenarios.dbdiff import RecordChange
     from airline_agent.tui.run import Progress
 
 SHOWN_CHANGES = 5  # records named in the question; the rest counted
 
 # -- How the database was built ---------------------------------------------------------
-# A seam for the domain's provenance record (branch `domain`: a `provenance` fact in
-# `meta` and `provisioning.rebuild_as_built`); until it lands, what the database already
-# records: the `source` fact, "sample seed=N scale=K" or "tau2".
-
-BuildKind = Literal["sample", "tau2", "unknown"]
+# The database records it (domain/provenance.py); these two read it for the TUI.
 
 
-@dataclass(frozen=True)
-class BuiltAs:
-    """What a database was built from, as it records it."""
+def built_as(database: Database) -> Provenance:
+    from airline_agent.domain.provisioning import provenance
 
-    kind: BuildKind
-    seed: int | None = None
-    scale: int | None = None
-
-    def describe(self) -> str:
-        if self.kind == "sample":
-            scale = "" if self.scale == 1 else f", scale {self.scale}"
-            return f"the sample (seed {self.seed}{scale})"
-        if self.kind == "tau2":
-            return "a τ² import"
-        return "an unknown build"
-
-    def short(self) -> str:
-        """For the status line: 'sample seed 7', 'τ² import'."""
-        if self.kind == "sample":
-            return f"sample seed {self.seed}" + ("" if self.scale == 1 else f" scale {self.scale}")
-        return "τ² import" if self.kind == "tau2" else "unknown build"
-
-    def why_not_rebuildable(self) -> str | None:
-        """None when the build can be repeated exactly; else why not, in words."""
-        if self.kind == "sample":
-            return None
-        if self.kind == "tau2":
-            return "it was imported from τ² data whose file it does not record"
-        return "the database does not record how it was built"
+    return provenance(database)
 
 
-def built_as(database: Database) -> BuiltAs:
-    import re
-
-    source = database.meta().get("source", "")
-    matched = re.fullmatch(r"sample seed=(-?\d+) scale=(\d+)", source)
-    if matched:
-        return BuiltAs("sample", int(matched[1]), int(matched[2]))
-    return BuiltAs("tau2") if source == "tau2" else BuiltAs("unknown")
-
-
-def build_as_built(built: BuiltAs, location: Path, progress: Progress | None = None) -> None:
+def build_as_built(built: Provenance, location: Path, progress: Progress | None = None) -> None:
     """A new database at `location`, built exactly as `built` says (it must be rebuildable)."""
-    from airline_agent.stack import open_database
+    from airline_agent.domain.provisioning import build_as_built as build
 
-    assert built.kind == "sample" and built.seed is not None and built.scale is not None
-    open_database(
-        location, rebuild=True, seed=built.seed, scale=built.scale, progress=progress
-    ).close()
+    build(built, location, force=True, progress=progress).close()
 
 
 # -- The reset ---------------------------------------------------------------------------
@@ -121,7 +80,7 @@ class ResetPlan:
 
 def plan_reset(
     database_file: Path,
-    built: BuiltAs,
+    built: Provenance,
     opened_copy: Path | None,
     scratch: Path,
     progress: Progress | None = None,

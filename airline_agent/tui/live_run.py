@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from airline_agent.tui.database_reset import BuiltAs, ResetPlan
+from airline_agent.tui.database_reset import ResetPlan
 from airline_agent.tui.run import Progress, Run
 from airline_agent.tui.session_state import DatabaseOrigin, SessionState
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
+    from airline_agent.domain.provenance import Provenance
 
 
 class LiveRun(Run):
@@ -30,7 +31,7 @@ class LiveRun(Run):
     def __init__(self, state: SessionState, settings: Settings) -> None:
         super().__init__(state)
         self.settings = settings
-        self.built: BuiltAs | None = None  # how the database was built, once it is open
+        self.built: Provenance | None = None  # how the database was built, once it is open
         self.problem: str | None = None  # why the session could not be opened
         self._opened_copy: Path | None = None  # the database as opened (not rebuildable)
         self._start: Path | None = None  # the database as the conversation began
@@ -68,7 +69,7 @@ class LiveRun(Run):
         )
         self._backend = self.stack.backend
 
-    def _remember_how_built(self) -> BuiltAs:
+    def _remember_how_built(self) -> Provenance:
         from airline_agent.scenarios import datasets
         from airline_agent.scenarios.live import copy_sqlite
         from airline_agent.tui.database_reset import built_as
