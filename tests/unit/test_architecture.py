@@ -7,8 +7,6 @@ import ast
 import re
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[2] / "airline_agent"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60  # the body; a typer command's signature of options is not counted
@@ -42,8 +40,6 @@ def test_the_stack_is_built_only_in_stack_py() -> None:
     assert offenders == []
 
 
-# TODO(lead): remove these two xfails once the splits of issue 9 land (domain, chat, TUI).
-@pytest.mark.xfail(reason="issue 9: splits in progress", strict=False)
 def test_no_module_is_over_400_lines() -> None:
     big = {
         str(p.relative_to(PACKAGE)): n
@@ -53,7 +49,6 @@ def test_no_module_is_over_400_lines() -> None:
     assert big == {}
 
 
-@pytest.mark.xfail(reason="issue 9: splits in progress", strict=False)
 def test_no_function_body_is_over_60_lines() -> None:
     long = []
     for path in _modules():
