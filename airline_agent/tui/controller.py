@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from airline_agent.redaction import Redactor, redact_url
 from airline_agent.tui.library import ScenarioChoice
 from airline_agent.tui.run import Mode, Progress, Run, ShownEvent
 from airline_agent.tui.session_state import DatabaseOrigin, SessionState, StateSnapshot
@@ -38,12 +39,18 @@ class SessionController:
     turns come from. Subclasses say how runs are made (`AgentController`; tests' fakes)."""
 
     secret: str | None = None  # the API key, only to keep it off the screen
+    settings_redactor = Redactor()  # the settings' key and base-URL password, once read
 
     def __init__(self, state: SessionState) -> None:
         self.state = state
         self.run: Run | None = None
         # Tells the user something worth knowing after an action (the app shows it).
         self.warn: Callable[[str], None] = lambda text: None
+
+    @property
+    def redactor(self) -> Redactor:
+        """What keeps secrets off the screen and out of saved files (redaction.py)."""
+        return self.settings_redactor.with_secrets([self.secret])
 
     # -- what is running ----------------------------------------------------------------
     @property
@@ -140,7 +147,7 @@ class SessionController:
     def save_scenario(self, path: Path) -> Path:
         if self.run is None:
             raise RuntimeError("nothing to save")
-        saved, warning = self.run.save_scenario(path)
+        saved, warning = self.run.save_scenario(path, self.redactor)
         if warning:
             self.warn(f"{saved.name}: {warning}.")
         return saved
@@ -148,8 +155,8 @@ class SessionController:
     def save_transcript(self, directory: Path) -> list[Path]:
         if self.run is None:
             raise RuntimeError("nothing to save")
-        secrets = [self.secret] if self.secret else []
-        return self.run.save_transcript(directory, self.scenario_name or "conversation", secrets)
+        name = self.scenario_name or "conversation"
+        return self.run.save_transcript(directory, name, self.redactor)
 
 
 class AgentController(SessionController):
@@ -188,6 +195,7 @@ class AgentController(SessionController):
             settings = settings.model_copy(update={"model": None})
         self.settings = settings
         self.secret = settings.api_key.get_secret_value() if settings.api_key else None
+        self.settings_redactor = Redactor.from_settings(settings)
         if self._live_settings_known and self.run is None:
             self.run = LiveRun(self.state, settings)
 
@@ -344,5 +352,7 @@ def _live_source(settings: Settings | PendingSettings) -> str:
     if settings.base_url:
         from urllib.parse import urlsplit
 
-        host = urlsplit(settings.base_url).netloc or settings.base_url
+        # A credential in the URL (http://user:key@host) is masked before it is shown.
+        shown = redact_url(settings.base_url)
+        host = urlsplit(shown).netloc or shown
     return f"model: {settings.model} @ {host}"

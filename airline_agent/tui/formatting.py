@@ -38,14 +38,24 @@ def first_line(text: str | None, width: int = 80) -> str:
 
 
 def tokens(count: int | None) -> str:
-    """Token counts fit a narrow column: 9,999 then 12.3k then 1.2M."""
+    """A token count, the one format of every token column: thousands separated
+    ("7,890", "12,345"; a narrow column still holds a conversation's millions)."""
     if count is None:
         return "—"
-    if count < 10_000:
-        return f"{count:,}"
-    if count < 1_000_000:
-        return f"{count / 1000:.1f}k"
-    return f"{count / 1_000_000:.1f}M"
+    return f"{count:,}"
+
+
+def latency(elapsed_ms: float | None, scripted: bool = False) -> str:
+    """A response's time in whole milliseconds; a scripted reply had no network, and says so."""
+    if scripted:
+        return "scripted"
+    if elapsed_ms is None:
+        return "—"
+    return f"{elapsed_ms:,.0f} ms"
+
+
+def rate(tokens_per_second: float | None) -> str:
+    return "—" if tokens_per_second is None else f"{tokens_per_second:,.1f}"
 
 
 def money(cost: float | None) -> str:
@@ -53,10 +63,3 @@ def money(cost: float | None) -> str:
     if cost is None:
         return "unknown"
     return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
-
-
-def redact(text: str, secret: str | None) -> str:
-    """Belt and braces: the API key never reaches the screen, even if a server echoes it."""
-    if secret and len(secret) >= 4:
-        return text.replace(secret, "«redacted»")
-    return text

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
     from airline_agent.domain.provenance import Provenance
+    from airline_agent.redaction import Redactor
 
 
 class LiveRun(Run):
@@ -140,7 +141,7 @@ class LiveRun(Run):
         self.events.clear()
 
     # -- saving -------------------------------------------------------------------------
-    def save_scenario(self, path: Path) -> tuple[Path, str | None]:
+    def save_scenario(self, path: Path, redactor: Redactor) -> tuple[Path, str | None]:
         """Saved, and a warning when its replay may drift (the start was not pristine)."""
         from airline_agent.scenarios.dbdiff import diff_databases
         from airline_agent.scenarios.model import ScenarioSettings
@@ -171,4 +172,4 @@ class LiveRun(Run):
             ),
             changes=changes,
         )
-        return save_scenario(scenario, path), origin.warning
+        return save_scenario(scenario, path, redactor), origin.warning

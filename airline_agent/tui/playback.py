@@ -22,6 +22,7 @@ from airline_agent.tui.run import Run, ScenarioDiverged
 from airline_agent.tui.session_state import DatabaseOrigin, SessionState
 
 if TYPE_CHECKING:
+    from airline_agent.redaction import Redactor
     from airline_agent.scenarios.checks import Finding
     from airline_agent.scenarios.model import Scenario
     from airline_agent.scenarios.script import ScenarioScript
@@ -180,7 +181,7 @@ class ScenarioPlayback(Run):
         return [divergence]
 
     # -- saving -------------------------------------------------------------------------
-    def save_scenario(self, path: Path) -> tuple[Path, str | None]:
+    def save_scenario(self, path: Path, redactor: Redactor) -> tuple[Path, str | None]:
         from airline_agent.scenarios.dbdiff import diff_databases
         from airline_agent.scenarios.model import ScenarioSettings
         from airline_agent.scenarios.recorder import record_scenario, save_scenario
@@ -204,7 +205,7 @@ class ScenarioPlayback(Run):
             ),
             changes=changes,
         )
-        return save_scenario(scenario, path), None
+        return save_scenario(scenario, path, redactor), None
 
 
 def _on(value: bool) -> str:

@@ -31,6 +31,7 @@ from airline_agent.tui.session_state import CustomerBinding, SessionState
 
 if TYPE_CHECKING:
     from airline_agent.agent.loop import AgentSession
+    from airline_agent.redaction import Redactor
     from airline_agent.stack import Stack
 
 Progress = Callable[[str, int, int], None]
@@ -169,14 +170,14 @@ class Run:
             self.stack = None
 
     # -- saving -----------------------------------------------------------------------
-    def save_scenario(self, path: Path) -> tuple[Path, str | None]:
+    def save_scenario(self, path: Path, redactor: Redactor) -> tuple[Path, str | None]:
         """Saved as a scenario file; and a warning when its replay may drift."""
         raise NotImplementedError
 
-    def save_transcript(self, directory: Path, name: str, secrets: list[str]) -> list[Path]:
+    def save_transcript(self, directory: Path, name: str, redactor: Redactor) -> list[Path]:
         from airline_agent.scenarios.transcript import write_transcript
 
-        return list(write_transcript(self.events, directory, slug(name), secrets))
+        return list(write_transcript(self.events, directory, slug(name), redactor))
 
 
 def turn_open(events: list[AgentEvent]) -> bool:

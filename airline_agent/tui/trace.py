@@ -1,81 +1,89 @@
 """The trace's entries: who produced what, request by request, built from agent events.
 
-One entry per model request and per tool call, in order, each labelled by its producer:
-developer (system prompt and tool schemas), customer, model (tool calls, reasoning,
-reply), framework (tool results, limits, errors) and api (the request itself).
+One entry per model request and per tool call, in the order the round is built (the
+articles' STEP A to D): the developer's part (system prompt and tool schemas) before the
+customer's message, then the request (api), the model's response, each tool call's
+`role: tool` result (framework), linked to its call by `tool_call_id`.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
-
 from airline_agent.agent.events import (
     ApprovalRequested,
     AssistantMessage,
-    CustomerBound,
-    ErrorOccurred,
-    GroundingWarning,
-    LimitReached,
-    PendingWrite,
     RequestSent,
-    RetryScheduled,
     ToolFinished,
     TurnFinished,
     TurnStarted,
 )
-from airline_agent.tui.formatting import call_signature, first_line, fold, pretty_json
-from airline_agent.tui.run import ScenarioDiverged, ShownEvent
-from airline_agent.tui.session_state import CustomerBinding
+from airline_agent.tui.formatting import call_signature, first_line, fold, latency, pretty_json
+from airline_agent.tui.run import ShownEvent
+from airline_agent.tui.trace_changes import describe_change
+from airline_agent.tui.trace_entry import EntryProducer, TraceEntry
+from airline_agent.tui.trace_framework import approval_answer, framework_entry
 
-EntryProducer = Literal["developer", "customer", "model", "framework", "api"]
+__all__ = ["EntryProducer", "TraceBuilder", "TraceEntry"]
+
 RESULT_LINES = 6  # a tool result longer than this is folded; the details show it whole
 
 
-@dataclass(frozen=True)
-class TraceEntry:
-    producer: EntryProducer
-    title: str
-    body: str = ""  # a few lines under the title
-    meta: str = ""  # right-hand facts: "ok · 3 ms", "412 ms"
-    error: bool = False
-    warning: bool = False
-    request: int | None = None  # the request it belongs to (opens the inspector)
-    details: dict[str, Any] = field(default_factory=dict)  # everything, for the details screen
-
-
 class TraceBuilder:
-    """Turns the event stream into trace entries; remembers what the developer entry needs."""
+    """Turns the event stream into trace entries; remembers what later entries need: whether
+    the developer entry was shown, the prefix's history, reasoning not sent back yet, an
+    approval waiting for its answer."""
 
     def __init__(self) -> None:
-        self._developer_shown = False
-        self._turn = 0
+        self.new_conversation()
 
     def new_conversation(self) -> None:
         self._developer_shown = False
+        self._held_customer: TraceEntry | None = None  # until the developer entry is out
+        self._prefix_since: int | None = None  # the first request of the current prefix
+        self._reasoned: list[int] = []  # responses with reasoning since the last request
+        self._asked: ApprovalRequested | None = None
 
     def feed(self, event: ShownEvent) -> list[TraceEntry]:
+        entries = self._answered_approval()
         match event:
             case TurnStarted(turn=turn, user_text=text):
-                self._turn = turn
-                return [
-                    TraceEntry(
-                        "customer",
-                        f"turn {turn} · customer message",
-                        body=fold(text, 3),
-                        details={"turn": turn, "content": text},
-                    )
-                ]
+                customer = TraceEntry(
+                    "customer",
+                    f"turn {turn} · customer message",
+                    body=fold(text, 3),
+                    details={"turn": turn, "content": text},
+                )
+                if not self._developer_shown:
+                    self._held_customer = customer  # STEP A: the developer's part first
+                    return entries
+                return [*entries, customer]
             case RequestSent() as sent:
-                return [*self._developer(sent), self._request(sent)]
+                return [*entries, *self._developer(sent), *self._held(), self._request(sent)]
+        entries += self._held()
+        match event:
             case AssistantMessage() as message:
-                return [self._model(message)]
+                if message.reasoning:
+                    self._reasoned.append(message.request)
+                return [*entries, _model(message)]
             case ToolFinished() as finished:
-                return [self._tool(finished)]
+                return [*entries, _tool(finished)]
             case TurnFinished(reason="answered"):
-                return []
-        framework = _framework_entry(event)
-        return [framework] if framework is not None else []
+                return entries
+            case ApprovalRequested() as asked:
+                self._asked = asked
+        framework = framework_entry(event)
+        return [*entries, framework] if framework is not None else entries
+
+    def _held(self) -> list[TraceEntry]:
+        held, self._held_customer = self._held_customer, None
+        return [held] if held is not None else []
+
+    def _answered_approval(self) -> list[TraceEntry]:
+        if self._asked is None:
+            return []
+        answer = approval_answer(self._asked)
+        if answer is not None:
+            self._asked = None
+        return [answer] if answer is not None else []
 
     def _developer(self, sent: RequestSent) -> list[TraceEntry]:
         if self._developer_shown:
@@ -83,184 +91,107 @@ class TraceBuilder:
         self._developer_shown = True
         system = next((m.get("content") for m in sent.messages if m.get("role") == "system"), "")
         names = [tool.get("function", {}).get("name", "?") for tool in sent.tools]
+        size = f" · prefix {sent.prefix.size.label}" if sent.prefix is not None else ""
         return [
             TraceEntry(
                 "developer",
                 f"system prompt + {len(sent.tools)} tool schemas",
-                body=f"{len(system or ''):,} characters of instructions\n"
+                body=f"{len(system or ''):,} characters of instructions{size}\n"
                 + first_line(", ".join(names), 100),
                 request=sent.request,
                 details={"system_prompt": system, "tools": sent.tools},
             )
         ]
 
-    @staticmethod
-    def _request(sent: RequestSent) -> TraceEntry:
+    def _request(self, sent: RequestSent) -> TraceEntry:
         params = ", ".join(f"{key}={value}" for key, value in sent.params.items())
+        lines = [f"{len(sent.messages)} messages · {len(sent.tools)} tools"]
+        lines += [params] if params else []
+        lines += [self._prefix_line(sent)] if sent.prefix is not None else []
+        lines += self._reasoning_left_out(sent)
         return TraceEntry(
             "api",
             f"request #{sent.request} → {sent.model}",
-            body=f"{len(sent.messages)} messages · {len(sent.tools)} tools"
-            + (f"\n{params}" if params else ""),
+            body="\n".join(lines),
             request=sent.request,
             details={"model": sent.model, "params": sent.params, "messages": len(sent.messages)},
         )
 
-    @staticmethod
-    def _model(message: AssistantMessage) -> TraceEntry:
-        lines = [call_signature(call.name, None, call.arguments) for call in message.tool_calls]
-        if message.content:
-            lines.append("reply: " + first_line(message.content, 120))
-        if message.reasoning:
-            lines.insert(0, "reasoning: " + first_line(message.reasoning, 120))
-        kind = (
-            f"{len(message.tool_calls)} tool call{'s' * (len(message.tool_calls) != 1)}"
-            if message.tool_calls
-            else "reply"
-        )
-        return TraceEntry(
-            "model",
-            f"response #{message.request} · {kind}",
-            body="\n".join(lines),
-            meta=f"{message.finish_reason or '—'} · {message.latency_ms:,.0f} ms",
-            error=message.finish_reason == "length",
-            request=message.request,
-            details={
-                "content": message.content,
-                "reasoning": message.reasoning,
-                "tool_calls": [
-                    {"id": c.call_id, "name": c.name, "arguments": c.arguments}
-                    for c in message.tool_calls
-                ],
-                "finish_reason": message.finish_reason,
-                "latency_ms": message.latency_ms,
-            },
-        )
+    def _prefix_line(self, sent: RequestSent) -> str:
+        """The prefix's size, and since when it is byte-identical (a prompt cache hits then)."""
+        prefix = sent.prefix
+        assert prefix is not None
+        if prefix.unchanged and self._prefix_since is not None:
+            return f"prefix {prefix.size.label}, unchanged since request #{self._prefix_since}"
+        changed = prefix.unchanged is False
+        self._prefix_since = sent.request
+        return f"prefix {prefix.size.label}" + (", CHANGED: no cache hit" if changed else "")
 
-    @staticmethod
-    def _tool(finished: ToolFinished) -> TraceEntry:
-        status = finished.error or "ok"
-        body = [call_signature(finished.name, finished.arguments)]
-        body.append(fold(pretty_json(finished.result), RESULT_LINES))
-        for change in finished.changes:
-            body.append(f"{change.table} {change.key}: {_change_kind(change.before, change.after)}")
-        return TraceEntry(
-            finished.producer if finished.producer != "api" else "framework",
-            f"tool {finished.name}",
-            body="\n".join(body),
-            meta=f"{status} · {finished.elapsed_ms:,.0f} ms",
-            error=finished.error is not None,
-            details={
-                "call_id": finished.call_id,
-                "name": finished.name,
-                "arguments": finished.arguments,
-                "result": finished.result,
-                "error": finished.error,
-                "elapsed_ms": finished.elapsed_ms,
-                "changes": [
-                    {"table": c.table, "key": c.key, "before": c.before, "after": c.after}
-                    for c in finished.changes
-                ],
-            },
-        )
+    def _reasoning_left_out(self, sent: RequestSent) -> list[str]:
+        """The articles' point: reasoning_content is shown, not sent back."""
+        reasoned, self._reasoned = self._reasoned, []
+        if any(m.get("reasoning_content") for m in sent.messages):
+            return []
+        return [f"reasoning_content of response #{n} not sent back" for n in reasoned]
 
 
-def _change_kind(before: dict | None, after: dict | None) -> str:
-    if before is None:
-        return "inserted"
-    if after is None:
-        return "deleted"
-    changed = [key for key in after if before.get(key) != after.get(key)]
-    return "changed " + ", ".join(changed) if changed else "unchanged"
+def _model(message: AssistantMessage) -> TraceEntry:
+    lines = [
+        f"{call_signature(call.name, None, call.arguments)} · id {call.call_id}"
+        for call in message.tool_calls
+    ]
+    if message.content:
+        lines.append("reply: " + first_line(message.content, 120))
+    if message.reasoning:
+        lines.insert(0, "reasoning: " + first_line(message.reasoning, 120))
+    count = len(message.tool_calls)
+    kind = f"{count} tool call{'s' * (count != 1)}" if count else "reply"
+    return TraceEntry(
+        "model",
+        f"response #{message.request} · {kind}",
+        body="\n".join(lines),
+        meta=f"{message.finish_reason or '—'} · {latency(message.latency_ms, message.scripted)}",
+        error=message.finish_reason == "length",
+        request=message.request,
+        call_ids=tuple(call.call_id for call in message.tool_calls),
+        details={
+            "content": message.content,
+            "reasoning": message.reasoning,
+            "tool_calls": [
+                {"id": c.call_id, "name": c.name, "arguments": c.arguments}
+                for c in message.tool_calls
+            ],
+            "finish_reason": message.finish_reason,
+            "latency_ms": "scripted" if message.scripted else round(message.latency_ms),
+        },
+    )
 
 
-def _framework_entry(event: ShownEvent) -> TraceEntry | None:
-    """What the framework did or said (approvals, bindings, limits, warnings, errors,
-    divergences, how a turn ended), as one entry; None for an event it has none for."""
-    match event:
-        case ApprovalRequested(request=request, calls=calls):
-            return TraceEntry(
-                "framework",
-                f"approval asked · {len(calls)} write call{'s' * (len(calls) != 1)}",
-                body=", ".join(call.name for call in calls),
-                warning=True,
-                request=request,
-                details={"calls": [_pending(call) for call in calls]},
-            )
-        case CustomerBound(customer=customer, call_id=call_id, tool=tool):
-            how = CustomerBinding("stated", tool).describe()
-            return TraceEntry(
-                "framework",
-                f"customer bound: {customer} — {how}",
-                details={"customer": customer, "call_id": call_id, "tool": tool},
-            )
-        case LimitReached(kind=kind, limit=limit, message=text):
-            return TraceEntry(
-                "framework",
-                f"limit reached · {kind} ({limit:g})",
-                body=text,
-                error=True,
-                details={"kind": kind, "limit": limit, "message": text},
-            )
-        case GroundingWarning(request=request, unsupported=values, findings=findings):
-            return TraceEntry(
-                "framework",
-                "grounding warning",
-                body=event.describe()
-                if findings
-                else "not found in any tool result: " + ", ".join(values),
-                warning=True,
-                request=request,
-                details={
-                    "unsupported": list(values),
-                    "findings": [asdict(finding) for finding in findings],
-                },
-            )
-        case ScenarioDiverged(where=where, findings=lines) as diverged:
-            return TraceEntry(
-                "framework",
-                diverged.summary(),
-                body=where + "\n" + "\n".join(lines),
-                error=True,
-                details={"where": where, "findings": list(lines)},
-            )
-    return _trouble_entry(event)
-
-
-def _trouble_entry(event: ShownEvent) -> TraceEntry | None:
-    """A retry, an error, a turn that ended otherwise than answered."""
-    match event:
-        case RetryScheduled(attempt=attempt, delay_s=delay, reason=reason):
-            return TraceEntry(
-                "framework",
-                f"retry {attempt} in {delay:.1f} s",
-                body=reason,
-                warning=True,
-                details={"attempt": attempt, "delay_s": delay, "reason": reason},
-            )
-        case ErrorOccurred(kind=kind, message=text, hint=hint, status=status):
-            return TraceEntry(
-                "framework",
-                f"error · {kind}" + (f" ({status})" if status else ""),
-                body=text + (f"\n{hint}" if hint else ""),
-                error=True,
-                details={"kind": kind, "message": text, "hint": hint, "status": status},
-            )
-        case TurnFinished(turn=turn, reason=reason):
-            return TraceEntry(
-                "framework",
-                f"turn {turn} ended · {reason}",
-                error=reason == "error",
-                warning=reason != "error",
-                details={"turn": turn, "reason": reason},
-            )
-    return None
-
-
-def _pending(call: PendingWrite) -> dict[str, Any]:
-    return {
-        "call_id": call.call_id,
-        "name": call.name,
-        "arguments": call.arguments,
-        "preview": call.preview,
-    }
+def _tool(finished: ToolFinished) -> TraceEntry:
+    status = finished.error or "ok"
+    body = [
+        call_signature(finished.name, finished.arguments),
+        f"role: tool · tool_call_id {finished.call_id}",
+        fold(pretty_json(finished.result), RESULT_LINES),
+    ]
+    body += [describe_change(change) for change in finished.changes]
+    return TraceEntry(
+        finished.producer if finished.producer != "api" else "framework",
+        f"tool {finished.name}",
+        body="\n".join(body),
+        meta=f"{status} · {finished.elapsed_ms:,.0f} ms",
+        error=finished.error is not None,
+        call_ids=(finished.call_id,),
+        details={
+            "call_id": finished.call_id,
+            "name": finished.name,
+            "arguments": finished.arguments,
+            "result": finished.result,
+            "error": finished.error,
+            "elapsed_ms": round(finished.elapsed_ms, 1),
+            "changes": [
+                {"table": c.table, "key": c.key, "before": c.before, "after": c.after}
+                for c in finished.changes
+            ],
+        },
+    )

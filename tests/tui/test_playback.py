@@ -32,8 +32,9 @@ async def test_one_step_fills_the_three_panes_in_order() -> None:
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: len(trace.entries) >= 7)
         assert trace.titles() == [
-            "customer: turn 1 · customer message",
+            # STEP A: the request is built from the developer's part, then the customer's.
             "developer: system prompt + 3 tool schemas",
+            "customer: turn 1 · customer message",
             "api: request #1 → scripted",
             "model: response #1 · 1 tool call",
             "framework: tool get_reservation_details",
@@ -69,7 +70,7 @@ async def test_the_second_step_plays_the_second_turn_and_errors_stand_out() -> N
         assert [entry.title for entry in errors] == ["tool get_user_details"]
         assert errors[0].meta.startswith("NOT_FOUND")
         bag = next(e for e in trace.entries if e.title == "tool update_reservation_baggages")
-        assert "reservations EHGLP3: changed total_baggages" in bag.body
+        assert "reservations EHGLP3: total_baggages 0 → 1" in bag.body
 
 
 async def test_auto_play_runs_every_turn() -> None:

@@ -10,7 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
-from airline_agent.tui.formatting import pretty_json, redact
+from airline_agent.redaction import Redactor
+from airline_agent.tui.formatting import pretty_json
 from airline_agent.tui.trace import TraceEntry
 
 
@@ -20,17 +21,19 @@ class EntryDetailsScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy"),
     ]
 
-    def __init__(self, entry: TraceEntry, *, secret: str | None = None) -> None:
+    def __init__(self, entry: TraceEntry, *, redactor: Redactor | None = None) -> None:
         super().__init__()
         self.entry = entry
-        self.text = redact(pretty_json(entry.details), secret)
+        self.redactor = redactor or Redactor()
+        self.text = self.redactor.redact(pretty_json(entry.details))
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="details"):
-            yield Label(
-                f"{self.entry.producer} · {self.entry.title}  {self.entry.meta}", id="details-title"
-            )
-            yield TextArea(self.text, read_only=True, id="details-json")
+        title = f"{self.entry.producer} · {self.entry.title}  {self.entry.meta}"
+        yield Vertical(
+            Label(self.redactor.redact(title), id="details-title", markup=False),
+            TextArea(self.text, read_only=True, id="details-json"),
+            id="details",
+        )
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.text)

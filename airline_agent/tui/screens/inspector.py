@@ -1,4 +1,11 @@
-"""The inspector: the exact request (messages, tools, parameters) and raw response as JSON."""
+"""The inspector: one request exactly as sent, what came back, and who produced each part.
+
+Tabs: the request body (messages, tools, parameters); the response as the server sent
+it — a `chat.completion` object, or a stream's chunks as they came beside the message
+they add up to — marked when it was generated offline from a scripted reply; and the
+articles' table for this round (`request_anatomy`): which parts came from the developer,
+the customer, the model, the framework and the API. Everything shown is redacted.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +14,14 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, TabbedContent, TabPane, TextArea
+from textual.widgets import DataTable, Footer, Label, TabbedContent, TabPane, TextArea
 
-from airline_agent.tui.formatting import redact
-from airline_agent.tui.request_log import RequestLog
+from airline_agent.redaction import Redactor
+from airline_agent.tui.request_log import Exchange, RequestLog
+
+ANATOMY_COLUMNS = ("step", "from", "part", "where", "what", "note")
 
 
 class InspectorScreen(ModalScreen[None]):
@@ -23,55 +32,127 @@ class InspectorScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy JSON"),
     ]
 
-    def __init__(self, log: RequestLog, request: int | None = None, *, secret: str | None = None):
+    def __init__(
+        self, log: RequestLog, request: int | None = None, *, redactor: Redactor | None = None
+    ) -> None:
         super().__init__()
         self.request_log = log
         self.numbers = log.numbers()
-        self.secret = secret
+        self.redactor = redactor or Redactor()
         self.index = (
             self.numbers.index(request) if request in self.numbers else len(self.numbers) - 1
         )
+        self.response_json = ""  # the Response tab's whole JSON (what `c` copies there)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inspector"):
             yield Label(id="inspector-title")
+            yield Label(id="inspector-notes")
             with TabbedContent(id="inspector-tabs"):
                 with TabPane("Request", id="request-tab"):
                     yield TextArea(read_only=True, id="request-json", soft_wrap=False)
-                with TabPane("Response", id="response-tab"):
+                with TabPane("Response", id="response-tab"), Horizontal(id="response-parts"):
+                    yield TextArea(read_only=True, id="response-chunks", soft_wrap=False)
                     yield TextArea(read_only=True, id="response-json", soft_wrap=False)
+                with TabPane("Who produced what", id="anatomy-tab"):
+                    yield DataTable(id="anatomy", zebra_stripes=True, cursor_type="row")
             yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#anatomy", DataTable).add_columns(*ANATOMY_COLUMNS)
         self._show()
 
     def _json(self, value: object) -> str:
-        text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-        return redact(text, self.secret)
+        return self.redactor.redact(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
     def _show(self) -> None:
         title = self.query_one("#inspector-title", Label)
+        notes = self.query_one("#inspector-notes", Label)
         request_area = self.query_one("#request-json", TextArea)
-        response_area = self.query_one("#response-json", TextArea)
         if not self.numbers:
             title.update("No request yet: the inspector shows each request once it is sent.")
-            request_area.text = response_area.text = ""
+            notes.update("")
+            request_area.text = ""
+            self._show_response(None)
             return
         number = self.numbers[self.index]
         exchange = self.request_log.exchanges[number]
+        sent = exchange.sent
+        prefix = f" · {sent.prefix.label}" if sent.prefix is not None else ""
         title.update(
-            f"Request #{number} of {len(self.numbers)} · turn {exchange.sent.turn} · "
-            f"{len(exchange.sent.messages)} messages · [ ] other requests · c copies"
+            f"Request #{number} of {len(self.numbers)} · turn {sent.turn} · "
+            f"{len(sent.messages)} messages{prefix} · [ ] other requests · c copies"
         )
+        notes.update(self.redactor.redact("\n".join(self._notes(exchange))))
         request_area.text = self._json(exchange.request_body())
-        response = exchange.response_body()
-        response_area.text = self._json(response) if response is not None else "(no response yet)"
+        self._show_response(exchange)
+        self._show_anatomy(exchange)
+
+    def _notes(self, exchange: Exchange) -> list[str]:
+        """What the JSON does not say by itself: a generated response, reasoning left out."""
+        notes: list[str] = []
+        raw = exchange.response.raw if exchange.response is not None else None
+        if raw is not None and raw.generated:
+            notes.append("Response: generated offline from the scripted response (no server).")
+        earlier = self.request_log.exchanges.get(exchange.sent.request - 1)
+        answer = earlier.response if earlier is not None else None
+        reasoned = answer is not None and answer.reasoning
+        if reasoned and not any(m.get("reasoning_content") for m in exchange.sent.messages):
+            notes.append(
+                f"reasoning_content of response #{exchange.sent.request - 1} not sent back: "
+                "this request's messages leave it out."
+            )
+        return notes
+
+    def _show_response(self, exchange: Exchange | None) -> None:
+        chunks_area = self.query_one("#response-chunks", TextArea)
+        body_area = self.query_one("#response-json", TextArea)
+        response = exchange.response_body() if exchange is not None else None
+        self.response_json = self._json(response) if response is not None else ""
+        raw = exchange.response.raw if exchange and exchange.response else None
+        if raw is not None and raw.kind == "stream":
+            # As the wire carried it: one `data:` line per chunk; beside it, the message.
+            lines = [f"data: {json.dumps(chunk, ensure_ascii=False)}" for chunk in raw.chunks]
+            chunks_area.text = self.redactor.redact("\n\n".join([*lines, "data: [DONE]"]))
+            chunks_area.border_title = f"{len(raw.chunks)} chunks as they came"
+            body_area.text = self._json(raw.assembled)
+            body_area.border_title = "assembled"
+            chunks_area.display = True
+        else:
+            chunks_area.display = False
+            body_area.text = self.response_json if response is not None else "(no response yet)"
+            body_area.border_title = None
+
+    def _show_anatomy(self, exchange: Exchange) -> None:
+        from airline_agent.agent.anatomy import request_anatomy
+
+        following = self.request_log.exchanges.get(exchange.sent.request + 1)
+        parts = request_anatomy(
+            exchange.sent,
+            exchange.response,
+            exchange.usage,
+            next_request=following.sent if following is not None else None,
+        )
+        table = self.query_one("#anatomy", DataTable)
+        table.clear()
+        for part in parts:
+            where = part.path + (f" · {part.call_id}" if part.call_id else "")
+            cells = (part.step, part.producer, part.name, where, part.summary, part.note)
+            table.add_row(*(self.redactor.redact(cell) for cell in cells))
+
+    def anatomy_rows(self) -> list[tuple[str, ...]]:
+        """The table's rows as text (tests read them)."""
+        table = self.query_one("#anatomy", DataTable)
+        return [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]
 
     @property
     def shown_json(self) -> str:
         tabs = self.query_one(TabbedContent)
-        area_id = "#request-json" if tabs.active == "request-tab" else "#response-json"
-        return self.query_one(area_id, TextArea).text
+        if tabs.active == "response-tab":
+            return self.response_json
+        if tabs.active == "anatomy-tab":
+            return "\n".join(" | ".join(row) for row in self.anatomy_rows())
+        return self.query_one("#request-json", TextArea).text
 
     def action_step(self, delta: int) -> None:
         if self.numbers:

@@ -99,6 +99,7 @@ class MainScreen(ModalFlows, Screen[None]):
         self.screen_layout_refresh_signal.subscribe(self, self.scheduler.frame_painted)
         self.query_one("#seeding").display = False
         self.show_input()
+        self.use_redactor()
         if self.controller.mode == "live":
             self.prepare()
 
@@ -157,7 +158,15 @@ class MainScreen(ModalFlows, Screen[None]):
                 raise
             self.app.fail(str(error))  # type: ignore[attr-defined]
             return False
+        self.use_redactor()
         return True
+
+    def use_redactor(self) -> None:
+        """The panes redact with the session's secrets (known once the settings are read)."""
+        redactor = self.controller.redactor
+        # Settings may be read before the panes are mounted; on_mount then sets them.
+        for pane in [*self.query(ChatPane), *self.query(TracePane)]:
+            pane.redactor = redactor
 
     @work(exclusive=True, group="settings")
     async def settle_settings(self) -> None:
@@ -261,10 +270,10 @@ class MainScreen(ModalFlows, Screen[None]):
         entry = message.entry
         if entry.producer == "api" and entry.request is not None:
             self.app.push_screen(
-                InspectorScreen(self.requests, entry.request, secret=self.controller.secret)
+                InspectorScreen(self.requests, entry.request, redactor=self.controller.redactor)
             )
         else:
-            self.app.push_screen(EntryDetailsScreen(entry, secret=self.controller.secret))
+            self.app.push_screen(EntryDetailsScreen(entry, redactor=self.controller.redactor))
 
     async def clear_panes(self) -> None:
         self.requests.clear()
@@ -314,7 +323,8 @@ class MainScreen(ModalFlows, Screen[None]):
         from airline_agent.tui.screens.inspector import InspectorScreen
 
         last = self.requests.numbers()[-1] if self.requests.exchanges else None
-        self.app.push_screen(InspectorScreen(self.requests, last, secret=self.controller.secret))
+        redactor = self.controller.redactor
+        self.app.push_screen(InspectorScreen(self.requests, last, redactor=redactor))
 
     def action_new_conversation(self) -> None:
         if self.turn_running:

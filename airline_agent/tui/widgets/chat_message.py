@@ -84,7 +84,7 @@ class ChatMessage(Vertical):
         self.body = MessageBody(self._title, text)
         self._live: Markdown | None = None  # the part being streamed
         self._stream: MarkdownStream | None = None
-        self._reasoning = ""
+        self._reasoning_by_request: dict[int, str] = {}  # request -> its reasoning
         self.warnings: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -100,7 +100,7 @@ class ChatMessage(Vertical):
         self.speaker = speaker
         self.text = text
         self._title = TITLES[speaker] if title is None else title
-        self._reasoning = ""
+        self._reasoning_by_request = {}
         self.warnings = []
         self.body.show(text, title=self._title)
 
@@ -135,26 +135,36 @@ class ChatMessage(Vertical):
         self.text += text if not self.text else "\n\n" + text
         self.body.show(self.text)
 
-    async def add_reasoning(self, fragment: str) -> None:
-        self._reasoning += fragment
-        try:
-            self.query_one(".reasoning-text", Static).update(self._reasoning)
-        except Exception:  # first fragment: the collapsed block does not exist yet
-            if self._title:
-                # The name goes above the reasoning, which comes before the reply.
-                await self.mount(Label(self._title, classes="speaker"), before=self.body)
-                self.body.show(self.body.text, title="")
-            block = Collapsible(
-                Static(self._reasoning, classes="reasoning-text", markup=False),
-                title="reasoning",
-                collapsed=True,
-                classes="reasoning",
-            )
-            await self.mount(block, before=self.body)
+    async def add_reasoning(self, fragment: str, request: int | None = None) -> None:
+        """Reasoning of one request, in its own collapsed block ("reasoning · request #2"):
+        a turn's requests each think apart, and their reasoning never runs together."""
+        key = request if request is not None else 0
+        known = key in self._reasoning_by_request
+        self._reasoning_by_request[key] = self._reasoning_by_request.get(key, "") + fragment
+        text = self._reasoning_by_request[key]
+        if known:
+            self.query_one(f"#reasoning-{key}-text", Static).update(text)
+            return
+        if self._title and not self._reasoning_by_request.keys() - {key}:
+            # The name goes above the reasoning, which comes before the reply.
+            await self.mount(Label(self._title, classes="speaker"), before=self.body)
+            self.body.show(self.body.text, title="")
+        title = "reasoning" if request is None else f"reasoning · request #{request}"
+        block = Collapsible(
+            Static(text, classes="reasoning-text", id=f"reasoning-{key}-text", markup=False),
+            title=title,
+            collapsed=True,
+            classes="reasoning",
+        )
+        await self.mount(block, before=self.body)
 
     @property
     def reasoning(self) -> str:
-        return self._reasoning
+        """All the reasoning shown with this message, request by request."""
+        return "\n\n".join(self._reasoning_by_request.values())
+
+    def reasoning_of(self, request: int) -> str:
+        return self._reasoning_by_request.get(request, "")
 
     async def add_warning(self, text: str) -> None:
         self.warnings.append(text)

@@ -26,6 +26,7 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from airline_agent.redaction import Redactor, StreamRedactor
 from airline_agent.tui.run import ScenarioDiverged, ShownEvent
 from airline_agent.tui.widgets.chat_input import ChatInput
 
@@ -51,6 +52,8 @@ class ChatPane(Vertical):
         self._reasoned: set[int] = set()  # requests whose reasoning arrived as deltas
         self._hidden = 0
         self._hidden_note: Static | None = None
+        self.redactor = Redactor()  # the session's, set by the screen once settings are read
+        self._streams: dict[int, StreamRedactor] = {}  # request -> its text's redaction
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(id="messages")
@@ -83,6 +86,7 @@ class ChatPane(Vertical):
         # Imported on the first message: Markdown is slow to import, the first frame has none.
         from airline_agent.tui.widgets.chat_message import ChatMessage
 
+        text = self.redactor.redact(text)
         mounted = self.messages()
         if len(mounted) < MAX_MESSAGES:
             message = ChatMessage(speaker, text, **kwargs)
@@ -116,6 +120,7 @@ class ChatPane(Vertical):
         self._reply = None
         self._by_request.clear()
         self._reasoned.clear()
+        self._streams.clear()
         self._hidden = 0
         self._hidden_note = None
         await self.message_list.remove_children()
@@ -136,24 +141,27 @@ class ChatPane(Vertical):
                 await self.add_message("customer", text)
             case ReasoningDelta(request=request, text=fragment):
                 self._reasoned.add(request)
-                await (await self._agent_message()).add_reasoning(fragment)
+                fragment = self.redactor.redact(fragment)
+                await (await self._agent_message()).add_reasoning(fragment, request)
             case TextDelta(request=request, text=fragment):
                 reply = await self._agent_message()
                 self._by_request[request] = reply
                 following = self.message_list.is_vertical_scroll_end
-                await reply.append(fragment)
+                stream = self._streams.setdefault(request, self.redactor.stream())
+                await reply.append(stream.feed(fragment))
                 if following:
                     self.message_list.scroll_end(animate=False)
             case AssistantMessage(request=request, content=content, reasoning=reasoning):
                 streamed = request in self._by_request
                 if reasoning and request not in self._reasoned:
-                    await (await self._agent_message()).add_reasoning(reasoning)
+                    reasoning = self.redactor.redact(reasoning)
+                    await (await self._agent_message()).add_reasoning(reasoning, request)
                 if content and not streamed:
                     reply = await self._agent_message()
                     self._by_request[request] = reply
-                    await reply.set_text(content)
+                    await reply.set_text(self.redactor.redact(content))
                 elif streamed:
-                    await self._by_request[request].finish_stream()
+                    await self._finish_streamed(request)
             case GroundingWarning(request=request) as warning:
                 target = self._by_request.get(request) or self._reply
                 text = warning.describe()
@@ -177,6 +185,15 @@ class ChatPane(Vertical):
             case TurnFinished():
                 if self._reply is not None:
                     await self._reply.finish_stream()
+
+    async def _finish_streamed(self, request: int) -> None:
+        """The reply's stream ended: what its redaction held back goes out, then it closes."""
+        reply = self._by_request[request]
+        stream = self._streams.pop(request, None)
+        held = stream.flush() if stream is not None else ""
+        if held:
+            await reply.append(held)
+        await reply.finish_stream()
 
     async def turn_cancelled(self) -> None:
         if self._reply is not None:

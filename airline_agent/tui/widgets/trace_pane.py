@@ -1,16 +1,22 @@
 """The trace: every request and tool call in order, labelled by producer.
 
 An `OptionList` renders through the line API, so a trace of thousands of entries stays
-fast; selecting an entry (enter or a click) posts `TracePane.EntryChosen`.
+fast; selecting an entry (enter or a click) posts `TracePane.EntryChosen`. Highlighting
+an entry that carries a `tool_call_id` (a model's call, its `role: tool` result, an
+approval, a binding) marks every other entry with that id and posts
+`TracePane.CallLinked`: the call and its result are seen together.
 """
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from airline_agent.redaction import Redactor
 from airline_agent.tui.trace import TraceEntry
 
 BADGES = {
@@ -20,9 +26,12 @@ BADGES = {
     "framework": ("framework", "bold black on #d8dee9"),
     "api": ("api      ", "bold black on #5e81ac"),
 }
+LINKED_STYLE = Style(bgcolor="#3b4252")  # under the rows linked to the highlighted one
 
 
-def render_entry(entry: TraceEntry) -> Text:
+def render_entry(entry: TraceEntry, redactor: Redactor | None = None) -> Text:
+    """One entry as the trace shows it: badge, title, facts, a few lines; redacted."""
+    redact = redactor.redact if redactor is not None else str
     label, badge_style = BADGES.get(entry.producer, (entry.producer, "bold"))
     if entry.error:
         badge_style = "bold white on #bf616a"
@@ -31,12 +40,13 @@ def render_entry(entry: TraceEntry) -> Text:
     text = Text()
     text.append(f" {label} ", style=badge_style)
     text.append(" ")
-    text.append(entry.title, style="bold red" if entry.error else "bold")
+    text.append(redact(entry.title), style="bold red" if entry.error else "bold")
     if entry.meta:
         text.append(f"  {entry.meta}", style="bold red" if entry.error else "dim")
     if entry.body:
         text.append("\n")
-        text.append(entry.body, style="#ebcb8b" if entry.warning and not entry.error else "")
+        warned = entry.warning and not entry.error
+        text.append(redact(entry.body), style="#ebcb8b" if warned else "")
     return text
 
 
@@ -48,9 +58,20 @@ class TracePane(OptionList):
             super().__init__()
             self.entry = entry
 
+    class CallLinked(Message):
+        """The highlighted entry shares `call_ids` with the entries at `linked`."""
+
+        def __init__(self, call_ids: tuple[str, ...], linked: tuple[int, ...]) -> None:
+            super().__init__()
+            self.call_ids = call_ids
+            self.linked = linked
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.entries: list[TraceEntry] = []
+        self.redactor = Redactor()  # the session's, set by the screen once settings are read
+        self.linked: frozenset[int] = frozenset()  # entries linked to the highlighted one
+        self._by_call: dict[str, list[int]] = {}  # tool_call_id -> the entries carrying it
         self.border_title = "Trace"
 
     def add_entries(self, entries: list[TraceEntry]) -> None:
@@ -59,9 +80,11 @@ class TracePane(OptionList):
         follow = self.highlighted is None or self.highlighted >= len(self.entries) - 1
         options: list[Option | None] = []
         for entry in entries:
-            options.append(Option(render_entry(entry)))
+            options.append(Option(render_entry(entry, self.redactor)))
             options.append(None)  # a rule between entries
-        self.entries.extend(entries)
+            for call_id in entry.call_ids:
+                self._by_call.setdefault(call_id, []).append(len(self.entries))
+            self.entries.append(entry)
         self.add_options(options)
         if follow:
             # At once, not after the next refresh: `add_options` has already grown the
@@ -71,7 +94,34 @@ class TracePane(OptionList):
 
     def clear(self) -> None:
         self.entries.clear()
+        self._by_call.clear()
+        self.linked = frozenset()
         self.clear_options()
+
+    def linked_to(self, index: int) -> frozenset[int]:
+        """The other entries sharing a tool_call_id with entry `index`."""
+        ids = self.entries[index].call_ids if 0 <= index < len(self.entries) else ()
+        return frozenset(i for call in ids for i in self._by_call.get(call, ())) - {index}
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        linked = self.linked_to(event.option_index)
+        if linked != self.linked:
+            self.linked = linked
+            self.refresh()  # only the rows on screen are painted again; none re-rendered
+        if linked:
+            ids = self.entries[event.option_index].call_ids
+            self.post_message(self.CallLinked(ids, tuple(sorted(linked))))
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if not self.linked:
+            return strip
+        try:  # OptionList's own map of screen lines to options (its line cache)
+            option_index, _ = self._lines[self.scroll_offset.y + y]
+        except IndexError:
+            return strip
+        return strip.apply_style(LINKED_STYLE) if option_index in self.linked else strip
 
     def titles(self) -> list[str]:
         """What the trace shows, in order (tests and the benchmark read this)."""

@@ -7,7 +7,7 @@ from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
 from airline_agent.agent.events import AgentEvent, TurnFinished, Usage, UsageReported
-from airline_agent.tui.formatting import money, tokens
+from airline_agent.tui.formatting import latency, money, rate, tokens
 from airline_agent.tui.widgets.usage_table import UsageTable
 
 
@@ -62,9 +62,9 @@ class UsagePane(Vertical):
         self.requests += 1
         usage = reported.usage
         cells = _counts(usage) if usage else (None, None, None, None)
+        elapsed = latency(reported.latency_ms, reported.scripted).removesuffix(" ms")
         self.table.add_row(
-            f"#{reported.request}",
-            [*(tokens(n) for n in cells), f"{reported.latency_ms:,.0f}"],
+            f"#{reported.request}", [*(tokens(n) for n in cells), elapsed], note=_speed(reported)
         )
         if usage is not None:
             self.total = self.total + usage
@@ -100,6 +100,15 @@ class UsagePane(Vertical):
         else:
             label.update("context window: unknown for this model", layout=False)
             bar.display = False
+
+
+def _speed(reported: UsageReported) -> str:
+    """Measured from a stream: the wait for the first token (mostly prompt processing on a
+    local model) and the completion's speed after it; "" when not measured."""
+    if reported.scripted or reported.first_token_ms is None:
+        return ""
+    speed = f" · {rate(reported.tokens_per_second)} tok/s" if reported.tokens_per_second else ""
+    return f"first token {latency(reported.first_token_ms)}{speed}"
 
 
 def _counts(usage: Usage) -> tuple[int, int, int, int]:

@@ -14,7 +14,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 COLUMNS = ("req", "prompt", "cached", "compl", "reas", "ms")
-WIDTHS = (8, 7, 7, 7, 6, 7)  # 42 columns: fits the usage pane inside its border
+# 42 columns: the usage pane inside its border, with room for a scrollbar. Every count is
+# "12,345" (formatting.tokens) and every time whole milliseconds or "scripted".
+WIDTHS = (7, 7, 7, 6, 6, 9)
 
 
 class UsageTable(ScrollView, can_focus=True):
@@ -37,8 +39,9 @@ class UsageTable(ScrollView, can_focus=True):
             text.append(name.ljust(width) if name == "req" else name.rjust(width))
         return text
 
-    def add_row(self, label: str, cells: list[str], *, bold: bool = False) -> None:
-        """One row: `label` may have two lines (the turn's cost under its name)."""
+    def add_row(self, label: str, cells: list[str], *, bold: bool = False, note: str = "") -> None:
+        """One row: `label` may have two lines (the turn's cost under its name); `note` is
+        a dim line under it (a streamed response's first-token time and speed)."""
         style = Style(bold=bold)
         label_lines = label.split("\n")
         for number, label_line in enumerate(label_lines):
@@ -46,6 +49,8 @@ class UsageTable(ScrollView, can_focus=True):
             if number == 0:
                 parts += [cell.rjust(width) for cell, width in zip(cells, WIDTHS[1:], strict=False)]
             self._lines.append(Strip([Segment("".join(parts), style)]))
+        if note:
+            self._lines.append(Strip([Segment("  " + note[: sum(WIDTHS) - 2], Style(dim=True))]))
         self.row_count += 1
         following = self.is_vertical_scroll_end
         self.virtual_size = Size(sum(WIDTHS), len(self._lines))
@@ -59,6 +64,10 @@ class UsageTable(ScrollView, can_focus=True):
         self.virtual_size = Size(sum(WIDTHS), 0)
         self.scroll_to(0, 0, animate=False)
         self.refresh()
+
+    def lines(self) -> list[str]:
+        """The rows as text (tests read them)."""
+        return [strip.text for strip in self._lines]
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
