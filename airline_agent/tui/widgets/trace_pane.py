@@ -9,6 +9,7 @@ approval, a binding) marks every other entry with that id and posts
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
@@ -121,7 +122,17 @@ class TracePane(OptionList):
             option_index, _ = self._lines[self.scroll_offset.y + y]
         except IndexError:
             return strip
-        return strip.apply_style(LINKED_STYLE) if option_index in self.linked else strip
+        if option_index not in self.linked:
+            return strip
+        # The row's own background becomes the link's; the producer badge keeps its colour.
+        plain = self.get_visual_style("option-list--option").rich_style.bgcolor
+        segments = [
+            Segment(text, style + LINKED_STYLE, control)
+            if style is not None and style.bgcolor in (plain, None)
+            else Segment(text, style, control)
+            for text, style, control in strip
+        ]
+        return Strip(segments, strip.cell_length)
 
     def titles(self) -> list[str]:
         """What the trace shows, in order (tests and the benchmark read this)."""
