@@ -127,6 +127,17 @@ class ToolCallDelta:
 
 
 @dataclass(frozen=True)
+class PromptProgress:
+    """While the server reads the prompt, before the answer starts: llama-server reports
+    it when the request asks (`return_progress: true`, e.g. through `extra_body`)."""
+
+    request: int
+    processed: int  # prompt tokens read so far
+    total: int  # prompt tokens in all
+    cached: int  # of `total`, taken from the server's cache
+
+
+@dataclass(frozen=True)
 class AssistantMessage:
     """One complete model response, as appended to the history."""
 
@@ -294,6 +305,7 @@ AgentEvent = (
     | TextDelta
     | ReasoningDelta
     | ToolCallDelta
+    | PromptProgress
     | AssistantMessage
     | UsageReported
     | ApprovalRequested

@@ -14,6 +14,7 @@ from airline_agent.agent.errors import NotACompletion, backoff_delay, classify
 from airline_agent.agent.events import (
     AgentEvent,
     ErrorOccurred,
+    PromptProgress,
     ReasoningDelta,
     RequestSent,
     RetryScheduled,
@@ -23,7 +24,13 @@ from airline_agent.agent.events import (
 )
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.prefix import PrefixTracker
-from airline_agent.agent.streaming import ModelReply, Piece, ReasoningPiece, TextPiece
+from airline_agent.agent.streaming import (
+    ModelReply,
+    Piece,
+    PromptProgressPiece,
+    ReasoningPiece,
+    TextPiece,
+)
 from airline_agent.agent.usage import context_window, cost_of
 
 if TYPE_CHECKING:
@@ -100,6 +107,8 @@ async def send_request(
             async for piece in session.backend.reply(body):
                 if isinstance(piece, ModelReply):
                     reply = piece
+                elif isinstance(piece, PromptProgressPiece):  # not yet the answer's first token
+                    yield PromptProgress(number, piece.processed, piece.total, piece.cached)
                 else:
                     timing.piece_arrived()
                     yield _delta(number, piece)

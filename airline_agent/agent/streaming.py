@@ -67,7 +67,17 @@ class ModelReply:
         return self.raw is not None and self.raw.generated
 
 
-Piece = TextPiece | ReasoningPiece | ToolCallPiece
+@dataclass(frozen=True)
+class PromptProgressPiece:
+    """llama-server's `prompt_progress` (sent when the request asks with
+    `return_progress: true`): how much of the prompt it has read before the answer starts."""
+
+    processed: int
+    total: int
+    cached: int  # of `total`, already in the server's cache (not read again)
+
+
+Piece = TextPiece | ReasoningPiece | ToolCallPiece | PromptProgressPiece
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -86,6 +96,15 @@ def _to_dict(obj: Any) -> Any:
         return to_dict()
     dump = getattr(obj, "model_dump", None)
     return dump() if callable(dump) else str(obj)
+
+
+def _prompt_progress(raw: Any) -> PromptProgressPiece | None:
+    """A chunk's `prompt_progress` ({"total", "cache", "processed", "time_ms"}), if usable."""
+    counts = [_get(raw, name) if raw is not None else None for name in ("processed", "total")]
+    if not all(isinstance(count, int) and count >= 0 for count in counts) or not counts[1]:
+        return None
+    cached = _get(raw, "cache")
+    return PromptProgressPiece(counts[0], counts[1], cached if isinstance(cached, int) else 0)
 
 
 def _reasoning_of(obj: Any) -> str | None:
@@ -229,6 +248,9 @@ class StreamAssembler:
         usage = _get(chunk, "usage")
         if usage is not None:
             self._usage_raw = usage
+        progress = _prompt_progress(_get(chunk, "prompt_progress"))
+        if progress is not None:
+            pieces.append(progress)
         for choice in _get(chunk, "choices") or ():
             delta = _get(choice, "delta")
             if delta is not None:

@@ -5,6 +5,7 @@ what in the inspector, honest figures; and secrets kept off the screen and out o
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -74,7 +75,8 @@ async def test_the_trace_builds_the_request_in_order_and_links_each_call_to_its_
         line = next(
             y for y in range(trace.size.height) if "response #1" in trace.render_line(y).text
         )
-        assert any(s.style and s.style.bgcolor == LINKED_STYLE.bgcolor for s in trace.render_line(line))
+        linked = LINKED_STYLE.bgcolor
+        assert any(s.style and s.style.bgcolor == linked for s in trace.render_line(line))
         # The next request: the prefix unchanged since #1, the reasoning left out.
         request_two = trace.entries[_index(trace, "api: request #2 → qwen3.6-plus")].body
         assert "unchanged since request #1" in request_two
@@ -181,3 +183,36 @@ async def test_an_api_key_and_a_base_url_credential_never_reach_the_screen_or_a_
         texts = [*screens, *shown, *files, *rows]
         for text in texts:
             assert KEY not in text and PASSWORD not in text
+
+
+async def test_while_a_live_response_is_awaited_the_status_line_counts_the_seconds(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    settings = Settings(
+        model="test-model", base_url=chat_server.url, api_key=KEY, db=str(tmp_path / "a.db")
+    )
+    progress = {"total": 2874, "cache": 512, "processed": 1024, "time_ms": 80}
+    chunks = [
+        {"id": "c1", "object": "chat.completion.chunk", "model": "test-model", "created": 1,
+         "choices": [{"index": 0, "delta": {"role": "assistant", "content": None},
+                      "finish_reason": None}], "prompt_progress": progress},
+        {"id": "c1", "object": "chat.completion.chunk", "model": "test-model", "created": 1,
+         "choices": [{"index": 0, "delta": {"content": "Hello."}, "finish_reason": "stop"}]},
+    ]  # fmt: skip
+    body = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
+    # Held long enough for a tick of the status line (no figure is asserted on it).
+    chat_server.raw(body, content_type="text/event-stream", delay=4.0)
+    app = AirlineApp(AgentController(settings), pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.main.ready, 60)
+        state = app.controller.state
+        chat = app.main.query_one(ChatPane)
+        chat.input.focus()
+        chat.input.value = "hello"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "s for response #1" in state.activity, 30)
+        assert state.activity.startswith("waiting ") and state.activity.endswith("esc cancels")
+        await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog, 30)
+        assert state.activity == ""
+        [shown] = [e for e in app.controller.events if type(e).__name__ == "PromptProgress"]
+        assert (shown.processed, shown.total, shown.cached) == (1024, 2874, 512)

@@ -81,7 +81,7 @@ def test_the_next_request_says_the_reasoning_was_left_out_and_the_prefix_unchang
 
 
 def test_a_tool_result_carries_its_call_id_and_a_rounded_time() -> None:
-    finished = ToolFinished("call_1", "get_user_details", {"user_id": "u"}, {"ok": 1}, None, 3.14159)
+    finished = ToolFinished("call_1", "get_user_details", {"u": 1}, {"ok": 1}, None, 3.14159)
     [entry] = TraceBuilder().feed(finished)
     assert "role: tool · tool_call_id call_1" in entry.body
     assert entry.call_ids == ("call_1",) and entry.details["elapsed_ms"] == 3.1
@@ -97,3 +97,38 @@ async def test_an_approval_entry_says_what_was_approved_and_declined() -> None:
     answer, tool = builder.feed(ToolFinished("c1", "cancel_reservation", {}, {}, None, 1.0))
     assert answer.title == "approval · approved cancel_reservation · declined book"
     assert answer.producer == "customer" and tool.title == "tool cancel_reservation"
+
+
+def test_the_wait_for_a_response_shows_seconds_and_the_prompt_read() -> None:
+    from airline_agent.agent.events import PromptProgress, TextDelta
+    from airline_agent.tui.waiting import AT_WORK, ResponseWait
+
+    shown: list[str] = []
+    now = [100.0]
+    wait = ResponseWait(shown.append, clock=lambda: now[0])
+    wait.observe(_sent(2, [], None))
+    now[0] = 104.6
+    wait.tick()
+    assert shown[-1] == "waiting 4 s for response #2 · esc cancels"
+    wait.observe(PromptProgress(2, 1024, 2874, 512))
+    assert shown[-1] == (
+        "waiting 4 s for response #2 · prompt 1,024 of 2,874 tokens read (512 cached) · esc cancels"
+    )
+    wait.observe(TextDelta(2, "Hello"))
+    assert shown[-1] == AT_WORK
+    wait.tick()
+    assert shown[-1] == AT_WORK  # nothing awaited: the tick says nothing
+
+
+def test_llama_servers_prompt_progress_becomes_a_piece_and_no_first_token() -> None:
+    from airline_agent.agent.streaming import PromptProgressPiece, StreamAssembler
+
+    assembler = StreamAssembler()
+    chunk = {
+        "id": "c",
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": None}}],
+        "prompt_progress": {"total": 36, "cache": 4, "processed": 20, "time_ms": 57},
+    }
+    assert assembler.feed(chunk) == [PromptProgressPiece(20, 36, 4)]
+    assert assembler.feed({"choices": [], "prompt_progress": {"total": 0}}) == []

@@ -30,6 +30,7 @@ from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.screens.flows import ModalFlows
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
+from airline_agent.tui.waiting import ResponseWait
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.status_bar import StatusBar
 from airline_agent.tui.widgets.trace_pane import TracePane
@@ -68,6 +69,7 @@ class MainScreen(ModalFlows, Screen[None]):
         self.turn_worker: Worker | None = None
         self.current_turn = 0
         self.ready = controller.mode == "offline"
+        self.waiting = ResponseWait(self.show_activity)  # live: seconds waited, prompt read
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.controller.state, id="status")
@@ -100,6 +102,7 @@ class MainScreen(ModalFlows, Screen[None]):
         self.query_one("#seeding").display = False
         self.show_input()
         self.use_redactor()
+        self.set_interval(1.0, self.waiting.tick)
         if self.controller.mode == "live":
             self.prepare()
 
@@ -120,6 +123,8 @@ class MainScreen(ModalFlows, Screen[None]):
         if isinstance(event, TurnStarted):
             self.current_turn = event.turn
         self.requests.record(event)
+        if self.controller.mode == "live":  # a scripted reply is not waited for
+            self.waiting.observe(event)
         if in_chat:
             await self.chat.show(event)
         if isinstance(event, ApprovalRequested) and not event.decision.done():
@@ -235,6 +240,7 @@ class MainScreen(ModalFlows, Screen[None]):
             self.post_message(TurnEnded("finished"))
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
+        self.waiting.stop()
         self.show_activity()
         if message.how == "failed":
             await self.chat.add_message("error", f"The turn failed: {message.detail}")
