@@ -140,9 +140,9 @@ def turn_one(counter: EventCounter) -> list[AgentEvent]:
     events += [TextDelta(sent.request, chunk) for chunk in _chunks(REFUSAL)]
     events += [
         AssistantMessage(sent.request, REFUSAL, (), None, "stop", 655.0),
-        UsageReported(sent.request, Usage(2410, 1792, 96, 0), None, "scripted", 655.0, 128000),
+        UsageReported(sent.request, Usage(2410, 96, 1792, 0), None, "scripted", 655.0, 128000),
         GroundingWarning(sent.request, ("2024-05-04",), REFUSAL),
-        TurnFinished(1, "answered", Usage(4260, 1120, 1816, 12), None),
+        TurnFinished(1, "answered", Usage(4260, 120, 2816, 12), None),
     ]
     counter.messages.append({"role": "assistant", "content": REFUSAL})
     return events
@@ -203,8 +203,8 @@ def turn_two(counter: EventCounter, decision: asyncio.Future | None = None) -> l
         AssistantMessage(
             sent.request, "Done: one checked bag is on EHGLP3.", (), None, "stop", 300.0
         ),
-        UsageReported(sent.request, Usage(2600, 2048, 20, 0), None, "scripted", 300.0, 128000),
-        TurnFinished(2, "answered", Usage(4450, 2048, 44, 12), None),
+        UsageReported(sent.request, Usage(2600, 20, 2048, 0), None, "scripted", 300.0, 128000),
+        TurnFinished(2, "answered", Usage(4450, 44, 3072, 12), None),
     ]
     return events
 
