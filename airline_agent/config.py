@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     parallel_tool_calls: bool | None = None
     token_budget: int | None = Field(None, ge=1)
     cost_budget: float | None = Field(None, gt=0)
+    # llama-server only: ask for `prompt_progress` chunks while it reads the prompt (other
+    # servers may refuse an unknown request field, so it is off unless asked for).
+    prompt_progress: bool = False
 
     @field_validator("now")
     @classmethod

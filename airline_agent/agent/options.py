@@ -51,4 +51,5 @@ class LoopOptions:
             token_budget=settings.token_budget,
             cost_budget=settings.cost_budget,
             prompt=settings.prompt,
+            extra_body={"return_progress": True} if settings.prompt_progress else {},
         )
