@@ -12,6 +12,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from airline_agent.tui.pacing import DEFAULT_PACE
 from airline_agent.tui.screens.main import MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
 
@@ -22,16 +23,18 @@ if TYPE_CHECKING:
 class AirlineApp(App[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "airline-agent"
-    # Three panes side by side from 120 columns; stacked below that.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("f1", "help", "Help")]
+    # How the panes are laid out for the terminal's size: screens/pane_layout.py.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "Help", tooltip="Every key, and what the trace's labels mean"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="Quit the app"),
+    ]
 
     def __init__(
         self,
         controller: SessionController,
         *,
         scenario: str | None = None,
-        pace: float = 0.25,
+        pace: float = DEFAULT_PACE,
     ) -> None:
         super().__init__()
         self.controller = controller
@@ -90,13 +93,22 @@ class AirlineApp(App[None]):
             self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        """Textual's commands (theme, quit, keys, screenshot) but its "Keys" panel, which
+        f1's help replaces, then each key of the main screen by what it does."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
+        yield SystemCommand(
+            "Help", "Every key, and what the trace's labels mean (f1)", self.action_help
+        )
         main = self.main
         for binding in MainScreen.BINDINGS:
             assert isinstance(binding, Binding)
+            if main.check_action(binding.action, ()) is False:
+                continue  # a key that does nothing now (live: the scenario keys)
+            key = binding.key.split(",")[0]
             yield SystemCommand(
                 binding.description,
-                f"{binding.description} (key: {binding.key})",
+                f"{binding.tooltip} ({self.get_key_display(Binding(key, binding.action))})",
                 lambda action=binding.action: self.call_later(main.run_action, action),
             )
-        yield SystemCommand("Help", "Every key (f1)", self.action_help)

@@ -26,9 +26,17 @@ from airline_agent.tui.collector import (
     resume_full_collections,
 )
 from airline_agent.tui.messages import SeedingProgress, TurnEnded
+from airline_agent.tui.pacing import (
+    DEFAULT_PACE,
+    describe_speed,
+    event_pause,
+    next_pace,
+    turn_pause,
+)
 from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.screens.flows import ModalFlows
+from airline_agent.tui.screens.pane_layout import PaneSwitcher
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
 from airline_agent.tui.waiting import ResponseWait
 from airline_agent.tui.widgets.chat_pane import ChatPane
@@ -43,25 +51,50 @@ if TYPE_CHECKING:
 # Modal screens are imported where they open: the first frame does not wait for them.
 
 
-class MainScreen(ModalFlows, Screen[None]):
+class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
+    # Short words in the footer (it fits 80 columns); the tooltip says what the key does,
+    # for the command palette. Keys not shown stay in help (f1) and the palette.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "step", "Next step"),
-        Binding("a", "autoplay", "Auto-play"),
-        Binding("l", "library", "Library"),
-        Binding("escape", "cancel_turn", "Cancel turn"),
-        Binding("i", "inspect", "Inspector"),
-        Binding("u", "switch_customer", "Customer"),
-        Binding("n", "new_conversation", "New"),
-        Binding("g", "toggle_guard", "Guard"),
-        Binding("r", "reset_database", "Reset db"),
-        Binding("s", "save_scenario", "Save scenario"),
-        Binding("t", "save_transcript", "Transcript"),
+        Binding("space", "step", "Step", tooltip="Play the scenario's next turn"),
+        Binding("a", "autoplay", "Auto", tooltip="Auto-play the scenario on or off"),
+        # esc: the status line says "esc cancels" while a turn runs.
+        Binding("escape", "cancel_turn", "Cancel", show=False, tooltip="Cancel the running turn"),
+        Binding("l", "library", "Library", tooltip="Open the scenario library"),
+        Binding("i", "inspect", "Inspect", tooltip="The exact request and raw response"),
+        # f2: the tab bar says it, when it shows (one pane at a time).
+        Binding("f2", "next_pane", "Pane", show=False, tooltip="Show the next pane"),
+        Binding("f3", "zoom", "Zoom", tooltip="Zoom the focused pane to the screen, or back"),
+        Binding("u", "switch_customer", "Customer", show=False, tooltip="Act for another customer"),
+        Binding("n", "new_conversation", "New", show=False, tooltip="Start a new conversation"),
+        Binding("g", "toggle_guard", "Guard", show=False, tooltip="Turn the policy guard on/off"),
+        Binding(
+            "r",
+            "reset_database",
+            "Reset",
+            show=False,
+            tooltip="Live: the database as built · offline: play the scenario again",
+        ),
+        Binding(
+            "s", "save_scenario", "Save", show=False, tooltip="Save the conversation as a scenario"
+        ),
+        Binding(
+            "t",
+            "save_transcript",
+            "Transcript",
+            show=False,
+            tooltip="Save the conversation as a transcript (JSONL + Markdown)",
+        ),
+        Binding("plus,equals_sign", "faster", "Faster", show=False, tooltip="Auto-play faster"),
+        Binding("minus", "slower", "Slower", show=False, tooltip="Auto-play slower"),
     ]
+    OFFLINE_ONLY = frozenset({"step", "autoplay", "faster", "slower"})
 
-    def __init__(self, controller: SessionController, *, pace: float = 0.25) -> None:
+    def __init__(self, controller: SessionController, *, pace: float = DEFAULT_PACE) -> None:
         super().__init__()
         self.controller = controller
-        self.pace = pace  # seconds between events while auto-playing: readable, not slow
+        # Auto-play's pauses are multiplied by this (pacing.py): 1 reads at a person's
+        # pace, 0 is instant (tests, the benchmark); + and - change it.
+        self.pace = pace
         self.autoplay = False
         self.requests = RequestLog()
         self.trace_builder = TraceBuilder()
@@ -74,11 +107,14 @@ class MainScreen(ModalFlows, Screen[None]):
     def compose(self) -> ComposeResult:
         yield StatusBar(self.controller.state, id="status")
         yield ProgressBar(id="seeding", show_eta=False)
+        yield self.compose_pane_tabs()
         with Horizontal(id="panes"):
             yield ChatPane(id="chat")
             yield TracePane(id="trace")
-            yield UsagePane(id="usage")
-        yield Footer()
+            usage = UsagePane(id="usage")
+            usage.ALLOW_MAXIMIZE = True  # f3 zooms it like the other panes
+            yield usage
+        yield Footer(compact=True)
 
     # -- panes ---------------------------------------------------------------------
     @property
@@ -100,6 +136,8 @@ class MainScreen(ModalFlows, Screen[None]):
     def on_mount(self) -> None:
         self.screen_layout_refresh_signal.subscribe(self, self.scheduler.frame_painted)
         self.query_one("#seeding").display = False
+        self.apply_pane_layout()
+        self.show_speed()
         self.show_input()
         self.use_redactor()
         self.set_interval(1.0, self.waiting.tick)
@@ -116,7 +154,33 @@ class MainScreen(ModalFlows, Screen[None]):
             self.chat.input.focus()
         else:
             self.chat.input.placeholder = "Offline: space plays the next step, a auto-plays"
-            self.trace.focus()
+            if self.pane_layout != "single" or self.shown_pane == "trace":
+                self.trace.focus()
+        self.show_speed()
+        self.refresh_bindings()  # space and a only offline
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Live, the scenario keys are not offered (they do nothing there); f2 only when
+        one pane is shown at a time."""
+        if action in self.OFFLINE_ONLY and self.controller.mode == "live":
+            return False
+        return not (action == "next_pane" and self.pane_layout != "single")
+
+    def show_speed(self) -> None:
+        """Offline, the chat's frame says how fast auto-play goes (+ and - change it): the
+        status line is full at 120 columns."""
+        offline = self.controller.mode == "offline"
+        self.chat.border_subtitle = (
+            f"{describe_speed(self.pace)} · + faster · - slower" if offline else ""
+        )
+
+    def action_faster(self) -> None:
+        self.pace = next_pace(self.pace, faster=True)
+        self.show_speed()
+
+    def action_slower(self) -> None:
+        self.pace = next_pace(self.pace, faster=False)
+        self.show_speed()
 
     # -- the scheduler's host: how an event goes on screen ------------------------------
     async def show_event(self, event: ShownEvent, *, in_chat: bool) -> list[TraceEntry]:
@@ -223,8 +287,8 @@ class MainScreen(ModalFlows, Screen[None]):
         try:
             async for event in events:
                 await self.scheduler.put(event)
-                if self.autoplay and self.pace:
-                    await asyncio.sleep(self.pace)
+                if self.autoplay and (pause := event_pause(event, self.pace)):
+                    await asyncio.sleep(pause)
         except asyncio.CancelledError:
             # Cancelled here (between events) or in the loop: either way the turn is
             # closed now, and the run records how it ended — the record the panes show.
@@ -246,7 +310,7 @@ class MainScreen(ModalFlows, Screen[None]):
             await self.chat.add_message("error", f"The turn failed: {message.detail}")
         if self.autoplay and message.how == "finished":
             if self.controller.steps_left:
-                self.set_timer(max(self.pace * 4, 0.01), self.action_step)
+                self.set_timer(turn_pause(self.pace), self.action_step)
                 return  # still playing
             self.autoplay = False
             self.notify("End of the scenario. l opens the library.")

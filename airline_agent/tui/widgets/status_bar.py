@@ -1,23 +1,87 @@
 """The line at the top: what is running, for whom, on which data, under which rules.
 
 It renders the session's state (session_state.py) and keeps none of it: it subscribes
-to the state and repaints when told of a change.
+to the state and repaints when told of a change. The parts go on one line when they fit;
+otherwise they wrap between parts, never inside one ("clock 2024-05-15" stays whole).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 if TYPE_CHECKING:
     from airline_agent.tui.session_state import SessionState
 
+SEPARATOR = " │ "
+# Shorter words for a part when the line is tight (the labels a value explains itself
+# without): "clock 2024-05-15T15:00:00" → "2024-05-15 15:00", "db fresh …" → "fresh …".
+COMPACT = (
+    (re.compile(r"^clock (\d{4}-\d\d-\d\d)T(\d\d:\d\d)(:00)?"), r"\1 \2"),
+    (re.compile(r"^db "), ""),
+    (re.compile(r"^approval "), "approve "),
+)
+
+
+def compact(part: Text) -> Text:
+    """The part in shorter words (styles kept where the text stays)."""
+    plain = part.plain
+    for pattern, replacement in COMPACT:
+        plain = pattern.sub(replacement, plain)
+    if plain == part.plain:
+        return part
+    shorter = Text(plain)
+    for span in part.spans:  # a styled value keeps its style (guard OFF in red)
+        shorter.stylize(span.style, 0, len(plain))
+    return shorter
+
+
+def fit_parts(parts: list[Text], width: int) -> Text:
+    """The parts joined by SEPARATOR on one line, in shorter words if need be; a new line
+    before a part that would not fit (never inside one)."""
+    if _joined_width(parts) > width:
+        parts = [compact(part) for part in parts]
+    lines: list[Text] = []
+    line = Text()
+    for part in parts:
+        if line.cell_len and line.cell_len + len(SEPARATOR) + part.cell_len > width:
+            lines.append(line)
+            line = Text()
+        if line.cell_len:
+            line.append(SEPARATOR)
+        line.append_text(part)
+    lines.append(line)
+    return Text("\n").join(lines)
+
+
+def _joined_width(parts: list[Text]) -> int:
+    return sum(part.cell_len for part in parts) + len(SEPARATOR) * (len(parts) - 1)
+
+
+class FittedParts:
+    """The parts fitted to the width they are drawn at (a Rich renderable: its height
+    follows the terminal's width)."""
+
+    def __init__(self, parts: list[Text]) -> None:
+        self.parts = parts
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield fit_parts(self.parts, options.max_width)
+
 
 class StatusBar(Static):
+    # Said after the session's parts (the main screen's: auto-play's speed offline).
+    trailer: reactive[str] = reactive("", layout=True)
+
     def __init__(self, state: SessionState | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._state = state
+        self._lines_shown = 1
 
     def on_mount(self) -> None:
         if self._state is not None:
@@ -28,10 +92,25 @@ class StatusBar(Static):
             self._state.unsubscribe(self._state_changed)
 
     def _state_changed(self) -> None:
-        # One line, same height: no layout of the screen for a new value.
-        self.refresh(layout=False)
+        # A layout of the screen only when the parts need more or fewer lines (a guard
+        # toggled while playing stays a quick repaint of this line).
+        self.refresh(layout=self._line_count() != self._lines_shown)
 
-    def render(self) -> str:
+    def _line_count(self) -> int:
+        return fit_parts(self.parts(), self.content_size.width).plain.count("\n") + 1
+
+    def on_resize(self) -> None:
+        self._lines_shown = self._line_count()
+
+    def parts(self) -> list[Text]:
         if self._state is None:
-            return "starting…"
-        return " │ ".join(self._state.status_parts())
+            return [Text("starting…")]
+        parts = [Text.from_markup(part) for part in self._state.status_parts()]
+        if self.trailer:
+            parts.append(Text(self.trailer, style="dim"))
+        return parts
+
+    def render(self) -> FittedParts:
+        if self.content_size.width:
+            self._lines_shown = self._line_count()
+        return FittedParts(self.parts())
