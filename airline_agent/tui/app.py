@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 class AirlineApp(App[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "airline-agent"
-    # How the panes are laid out for the terminal's size: screens/pane_layout.py.
+    # Side by side from 120 columns (the screen's class); how the panes are laid out below
+    # that, stacked or one at a time: screens/pane_layout.py.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", tooltip="Every key, and what the trace's labels mean"),
         Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="Quit the app"),

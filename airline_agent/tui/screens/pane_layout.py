@@ -2,10 +2,10 @@
 that move between them.
 
 - **side by side** from 120 columns: chat | trace | usage;
-- **stacked** from 100 columns and 30 rows: chat over trace over usage;
-- **one at a time** below that (80×24 included): a tab bar names the panes, `f2` (or a
-  click on a tab) shows the next one. Stacked at 80×24, the chat had 0–1 lines and the
-  trace one: a live reply was invisible.
+- **stacked** below 120 columns with 30 rows or more: chat over trace over usage;
+- **one at a time** below 120 columns and 30 rows (80×24 included), or below 60 columns:
+  a tab bar names the panes, `f2` (or a click on a tab) shows the next one. Stacked at
+  80×24, the chat had 0–1 lines and the trace one: a live reply was invisible.
 
 `f3` zooms the focused pane (or the one shown) to the whole screen at any size, and back
 (`esc` too): Textual's own `Screen.maximize`.
@@ -28,15 +28,15 @@ PANES = ("chat", "trace", "usage")
 PANE_TITLES = {"chat": "Chat", "trace": "Trace", "usage": "Usage"}
 
 SIDE_BY_SIDE_COLUMNS = 120
-STACKED_COLUMNS = 100
 STACKED_ROWS = 30
+STACKED_COLUMNS = 60
 
 
 def pane_layout_for(columns: int, rows: int) -> PaneLayout:
     """Which layout a terminal of this size gets (see the module)."""
     if columns >= SIDE_BY_SIDE_COLUMNS:
         return "side"
-    if columns >= STACKED_COLUMNS and rows >= STACKED_ROWS:
+    if rows >= STACKED_ROWS and columns >= STACKED_COLUMNS:
         return "stacked"
     return "single"
 

@@ -1,7 +1,8 @@
 """The trace: every request and tool call in order, labelled by producer.
 
 An `OptionList` renders through the line API, so a trace of thousands of entries stays
-fast; selecting an entry (enter or a click) posts `TracePane.EntryChosen`. Highlighting
+fast; each row wraps to the pane's width without splitting a token (token_wrap.py);
+selecting an entry (enter or a click) posts `TracePane.EntryChosen`. Highlighting
 an entry that carries a `tool_call_id` (a model's call, its `role: tool` result, an
 approval, a binding) marks every other entry with that id and posts
 `TracePane.CallLinked`: the call and its result are seen together.
@@ -19,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from airline_agent.redaction import Redactor
 from airline_agent.tui.trace import TraceEntry
+from airline_agent.tui.widgets.token_wrap import WholeTokens
 
 BADGES = {
     "developer": ("developer", "bold black on #b48ead"),
@@ -39,7 +41,8 @@ def render_entry(entry: TraceEntry, redactor: Redactor | None = None) -> Text:
     elif entry.warning:
         badge_style = "bold black on #ebcb8b"
     text = Text()
-    text.append(f" {label} ", style=badge_style)
+    # Non-breaking spaces: the badge is one token for the wrapping (token_wrap.py).
+    text.append(f" {label} ".replace(" ", "\u00a0"), style=badge_style)
     text.append(" ")
     text.append(redact(entry.title), style="bold red" if entry.error else "bold")
     if entry.meta:
@@ -81,7 +84,7 @@ class TracePane(OptionList):
         follow = self.highlighted is None or self.highlighted >= len(self.entries) - 1
         options: list[Option | None] = []
         for entry in entries:
-            options.append(Option(render_entry(entry, self.redactor)))
+            options.append(Option(WholeTokens(render_entry(entry, self.redactor))))
             options.append(None)  # a rule between entries
             for call_id in entry.call_ids:
                 self._by_call.setdefault(call_id, []).append(len(self.entries))

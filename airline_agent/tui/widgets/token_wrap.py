@@ -1,0 +1,100 @@
+"""Wrapping a trace row to its pane's width without splitting a token.
+
+A row is wrapped at spaces, but some spaces hold a token together: a bracketed group
+(`stream_options={'include_usage': True}`, a call's arguments), a number and the word
+after it (`60 ms`, `4 messages`), a separator and what it introduces (`· 60 ms`,
+`→ cancelled`), and non-breaking spaces (the producer badge). A token wider than the whole
+line is cut with an ellipsis, never folded onto the next line; the details (enter) show
+it whole. A continuation line keeps the row's indentation (JSON stays readable).
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+
+OPENERS = {"(": ")", "[": "]", "{": "}"}
+NUMBER_THEN_WORD = re.compile(r"\d[\d,.]*%?( )[^\W\d]")
+SEPARATOR_THEN_WORD = re.compile(r"(?:^| )[·→=]( )\S")
+
+
+def _glued_spaces(line: str) -> set[int]:
+    """Positions of the spaces a line must not break at (see the module)."""
+    glued: set[int] = set()
+    for pattern in (NUMBER_THEN_WORD, SEPARATOR_THEN_WORD):
+        glued.update(match.start(1) for match in pattern.finditer(line))
+    closing: list[str] = []
+    for index, char in enumerate(line):
+        if char in OPENERS and line.find(OPENERS[char], index) != -1:
+            closing.append(OPENERS[char])
+        elif closing and char == closing[-1]:
+            closing.pop()
+        elif closing and char == " ":
+            glued.add(index)
+    return glued
+
+
+def _tokens(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each token: the runs between the spaces a line may break at."""
+    glued = _glued_spaces(line)
+    tokens: list[tuple[int, int]] = []
+    start = 0
+    for index, char in enumerate(line):
+        if char == " " and index not in glued:
+            if index > start:
+                tokens.append((start, index))
+            start = index + 1
+    if start < len(line):
+        tokens.append((start, len(line)))
+    return tokens
+
+
+def wrap_line(line: Text, width: int) -> list[Text]:
+    """One line of a row, wrapped to `width` cells at the spaces it may break at."""
+    plain = line.plain
+    indent = len(plain) - len(plain.lstrip(" "))
+    room = max(width - indent, 1)
+    wrapped: list[Text] = []
+    current: Text | None = None
+    previous_end = 0
+    for start, end in _tokens(plain[indent:]):
+        token = line[indent + start : indent + end]
+        gap = line[indent + previous_end : indent + start]  # the row's own spacing
+        previous_end = end
+        if token.cell_len > room:
+            token.truncate(room, overflow="ellipsis")
+        if current is not None and current.cell_len + gap.cell_len + token.cell_len <= room:
+            current.append_text(gap)
+            current.append_text(token)
+            continue
+        if current is not None:
+            wrapped.append(current)
+        current = token
+    wrapped.append(current if current is not None else Text())
+    if indent:
+        wrapped = [line[:indent] + piece for piece in wrapped]
+    return wrapped
+
+
+def wrap_whole_tokens(text: Text, width: int) -> list[Text]:
+    """Every line of `text` wrapped to `width` cells without splitting a token."""
+    return [piece for line in text.split("\n") for piece in wrap_line(line, width)]
+
+
+class WholeTokens:
+    """A Rich renderable of `text` wrapped by `wrap_whole_tokens` at the width it gets."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = wrap_whole_tokens(self.text, options.max_width)
+        yield Text("\n").join(lines)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widest = max((cell_len(line) for line in self.text.plain.split("\n")), default=0)
+        return Measurement(1, min(widest, options.max_width))
