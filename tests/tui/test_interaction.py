@@ -175,7 +175,8 @@ async def test_f1_opens_help_listing_the_keys() -> None:
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         shown = app.screen.query_one(Markdown).source
-        spelled = {"escape": "esc"}  # how the help writes a key, where it differs
+        # how the help writes a key, where it differs
+        spelled = {"escape": "esc", "plus,equals_sign": "+", "minus": "-"}
         for binding in [*app.main.BINDINGS, *app.BINDINGS]:
             key = binding.key  # type: ignore[union-attr]
             assert f"`{spelled.get(key, key)}`" in shown, key

@@ -17,7 +17,8 @@ HELP = """\
 | --- | --- |
 | `enter` | in the library: play the highlighted scenario · in the chat: send |
 | `space` | play the next step (turn) of the scenario |
-| `a` | auto-play the scenario on / off |
+| `a` | auto-play the scenario on / off, at a reading pace (the chat's frame says the speed) |
+| `+` `-` | auto-play faster / slower (up to instant) |
 | `l` | the scenario library (live: its first entry keeps the live chat) |
 | `esc` | cancel the running turn (the history stays valid) · leave the input |
 | `i` | inspector: exact request and raw response (`[` `]` other requests, `c` copies) |
@@ -28,8 +29,11 @@ HELP = """\
 | `s` | save the conversation as a scenario (YAML) |
 | `t` | save the conversation as a transcript (JSONL + Markdown) |
 | `tab` | move between chat, trace and usage; `enter` on a trace entry opens it |
+| `f2` | the next pane, when one is shown at a time (below 120 columns and 30 rows, e.g. 80×24; the tabs too) |
+| `f3` | zoom the focused pane to the whole screen, and back (`esc` too) |
 | `ctrl+p` | command palette: every action by name |
-| `f1` | this help · `ctrl+q` quits |
+| `f1` | this help |
+| `ctrl+q` | quit |
 
 The trace labels each entry by who produced it: **developer** (system prompt and tool
 schemas), **customer**, **model** (tool calls, reasoning, reply), **framework** (tool

@@ -1,7 +1,8 @@
 """The chat: customer and agent messages as Markdown, the input line below.
 
 Only the latest `MAX_MESSAGES` messages are on screen (the trace keeps everything), so
-a long conversation does not slow the screen down. Past that, a new message reuses the
+a long conversation does not slow the screen down. The list follows the newest message
+unless the user scrolled away. Past that, a new message reuses the
 oldest message's widgets, moved to the end: mounting new widgets and removing old ones
 cost a layout more per message, and removed widgets are cyclic garbage that only a
 full collection (a long pause after a long conversation) frees.
@@ -55,9 +56,17 @@ class ChatPane(Vertical):
         self.redactor = Redactor()  # the session's, set by the screen once settings are read
         self._streams: dict[int, StreamRedactor] = {}  # request -> its text's redaction
 
+    ALLOW_MAXIMIZE = True  # f3 zooms the chat, input included
+
     def compose(self) -> ComposeResult:
         yield VerticalScroll(id="messages")
         yield ChatInput(placeholder="Write as the customer, enter to send", id="chat-input")
+
+    def on_mount(self) -> None:
+        # Anchored: the list follows its newest message as it grows (a Markdown reply
+        # grows after it is mounted, a resize re-wraps it), until the user scrolls up;
+        # back at the bottom, it follows again (Textual's `Widget.anchor`).
+        self.message_list.anchor()
 
     @property
     def message_list(self) -> VerticalScroll:
@@ -97,7 +106,6 @@ class ChatPane(Vertical):
             await message.reuse(speaker, text, **kwargs)
             self.message_list.move_child(message, after=mounted[-1])
             await self._note_hidden()
-        self.message_list.scroll_end(animate=False)
         return message
 
     def _forget(self, message: ChatMessage) -> None:
@@ -146,11 +154,8 @@ class ChatPane(Vertical):
             case TextDelta(request=request, text=fragment):
                 reply = await self._agent_message()
                 self._by_request[request] = reply
-                following = self.message_list.is_vertical_scroll_end
                 stream = self._streams.setdefault(request, self.redactor.stream())
                 await reply.append(stream.feed(fragment))
-                if following:
-                    self.message_list.scroll_end(animate=False)
             case AssistantMessage(request=request, content=content, reasoning=reasoning):
                 streamed = request in self._by_request
                 if reasoning and request not in self._reasoned:
@@ -167,7 +172,6 @@ class ChatPane(Vertical):
                 text = warning.describe()
                 if target is not None:
                     await target.add_warning(text)
-                    self.message_list.scroll_end(animate=False)  # as for a new message
                 else:
                     await self.add_message("notice", f"⚠ {text}")
             case LimitReached(message=text):

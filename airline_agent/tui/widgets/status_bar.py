@@ -73,6 +73,10 @@ class FittedParts:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield fit_parts(self.parts, options.max_width)
 
+    def __str__(self) -> str:
+        """Every part in full, on one line (what the status says, at any width)."""
+        return SEPARATOR.join(part.plain for part in self.parts)
+
 
 class StatusBar(Static):
     # Said after the session's parts (the main screen's: auto-play's speed offline).

@@ -77,11 +77,12 @@ class TracePane(OptionList):
         self.linked: frozenset[int] = frozenset()  # entries linked to the highlighted one
         self._by_call: dict[str, list[int]] = {}  # tool_call_id -> the entries carrying it
         self.border_title = "Trace"
+        self._followed = True  # following the newest entry before the last resize
 
     def add_entries(self, entries: list[TraceEntry]) -> None:
         if not entries:
             return
-        follow = self.highlighted is None or self.highlighted >= len(self.entries) - 1
+        follow = self.following
         options: list[Option | None] = []
         for entry in entries:
             options.append(Option(WholeTokens(render_entry(entry, self.redactor))))
@@ -96,11 +97,29 @@ class TracePane(OptionList):
             # (a deferred scroll paints the whole pane a second time, one frame later).
             self.scroll_end(animate=False, immediate=True)
 
+    @property
+    def following(self) -> bool:
+        """The newest entry is in view and no earlier one is chosen: new entries scroll
+        into view (the user who scrolled or moved up is left where they are)."""
+        at_end = self.scroll_y >= self.max_scroll_y - 1
+        return at_end and (self.highlighted is None or self.highlighted >= len(self.entries) - 1)
+
+    def on_resize(self) -> None:
+        # The rows wrap anew at the new width: the end moves, follow it if we did.
+        if self._followed:
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.size.height:
+            self._followed = self.following
+
     def clear(self) -> None:
         self.entries.clear()
         self._by_call.clear()
         self.linked = frozenset()
         self.clear_options()
+        self._followed = True
 
     def linked_to(self, index: int) -> frozenset[int]:
         """The other entries sharing a tool_call_id with entry `index`."""
