@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.screen import Screen
 
+from airline_agent.tui import notices
+
 if TYPE_CHECKING:
     from airline_agent.agent.events import ApprovalRequested
     from airline_agent.tui.controller import SessionController
@@ -251,12 +253,11 @@ class ModalFlows(Screen[None]):
             # Off the UI's loop: comparing the database with its dataset takes a moment.
             saved = await asyncio.to_thread(save, Path(path))
         except Exception as error:
-            self.notify(f"Could not save: {error}", severity="error")
+            self.notify(notices.save_failed(Path(path), error), severity="error")
             return
         finally:
             self.show_activity()
-        paths = saved if isinstance(saved, list) else [saved]
-        self.notify("Saved " + ", ".join(str(p) for p in paths))
+        self.notify(notices.saved(saved if isinstance(saved, list) else [saved]))
 
     # -- approval ---------------------------------------------------------------------
     @work(group="approval")

@@ -29,7 +29,7 @@ HELP = """\
 | `s` | save the conversation as a scenario (YAML) |
 | `t` | save the conversation as a transcript (JSONL + Markdown) |
 | `tab` | move between chat, trace and usage; `enter` on a trace entry opens it |
-| `f2` | the next pane, when one is shown at a time (below 120 columns and 30 rows, e.g. 80×24; the tabs too) |
+| `f2` | the next pane, when one shows at a time (below 120×30, e.g. 80×24; or the tabs) |
 | `f3` | zoom the focused pane to the whole screen, and back (`esc` too) |
 | `ctrl+p` | command palette: every action by name |
 | `f1` | this help |
