@@ -138,6 +138,10 @@ class SessionController:
         if self.run is not None:
             self.run.guard_changed()
 
+    def customers(self) -> list[tuple[str, str]]:
+        """Live: every customer of the database, (id, name), for the picker (`u`)."""
+        return []
+
     def set_customer(self, customer: str | None) -> None:
         self.state.act_for(customer)
         if self.run is not None:
@@ -321,6 +325,14 @@ class AgentController(SessionController):
         await asyncio.to_thread(self.run.apply_reset, plan)
         session = self.run.session
         self.state.act_for(session.customer if session else None)  # a new conversation
+
+    def customers(self) -> list[tuple[str, str]]:
+        from airline_agent.domain.operations import list_customers
+        from airline_agent.tui.live_run import LiveRun
+
+        if isinstance(self.run, LiveRun) and self.run.stack is not None:
+            return list_customers(self.run.stack.database)
+        return []
 
     async def discard_reset(self, plan: ResetPlan) -> None:
         from airline_agent.tui.database_reset import discard

@@ -12,7 +12,7 @@ from textual.widgets import ProgressBar
 from airline_agent.config import Settings
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController, Progress
-from airline_agent.tui.screens.prompt import PromptScreen
+from airline_agent.tui.screens.customer_picker import CustomerPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
@@ -124,10 +124,10 @@ async def test_switching_customer_shows_them_and_acts_for_them(
         await wait_until(pilot, lambda: app.main.ready, timeout=60)
         app.main.trace.focus()
         await pilot.press("u")
-        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, CustomerPicker))
         app.screen.query_one("Input").value = "noah_garcia_7579"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: not isinstance(app.screen, PromptScreen))
+        await wait_until(pilot, lambda: not isinstance(app.screen, CustomerPicker))
         status = Text.from_markup(str(app.main.query_one("#status").render())).plain
         assert "customer noah_garcia_7579" in status
         assert controller.run.session.conversation.customer == "noah_garcia_7579"

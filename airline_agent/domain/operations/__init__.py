@@ -50,6 +50,7 @@ from airline_agent.domain.operations.lookups import (
     calculate,
     get_reservation,
     get_user,
+    list_customers,
     reservation_owner,
     resolve_user_id,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "get_reservation",
     "get_user",
     "list_airports",
+    "list_customers",
     "lookup_key",
     "next_certificate_id",
     "next_reservation_id",

@@ -103,3 +103,13 @@ def resolve_user_id(database: Database, user_id: str) -> str | None:
 def calculate(expression: str) -> str:
     """Arithmetic with + - * / and parentheses, rounded to 2 places, as text."""
     return policy.evaluate_arithmetic(expression)
+
+
+_CUSTOMERS = 'SELECT user_id, first_name, last_name FROM "user" ORDER BY user_id'
+
+
+def list_customers(database: Database) -> list[tuple[str, str]]:
+    """Every customer's id and full name, by id (the TUI's customer picker searches them)."""
+    with database.reads(consistent=False) as reads:
+        rows = reads.rows(_CUSTOMERS)
+    return [(user_id, f"{first} {last}") for user_id, first, last in rows]

@@ -121,20 +121,35 @@ class ModalFlows(Screen[None]):
     # -- the customer -----------------------------------------------------------------
     @work(exclusive=True, group="prompt")
     async def action_switch_customer(self) -> None:
-        from airline_agent.tui.screens.prompt import PromptScreen
+        from airline_agent.tui.screens.customer_picker import CustomerPicker
 
+        if self.controller.mode != "live":
+            self._customer_is_the_scenarios()
+            return
+        if self.turn_running:
+            self.notify("Cancel the running turn first (esc).", severity="warning")
+            return
+        customers = await asyncio.to_thread(self.controller.customers)
         customer = await self.app.push_screen_wait(
-            PromptScreen(
-                "Act for which customer? (user id, empty: not identified)",
-                self.controller.state.customer or "",
-                "emma_kim_9957",
-            )
+            CustomerPicker(customers, self.controller.state.customer)
         )
         if customer is None or self.turn_running:
             return
         self.controller.set_customer(customer or None)
         await self.clear_panes()
         self.notify(f"New conversation as {customer or 'an unidentified customer'}.")
+
+    def _customer_is_the_scenarios(self) -> None:
+        """Offline, the script is written for its customer: `u` says so, changes nothing."""
+        name = self.controller.scenario_name
+        if name is None:
+            self.notify("No scenario is playing: l opens the library.")
+            return
+        customer = self.controller.state.customer or "an unidentified customer"
+        self.notify(
+            f"{name} is written for {customer}: its script acts for them. Another customer: "
+            "the live chat (set AIRLINE_AGENT_MODEL), or l for another scenario."
+        )
 
     # -- reset ------------------------------------------------------------------------
     @work(exclusive=True, group="reset")

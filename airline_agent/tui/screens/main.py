@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar
@@ -36,6 +36,7 @@ from airline_agent.tui.pacing import (
 from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.screens.flows import ModalFlows
+from airline_agent.tui.screens.main_keys import MAIN_KEYS, OFFLINE_ONLY_ACTIONS
 from airline_agent.tui.screens.pane_layout import PaneSwitcher
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
 from airline_agent.tui.waiting import ResponseWait
@@ -52,42 +53,8 @@ if TYPE_CHECKING:
 
 
 class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
-    # Short words in the footer (it fits 80 columns); the tooltip says what the key does,
-    # for the command palette. Keys not shown stay in help (f1) and the palette.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "step", "Step", tooltip="Play the scenario's next turn"),
-        Binding("a", "autoplay", "Auto", tooltip="Auto-play the scenario on or off"),
-        # esc: the status line says "esc cancels" while a turn runs.
-        Binding("escape", "cancel_turn", "Cancel", show=False, tooltip="Cancel the running turn"),
-        Binding("l", "library", "Library", tooltip="Open the scenario library"),
-        Binding("i", "inspect", "Inspect", tooltip="The exact request and raw response"),
-        # f2: the tab bar says it, when it shows (one pane at a time).
-        Binding("f2", "next_pane", "Pane", show=False, tooltip="Show the next pane"),
-        Binding("f3", "zoom", "Zoom", tooltip="Zoom the focused pane to the screen, or back"),
-        Binding("u", "switch_customer", "Customer", show=False, tooltip="Act for another customer"),
-        Binding("n", "new_conversation", "New", show=False, tooltip="Start a new conversation"),
-        Binding("g", "toggle_guard", "Guard", show=False, tooltip="Turn the policy guard on/off"),
-        Binding(
-            "r",
-            "reset_database",
-            "Reset",
-            show=False,
-            tooltip="Live: the database as built · offline: play the scenario again",
-        ),
-        Binding(
-            "s", "save_scenario", "Save", show=False, tooltip="Save the conversation as a scenario"
-        ),
-        Binding(
-            "t",
-            "save_transcript",
-            "Transcript",
-            show=False,
-            tooltip="Save the conversation as a transcript (JSONL + Markdown)",
-        ),
-        Binding("plus,equals_sign", "faster", "Faster", show=False, tooltip="Auto-play faster"),
-        Binding("minus", "slower", "Slower", show=False, tooltip="Auto-play slower"),
-    ]
-    OFFLINE_ONLY = frozenset({"step", "autoplay", "faster", "slower"})
+    BINDINGS: ClassVar[list[BindingType]] = MAIN_KEYS
+    OFFLINE_ONLY = OFFLINE_ONLY_ACTIONS
 
     def __init__(self, controller: SessionController, *, pace: float = DEFAULT_PACE) -> None:
         super().__init__()
@@ -399,6 +366,14 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
     def action_new_conversation(self) -> None:
         if self.turn_running:
             self.notify("Cancel the running turn first (esc).", severity="warning")
+            return
+        if self.controller.mode == "offline":
+            # A scenario's new conversation is its first turn again, on a fresh copy (a
+            # blank chat with the script at its end would be nothing to play).
+            if self.controller.scenario_name is None:
+                self.notify("No scenario is playing: l opens the library.")
+            else:
+                self.action_reset_database()
             return
         self.controller.new_conversation()
         self.run_worker(self.clear_panes(), group="ui")
