@@ -215,3 +215,20 @@ async def test_a_live_conversation_with_a_cancelled_turn_saves_and_replays_it_ca
     report = await replay_scenario_async(scenario, path=saved)
     assert report.status == "passed", report.why()
     assert report.ends == ["cancelled", "answered"]
+
+
+def test_the_scripted_turns_usage_is_the_sum_of_their_requests() -> None:
+    """The hand-made events agree with themselves: each turn's usage is its requests' sum
+    (a snapshot's turn row then agrees with its totals, and can catch a real bug)."""
+    from airline_agent.agent.events import TurnFinished, Usage, UsageReported
+    from tests.tui.scripted_events import two_turn_controller
+
+    for _, events in two_turn_controller().turns:
+        reported = [e.usage for e in events if isinstance(e, UsageReported) and e.usage]
+        [finished] = [e for e in events if isinstance(e, TurnFinished)]
+        assert finished.usage == Usage(
+            sum(u.prompt_tokens for u in reported),
+            sum(u.completion_tokens for u in reported),
+            sum(u.cached_tokens for u in reported),
+            sum(u.reasoning_tokens for u in reported),
+        )
