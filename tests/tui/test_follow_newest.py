@@ -15,6 +15,9 @@ from airline_agent.tui.widgets.trace_pane import TracePane
 from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
+# Paced, as a person watches (a reply streams in and grows after it is mounted), but
+# quick: on the original code a paced playback ended above its reply at 120x40 too.
+PACE = 0.05
 ENDED_ABOVE_THE_REPLY = [
     "correct-passenger-add-bags",
     "book-with-bags-split-payment",
@@ -52,7 +55,7 @@ def _played_to_the_end(app: AirlineApp) -> bool:
 async def test_auto_play_ends_with_the_last_agent_message_in_view(
     scenario: str, size: tuple[int, int]
 ) -> None:
-    app = AirlineApp(AgentController(Settings()), scenario=scenario, pace=0)
+    app = AirlineApp(AgentController(Settings()), scenario=scenario, pace=PACE)
     async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: app.controller.scenario_name == scenario, timeout=60)
         await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
