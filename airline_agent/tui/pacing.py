@@ -2,10 +2,11 @@
 `+` / `-`, instant for tests and the benchmark (an explicit `pace=0`).
 
 A pause follows each event once it is on screen, long enough to read what it added: a
-customer message or a reply by its length (`READING_CHARS_PER_SECOND`, about 240 words a
+customer message or a reply by its length (`READING_CHARS_PER_SECOND`, about 300 words a
 minute), reasoning at a skim, any other event (a request, a tool call, usage) a short
 beat so the trace builds up entry by entry; then a pause between turns. At 1× the
-showcase (cancel-ehglp3, two turns) takes about 40 s; every pause is multiplied by the
+showcase (cancel-ehglp3, two turns of long replies) takes about 44 s (it took about 3 s
+before: 0.25 s an event, whatever it said); every pause is multiplied by the
 pace (1 / the speed shown).
 """
 
@@ -18,11 +19,11 @@ from airline_agent.agent.events import ReasoningDelta, TextDelta, TurnStarted
 if TYPE_CHECKING:
     from airline_agent.tui.run import ShownEvent
 
-READING_CHARS_PER_SECOND = 20.0
-SKIM_CHARS_PER_SECOND = 60.0  # reasoning: shown, and skimmed rather than read
-EVENT_BEAT_SECONDS = 0.4  # a trace entry, a usage row: enough to see it arrive
+READING_CHARS_PER_SECOND = 25.0
+SKIM_CHARS_PER_SECOND = 150.0  # reasoning: collapsed in the chat, a glance in the trace
+EVENT_BEAT_SECONDS = 0.35  # a trace entry, a usage row: enough to see it arrive
 TURN_PAUSE_SECONDS = 2.0  # after a turn, before the next customer message
-LONGEST_PAUSE_SECONDS = 15.0
+LONGEST_PAUSE_SECONDS = 10.0
 
 # The speeds `+` and `-` go through (1× reads at READING_CHARS_PER_SECOND); 0: instant.
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 0.0)
