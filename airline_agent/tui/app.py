@@ -10,10 +10,8 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from airline_agent.tui.notices import shorten_paths
 from airline_agent.tui.pacing import DEFAULT_PACE
 from airline_agent.tui.screens.main import MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
@@ -85,20 +83,6 @@ class AirlineApp(App[None]):
             self.call_from_thread(self.warn, text)
             return
         self.notify(text, severity="warning", timeout=12)
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """Every toast, its long paths shortened: a toast folds a word it cannot fit."""
-        super().notify(
-            shorten_paths(message), title=title, severity=severity, timeout=timeout, markup=markup
-        )
 
     def fail(self, problem: str) -> None:
         self.problem = problem

@@ -2,8 +2,10 @@
 
 A toast is at most half the screen wide: at 80 columns, 37 characters a line. Textual
 wraps its text at spaces but folds a longer word ("cancel-ehglp3.jso" / "nl"), and an
-OSError's text ends with the whole path in quotes. So a path is shortened to its last
-parts, and an error is said as its reason ("read-only file system"), not its repr.
+OSError's text ends with the whole path in quotes. So where a toast names a file it
+saved or could not save, the path is shortened to its last parts, and an error is said as
+its reason ("read-only file system"), not its repr. (A path the user must type again, in
+a command a toast proposes, stays whole.)
 """
 
 from __future__ import annotations
@@ -27,14 +29,6 @@ def short_path(path: str | PurePath, limit: int = TOAST_LINE) -> str:
     name = PurePath(text).name
     suffix = PurePath(name).suffix
     return name[: max(limit - len(suffix) - 1, 1)] + "…" + suffix
-
-
-def shorten_paths(text: str, limit: int = TOAST_LINE) -> str:
-    """Every word of the text that is a path longer than a toast's line, shortened."""
-    words = text.split(" ")
-    return " ".join(
-        short_path(word, limit) if "/" in word and len(word) > limit else word for word in words
-    )
 
 
 def reason(error: BaseException) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from textual.widgets import TabbedContent
+
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.screens.approval import ApprovalScreen
 from airline_agent.tui.screens.inspector import InspectorScreen
@@ -12,6 +15,7 @@ from tests.tui.helpers import library_shown, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 WIDE = (150, 42)
+SIZES = {"80x24": (80, 24), "120x40": (120, 40), "160x48": (160, 48)}
 
 
 def _app() -> AirlineApp:
@@ -68,3 +72,33 @@ def test_scenario_library(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=(120, 36), run_before=library)
+
+
+@pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
+def test_main_screen_mid_showcase(snap_compare, size: tuple[int, int]) -> None:
+    """The showcase after its first turn: the chat (one pane at a time at 80x24)."""
+    assert snap_compare(_app(), terminal_size=size, run_before=_mid_scenario)
+
+
+def test_trace_tab_at_80x24(snap_compare) -> None:
+    """80x24, the trace's tab: the request, the tool call and its result, one at a time."""
+
+    async def trace_tab(pilot) -> None:
+        await _mid_scenario(pilot)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: pilot.app.main.shown_pane == "trace")
+        pilot.app.main.trace.scroll_home(animate=False)
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=trace_tab)
+
+
+def test_inspector_raw_response(snap_compare) -> None:
+    async def open_response(pilot) -> None:
+        await _mid_scenario(pilot)
+        await pilot.press("i")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
+        pilot.app.screen.query_one(TabbedContent).active = "response-tab"
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=(120, 40), run_before=open_response)
