@@ -88,6 +88,7 @@ def test_trace_tab_at_80x24(snap_compare) -> None:
         await pilot.press("f2")
         await wait_until(pilot, lambda: pilot.app.main.shown_pane == "trace")
         pilot.app.main.trace.scroll_home(animate=False)
+        await pilot.wait_for_scheduled_animations()  # the tab's underline
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=(80, 24), run_before=trace_tab)
@@ -99,6 +100,7 @@ def test_inspector_raw_response(snap_compare) -> None:
         await pilot.press("i")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
         pilot.app.screen.query_one(TabbedContent).active = "response-tab"
+        await pilot.wait_for_scheduled_animations()  # the tab's underline
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=(120, 40), run_before=open_response)

@@ -137,9 +137,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         """Offline, the chat's frame says how fast auto-play goes (+ and - change it): the
         status line is full at 120 columns."""
         offline = self.controller.mode == "offline"
-        self.chat.border_subtitle = (
-            f"{describe_speed(self.pace)} · + faster · - slower" if offline else ""
-        )
+        self.chat.border_subtitle = f"{describe_speed(self.pace)} (+/-)" if offline else ""
 
     def action_faster(self) -> None:
         self.pace = next_pace(self.pace, faster=True)

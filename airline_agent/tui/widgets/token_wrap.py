@@ -11,11 +11,17 @@ it whole. A continuation line keeps the row's indentation (JSON stays readable).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.measure import Measurement
 from rich.text import Text
+from textual.content import Content
+from textual.visual import Visual
+
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
+    from textual.strip import Strip
+    from textual.style import Style
+    from textual.visual import RenderOptions
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 NUMBER_THEN_WORD = re.compile(r"\d[\d,.]*%?( )[^\W\d]")
@@ -55,6 +61,8 @@ def _tokens(line: str) -> list[tuple[int, int]]:
 
 def wrap_line(line: Text, width: int) -> list[Text]:
     """One line of a row, wrapped to `width` cells at the spaces it may break at."""
+    if line.cell_len <= width:
+        return [line]  # most lines: nothing to wrap
     plain = line.plain
     indent = len(plain) - len(plain.lstrip(" "))
     room = max(width - indent, 1)
@@ -85,16 +93,29 @@ def wrap_whole_tokens(text: Text, width: int) -> list[Text]:
     return [piece for line in text.split("\n") for piece in wrap_line(line, width)]
 
 
-class WholeTokens:
-    """A Rich renderable of `text` wrapped by `wrap_whole_tokens` at the width it gets."""
+class WholeTokens(Visual):
+    """A Textual visual of `text` wrapped by `wrap_whole_tokens` at the width it is drawn
+    at; the wrapping is kept per width (a trace row is measured and drawn many times)."""
 
     def __init__(self, text: Text) -> None:
         self.text = text
+        self._by_width: dict[int, Content] = {}
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = wrap_whole_tokens(self.text, options.max_width)
-        yield Text("\n").join(lines)
+    def _content(self, width: int) -> Content:
+        content = self._by_width.get(width)
+        if content is None:
+            lines = wrap_whole_tokens(self.text, max(width, 1))
+            content = Content.from_rich_text(Text("\n").join(lines))
+            self._by_width[width] = content
+        return content
 
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        widest = max((cell_len(line) for line in self.text.plain.split("\n")), default=0)
-        return Measurement(1, min(widest, options.max_width))
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        return self._content(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return self._content(container_width).get_optimal_width(rules, container_width)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self._content(width).get_height(rules, width)
