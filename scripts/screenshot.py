@@ -25,7 +25,7 @@ async def _shoot(columns: int, rows: int) -> str:
     from airline_agent.tui.controller import AgentController
 
     controller = AgentController(Settings(model=None))
-    app = AirlineApp(controller, scenario="cancel-ehglp3", pace=0)
+    app = AirlineApp(controller, scenario="cancel-ehglp3")  # the default pace, as shown
     async with app.run_test(size=(columns, rows)) as pilot:
         while controller.scenario_name != "cancel-ehglp3" or app.main.turn_running:
             await pilot.pause(0.05)
