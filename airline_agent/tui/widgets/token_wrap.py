@@ -101,6 +101,10 @@ class WholeTokens(Visual):
         self.text = text
         self._by_width: dict[int, Content] = {}
 
+    def __str__(self) -> str:
+        """The row's text, unwrapped (what a test or a copy reads)."""
+        return self.text.plain
+
     def _content(self, width: int) -> Content:
         content = self._by_width.get(width)
         if content is None:
