@@ -50,6 +50,7 @@ def test_inspector(snap_compare) -> None:
         await _mid_scenario(pilot)
         await pilot.press("i")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
+        await pilot.wait_for_scheduled_animations()  # the tabs' underline
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=WIDE, run_before=open_inspector)
