@@ -90,6 +90,21 @@ def counts(path: str, mutant: str) -> bool:
     return any(fnmatch.fnmatchcase(mutant, pattern) for pattern in mutant_globs(path))
 
 
+def to_check(path: str, keep: bool) -> list[str]:
+    """The mutants of a module to run: all of them, or with --keep those the last run
+    did not check or that survived it (mutmut runs every mutant named on its command
+    line again, so naming the whole module would check everything again)."""
+    meta = MUTANTS / f"{path}.meta"
+    if not keep or not meta.is_file():
+        return mutant_globs(path)
+    exit_codes = json.loads(meta.read_text())["exit_code_by_key"]
+    return [
+        mutant
+        for mutant, code in exit_codes.items()
+        if counts(path, mutant) and VERDICTS.get(code, "not checked") not in ("killed", "timeout")
+    ]
+
+
 def run_mutmut(modules: list[str], jobs: int, keep: bool) -> float:
     """Run mutmut on the modules; the seconds it took. Its output goes to a log file."""
     if not keep and MUTANTS.exists():
@@ -99,7 +114,10 @@ def run_mutmut(modules: list[str], jobs: int, keep: bool) -> float:
     env = dict(os.environ)
     env.setdefault("AIRLINE_AGENT_TAU2_DIR", str(reference / "tau2"))
     env.setdefault("AIRLINE_AGENT_LLAMA_DIR", str(reference / "llama-server"))
-    names = [glob for path in modules for glob in mutant_globs(path)]
+    names = [name for path in modules for name in to_check(path, keep)]
+    if not names:
+        print("scripts/mutation: every mutant already has a verdict and none survived", flush=True)
+        return 0.0
     command = [str(ROOT / ".venv/bin/mutmut"), "run", "--max-children", str(jobs), *names]
     log = MUTANTS / "mutmut-run.log"
     print(f"mutmut on {', '.join(modules)} ({jobs} workers); output in {log}", flush=True)
@@ -193,7 +211,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("modules", nargs="*", help="short names or paths; default: all")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    parser.add_argument("--keep", action="store_true", help="reuse the last run's verdicts")
+    parser.add_argument(
+        "--keep", action="store_true", help="check only what the last run left unchecked or alive"
+    )
     parser.add_argument("--report-only", action="store_true", help="summarise the last run")
     options = parser.parse_args()
     modules = select(profile_modules(), options.modules)

@@ -10,7 +10,13 @@ from __future__ import annotations
 import json
 
 from airline_agent.agent.events import ToolCall
-from airline_agent.agent.history import assistant_entry, parse_arguments, problems, tool_entry
+from airline_agent.agent.history import (
+    assistant_entry,
+    is_valid,
+    parse_arguments,
+    problems,
+    tool_entry,
+)
 from airline_agent.tools.untrusted import MAX_DEPTH
 
 
@@ -125,3 +131,5 @@ def test_a_valid_history_has_no_problems():
         {"role": "assistant", "content": "done"},
     ]
     assert problems(history) == []
+    assert is_valid(history)
+    assert not is_valid(history[:3])
