@@ -97,10 +97,9 @@ def to_check(path: str, keep: bool) -> list[str]:
     meta = MUTANTS / f"{path}.meta"
     if not keep or not meta.is_file():
         return mutant_globs(path)
-    exit_codes = json.loads(meta.read_text())["exit_code_by_key"]
     return [
         mutant
-        for mutant, code in exit_codes.items()
+        for mutant, code in exit_codes(path).items()
         if counts(path, mutant) and VERDICTS.get(code, "not checked") not in ("killed", "timeout")
     ]
 
@@ -121,13 +120,40 @@ def run_mutmut(modules: list[str], jobs: int, keep: bool) -> float:
     command = [str(ROOT / ".venv/bin/mutmut"), "run", "--max-children", str(jobs), *names]
     log = MUTANTS / "mutmut-run.log"
     print(f"mutmut on {', '.join(modules)} ({jobs} workers); output in {log}", flush=True)
+    earlier = {path: exit_codes(path) for path in modules} if keep else {}
     started = time.monotonic()
     with log.open("w") as output:
         finished = subprocess.run(command, cwd=ROOT, env=env, stdout=output, stderr=output)
+    for path, codes in earlier.items():
+        restore_verdicts(path, codes)
     if finished.returncode != 0:
         tail = log.read_text(errors="replace")[-2000:]
         sys.exit(f"scripts/mutation: mutmut failed (exit {finished.returncode}):\n{tail}")
     return time.monotonic() - started
+
+
+def exit_codes(path: str) -> dict[str, int | None]:
+    meta = MUTANTS / f"{path}.meta"
+    return json.loads(meta.read_text())["exit_code_by_key"] if meta.is_file() else {}
+
+
+def restore_verdicts(path: str, earlier: dict[str, int | None]) -> None:
+    """Give back the earlier verdicts mutmut dropped without running the mutant again.
+
+    mutmut forgets every verdict when the test selection changes (as it does when a test
+    file is added for a survivor), even of the mutants it is not asked to run. A mutant
+    killed before is still killed by the larger selection, so --keep keeps it killed:
+    use --keep after adding tests, and a run from scratch after removing some.
+    """
+    meta = MUTANTS / f"{path}.meta"
+    if not meta.is_file():
+        return
+    data = json.loads(meta.read_text())
+    now = data["exit_code_by_key"]
+    for mutant, code in earlier.items():
+        if now.get(mutant) is None and code is not None:
+            now[mutant] = code
+    meta.write_text(json.dumps(data))
 
 
 def score(path: str) -> ModuleScore:
