@@ -142,8 +142,10 @@ def test_an_empty_gift_card_pays_nothing_and_stays_empty(changed_world) -> None:
     data["users"][NOAH]["payment_methods"]["gift_card_2222223"]["amount"] = 0.0
     database = open_world(changed_world)
     try:
-        with pytest.raises(Conflict):
-            book(database, [HAT050], [PaymentLine("gift_card_2222223", 0.5)])
+        short = [PaymentLine("gift_card_2222223", 0.5), PaymentLine("credit_card_1111111", 170.5)]
+        with pytest.raises(Conflict) as refused:
+            book(database, [HAT050], short)
+        assert str(refused.value) == "Not enough balance in payment method gift_card_2222223"
         lines = [PaymentLine("gift_card_2222223", 0), PaymentLine("credit_card_1111111", 171)]
         book(database, [HAT050], lines)
         assert balance(database, "gift_card_2222223") == 0
@@ -152,6 +154,15 @@ def test_an_empty_gift_card_pays_nothing_and_stays_empty(changed_world) -> None:
 
 
 # Changes: the charge rule and the lines they append
+
+
+def test_a_reservation_is_cancelled_once(world_db) -> None:
+    cancelled = operations.cancel_reservation(world_db, "ECON01")
+    assert cancelled["status"] == "cancelled"
+    with pytest.raises(Conflict) as refused:
+        operations.cancel_reservation(world_db, "ECON01")
+    assert str(refused.value) == "Reservation ECON01 is already cancelled"
+    assert len(operations.get_reservation(world_db, "ECON01")["payment_history"]) == 2
 
 
 def method(source: str, amount: float | None = None) -> PaymentMethod:
