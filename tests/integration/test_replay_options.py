@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from airline_agent.scenarios.loader import load_scenario
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.recorder import save_scenario
@@ -49,3 +51,18 @@ def test_a_report_keeps_the_events_unless_told_not_to() -> None:
     assert kept.events and kept.path is None
     assert replay_scenario(scenario, keep_events=False).events == []
     assert asyncio.run(replay_scenario_async(scenario)).events
+
+
+def test_a_scenario_whose_dataset_is_missing_is_skipped_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AIRLINE_AGENT_TAU2_DIR", str(tmp_path / "no-tau2-here"))
+    on_tau2 = Scenario.model_validate(dict(LOOKUP, name="on-tau2", dataset="tau2"))
+    report = replay_scenario(on_tau2, path=tmp_path / "on-tau2.yaml")
+    assert (report.name, report.status, report.path) == (
+        "on-tau2",
+        "skipped",
+        tmp_path / "on-tau2.yaml",
+    )
+    assert report.reason is not None and "no-tau2-here" in report.reason
+    assert report.ok and report.why() == report.reason
