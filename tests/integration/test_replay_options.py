@@ -66,3 +66,45 @@ def test_a_scenario_whose_dataset_is_missing_is_skipped_with_the_reason(
     )
     assert report.reason is not None and "no-tau2-here" in report.reason
     assert report.ok and report.why() == report.reason
+
+
+def test_a_report_counts_the_turns_and_calls_of_every_turn() -> None:
+    twice = dict(LOOKUP, turns=LOOKUP["turns"] * 2)
+    report = replay_scenario(Scenario.model_validate(twice))
+    assert report.status == "passed", report.why()
+    assert (report.turns, report.tool_calls, report.ends) == (2, 2, ["answered", "answered"])
+
+
+def test_a_record_expected_removed_but_still_there_fails_so() -> None:
+    expects_removed = dict(LOOKUP, database={"reservations": {"EHGLP3": None}})
+    report = replay_scenario(Scenario.model_validate(expects_removed))
+    assert report.status == "failed"
+    assert [(f.where, f.what, f.expected, f.actual) for f in report.failures] == [
+        ("database", "reservations EHGLP3", "removed", "still there")
+    ]
+
+
+def test_a_change_on_an_unchanged_scenario_says_what_changed() -> None:
+    cancel = {
+        "customer": "Cancel EHGLP3 anyway.",
+        "responses": [
+            {
+                "tool_calls": [
+                    {"name": "cancel_reservation", "arguments": {"reservation_id": "EHGLP3"}}
+                ]
+            },
+            {"content": "It is cancelled."},
+        ],
+    }
+    body = dict(LOOKUP, settings={"guard": False}, turns=[*LOOKUP["turns"], cancel])
+    report = replay_scenario(Scenario.model_validate(body))
+    [failure] = report.failures
+    assert (failure.where, failure.what, failure.expected) == (
+        "database",
+        "reservations EHGLP3",
+        "unchanged",
+    )
+    assert failure.actual == (
+        "changed: payment_history.1.amount <missing> → -208, payment_history.1.payment_id "
+        '<missing> → "credit_card_5832574", status <missing> → "cancelled"'
+    )
