@@ -120,7 +120,8 @@ def run_mutmut(modules: list[str], jobs: int, keep: bool) -> float:
     command = [str(ROOT / ".venv/bin/mutmut"), "run", "--max-children", str(jobs), *names]
     log = MUTANTS / "mutmut-run.log"
     print(f"mutmut on {', '.join(modules)} ({jobs} workers); output in {log}", flush=True)
-    earlier = {path: exit_codes(path) for path in modules} if keep else {}
+    # Every module of the profile: mutmut drops the verdicts of the others too.
+    earlier = {path: exit_codes(path) for path in profile_modules()} if keep else {}
     started = time.monotonic()
     with log.open("w") as output:
         finished = subprocess.run(command, cwd=ROOT, env=env, stdout=output, stderr=output)
