@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import TabbedContent
+from textual.widgets._footer import FooterKey
 
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.screens.approval import ApprovalScreen
@@ -50,6 +51,8 @@ def test_inspector(snap_compare) -> None:
         await _mid_scenario(pilot)
         await pilot.press("i")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
+        # The inspector's footer composes its keys a moment after the screen shows.
+        await wait_until(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
         await pilot.wait_for_scheduled_animations()  # the tabs' underline
         await pilot.pause()
 
@@ -100,6 +103,8 @@ def test_inspector_raw_response(snap_compare) -> None:
         await _mid_scenario(pilot)
         await pilot.press("i")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
+        # The inspector's footer composes its keys a moment after the screen shows.
+        await wait_until(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
         pilot.app.screen.query_one(TabbedContent).active = "response-tab"
         await pilot.wait_for_scheduled_animations()  # the tab's underline
         await pilot.pause()

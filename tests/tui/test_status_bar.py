@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 
 import airline_agent.tui
 from airline_agent.tui.session_state import CustomerBinding, DatabaseOrigin, SessionState
-from airline_agent.tui.widgets.status_bar import StatusBar
+from airline_agent.tui.widgets.status_bar import SEPARATOR, StatusBar, compact
 
 
 class StatusOnly(App[None]):
@@ -89,3 +89,27 @@ def test_a_waiting_run_gets_its_settings_back() -> None:
     state.restore(kept)
     assert state.snapshot() == kept
     assert state.scenario_guard is None and state.divergence is None
+
+
+async def test_a_part_that_comes_and_goes_during_a_turn_keeps_the_lines_height() -> None:
+    """A guard toggled while a turn runs (a key every 50 ms in bench.py's TUI part) must
+    not make the line shrink and grow again: each change of its height lays out the whole
+    screen below it (the 200-turn playback took twice as long). It shrinks once idle."""
+    from tests.tui.helpers import wait_until
+
+    state = _state()
+    state.show_activity("agent working… esc cancels")
+    # As wide as the line in its shorter words with the guard on ("clock" dropped, …).
+    one_line = sum(compact(part).cell_len for part in StatusBar(state).parts())
+    one_line += len(SEPARATOR) * (len(StatusBar(state).parts()) - 1)
+    app = StatusOnly(state)
+    async with app.run_test(size=(one_line + 2, 4)) as pilot:  # padding: one column a side
+        status = app.query_one(StatusBar)
+        await wait_until(pilot, lambda: status.region.height == 1)
+        state.update(guard=False)  # "guard OFF" is one cell longer than "guard on": wraps
+        await wait_until(pilot, lambda: status.region.height == 2)
+        state.update(guard=True)
+        await pilot.pause()
+        assert status.region.height == 2  # kept while the turn runs
+        state.show_activity("")
+        await wait_until(pilot, lambda: status.region.height == 1)

@@ -67,11 +67,14 @@ class FittedParts:
     """The parts fitted to the width they are drawn at (a Rich renderable: its height
     follows the terminal's width)."""
 
-    def __init__(self, parts: list[Text]) -> None:
+    def __init__(self, parts: list[Text], *, min_lines: int = 1) -> None:
         self.parts = parts
+        self.min_lines = min_lines
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield fit_parts(self.parts, options.max_width)
+        fitted = fit_parts(self.parts, options.max_width)
+        missing = self.min_lines - (fitted.plain.count("\n") + 1)
+        yield fitted + Text("\n" * missing) if missing > 0 else fitted
 
     def __str__(self) -> str:
         """Every part in full, on one line (what the status says, at any width)."""
@@ -85,7 +88,11 @@ class StatusBar(Static):
     def __init__(self, state: SessionState | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._state = state
-        self._lines_shown = 1
+        # The line grows at once but shrinks only while no turn runs ("agent working…"
+        # gone), so a part that comes and goes during a turn (a guard toggled while
+        # playing) does not make the panes below jump and the whole screen lay out again.
+        self._lines_kept = 1
+        self._width = 0
 
     def on_mount(self) -> None:
         if self._state is not None:
@@ -96,15 +103,20 @@ class StatusBar(Static):
             self._state.unsubscribe(self._state_changed)
 
     def _state_changed(self) -> None:
-        # A layout of the screen only when the parts need more or fewer lines (a guard
-        # toggled while playing stays a quick repaint of this line).
-        self.refresh(layout=self._line_count() != self._lines_shown)
+        needed = self._line_count()
+        busy = self._state is not None and bool(self._state.activity)
+        changes = needed > self._lines_kept or (needed < self._lines_kept and not busy)
+        if changes:
+            self._lines_kept = needed
+        self.refresh(layout=changes)
 
     def _line_count(self) -> int:
         return fit_parts(self.parts(), self.content_size.width).plain.count("\n") + 1
 
     def on_resize(self) -> None:
-        self._lines_shown = self._line_count()
+        if self.content_size.width != self._width:  # not when only the height grew
+            self._width = self.content_size.width
+            self._lines_kept = self._line_count()
 
     def parts(self) -> list[Text]:
         if self._state is None:
@@ -116,5 +128,5 @@ class StatusBar(Static):
 
     def render(self) -> FittedParts:
         if self.content_size.width:
-            self._lines_shown = self._line_count()
-        return FittedParts(self.parts())
+            self._lines_kept = max(self._lines_kept, self._line_count())
+        return FittedParts(self.parts(), min_lines=self._lines_kept)
