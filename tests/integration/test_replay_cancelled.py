@@ -17,7 +17,7 @@ from airline_agent.agent.events import (
 )
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.recorder import record_scenario
-from airline_agent.scenarios.runner import replay_scenario
+from airline_agent.scenarios.runner import ScenarioReport, replay_scenario
 
 LOOKUP = {"name": "get_reservation_details", "arguments": {"reservation_id": "EHGLP3"}}
 CANCEL = {
@@ -108,3 +108,36 @@ def test_a_turn_that_was_not_cancelled_needs_a_response():
 def test_a_cancelled_turn_cannot_be_expected_to_end_otherwise():
     with pytest.raises(ValidationError, match="a cancelled turn ends"):
         scenario({"customer": "Hi", "cancelled": True, "expect": {"end": "answered"}})
+
+
+def kinds(report: ScenarioReport) -> list[str]:
+    return [type(event).__name__ for event in report.events]
+
+
+def test_a_turn_cancelled_at_a_request_or_question_keeps_it_as_its_last_event():
+    # What the customer saw before the cancel stays in the turn's events: the request
+    # that got no response, the approval question that got no answer.
+    at_a_request = replay_scenario(scenario({"customer": "Hello?", "cancelled": True}))
+    assert kinds(at_a_request) == ["TurnStarted", "RequestSent", "TurnFinished"]
+    cancelled = {
+        "customer": "Cancel EHGLP3.",
+        "cancelled": True,
+        "responses": [{"tool_calls": [CANCEL]}],
+    }
+    at_a_question = replay_scenario(scenario(cancelled, approval="ask-accept"))
+    assert kinds(at_a_question)[-2:] == ["ApprovalRequested", "TurnFinished"]
+
+
+def test_a_call_the_recording_never_started_is_not_among_the_turns_events():
+    # Two calls asked for, one recorded as begun: the replay stops at the second, which
+    # did not happen live, so neither its start nor its end is an event of the turn.
+    cancelled = {
+        "customer": "What is on EHGLP3?",
+        "cancelled": True,
+        "responses": [{"tool_calls": [LOOKUP, LOOKUP]}],
+        "expect": {"calls": [{"tool": LOOKUP["name"], "ok": True}]},
+    }
+    report = replay_scenario(scenario(cancelled))
+    assert report.status == "passed", report.why()
+    assert kinds(report)[-3:] == ["ToolStarted", "ToolFinished", "TurnFinished"]
+    assert kinds(report).count("ToolStarted") == 1 and report.tool_calls == 1

@@ -4,11 +4,14 @@ mutation profile (docs/mutation.md) found these parts read by no test of its sel
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from airline_agent.agent.errors import StreamCutOff
 from airline_agent.agent.events import ToolCall, Usage
 from airline_agent.agent.streaming import (
+    PromptProgressPiece,
     ReasoningPiece,
     StreamAssembler,
     TextPiece,
@@ -172,3 +175,55 @@ def test_a_stream_without_a_finish_reason_is_cut_off_with_a_hint() -> None:
         assembler.finish()
     assert str(cut.value) == "The model's streamed answer was cut off before it finished."
     assert cut.value.hint == "Try again; if it keeps happening, use --no-stream."
+
+
+@pytest.mark.parametrize(
+    ("progress", "piece"),
+    [
+        ({"total": 36, "cache": 4, "processed": 20, "time_ms": 57}, PromptProgressPiece(20, 36, 4)),
+        ({"total": 36, "processed": 0}, PromptProgressPiece(0, 36, 0)),  # nothing read yet
+        ({"total": 36, "cache": "4", "processed": 36}, PromptProgressPiece(36, 36, 0)),
+        ({"total": 36, "processed": 20, "cache": None}, PromptProgressPiece(20, 36, 0)),
+        ({"total": 0, "processed": 0}, None),  # an empty prompt: nothing to show
+        ({"total": 36}, None),
+        ({"processed": 20}, None),
+        ({"total": 36, "processed": -1}, None),
+        ({"total": -36, "processed": 1}, None),
+        ({"total": "36", "processed": 20}, None),
+        ({"total": 36, "processed": 2.5}, None),
+        (None, None),
+    ],
+    ids=[
+        "full",
+        "none-read-no-cache",
+        "cache-not-a-count",
+        "cache-null",
+        "total-zero",
+        "processed-missing",
+        "total-missing",
+        "processed-negative",
+        "total-negative",
+        "total-a-string",
+        "processed-a-float",
+        "null",
+    ],
+)
+def test_a_chunks_prompt_progress_gives_a_piece_only_when_its_counts_are_usable(
+    progress: dict | None, piece: PromptProgressPiece | None
+) -> None:
+    expected = [] if piece is None else [piece]
+    assert StreamAssembler().feed(chunk(None, prompt_progress=progress)) == expected
+
+
+def test_prompt_progress_is_read_from_an_object_too() -> None:
+    # The openai client may hand the unknown field over as an object with attributes.
+    progress = SimpleNamespace(total=2874, cache=512, processed=1024)
+    assert StreamAssembler().feed(chunk(None, prompt_progress=progress)) == [
+        PromptProgressPiece(1024, 2874, 512)
+    ]
+
+
+def test_prompt_progress_comes_before_the_text_of_the_same_chunk() -> None:
+    progress = {"total": 10, "cache": 0, "processed": 10}
+    pieces = StreamAssembler().feed(chunk({"content": "Hi"}, prompt_progress=progress))
+    assert pieces == [PromptProgressPiece(10, 10, 0), TextPiece("Hi")]
