@@ -92,16 +92,45 @@ def counts(path: str, mutant: str) -> bool:
 
 def to_check(path: str, keep: bool) -> list[str]:
     """The mutants of a module to run: all of them, or with --keep those the last run
-    did not check or that survived it (mutmut runs every mutant named on its command
-    line again, so naming the whole module would check everything again)."""
+    did not check or that survived it, and every mutant of a function changed since
+    (mutmut runs every mutant named on its command line again, so naming the whole
+    module would check everything again)."""
     meta = MUTANTS / f"{path}.meta"
     if not keep or not meta.is_file():
         return mutant_globs(path)
+    names, hashes = current_mutants(path)
+    earlier, known = exit_codes(path), function_hashes(path)
+    if set(names) != set(earlier) or hashes != known:
+        # The package changed since mutmut last wrote this module's mutants (or the meta
+        # was replaced): remove its mutated copy so that mutmut makes it again and learns
+        # the new mutants (it keeps the verdicts of the functions that did not change).
+        (MUTANTS / path).unlink(missing_ok=True)
     return [
         mutant
-        for mutant, code in exit_codes(path).items()
-        if counts(path, mutant) and VERDICTS.get(code, "not checked") not in ("killed", "timeout")
+        for mutant in names
+        if counts(path, mutant)
+        and (
+            _function_of(mutant) not in known
+            or known[_function_of(mutant)] != hashes.get(_function_of(mutant))
+            or VERDICTS.get(earlier.get(mutant), "not checked") not in ("killed", "timeout")
+        )
     ]
+
+
+def current_mutants(path: str) -> tuple[list[str], dict[str, str]]:
+    """The module's mutants as mutmut names them now, and the hash of each function (as
+    mutmut's meta files keep them), from the package's source as it is."""
+    from mutmut.mutation.file_mutation import mutate_file_contents
+    from mutmut.utils.format_utils import get_mutant_name
+
+    mutated = mutate_file_contents(path, (ROOT / path).read_text())
+    names = [get_mutant_name(Path(path), name) for name in mutated.mutant_names]
+    return names, dict(mutated.hash_by_function_name)
+
+
+def _function_of(mutant: str) -> str:
+    """mutmut's name of the function a mutant changes ('x_NAME', 'xǁClassǁNAME')."""
+    return mutant.partition("__mutmut_")[0].rpartition(".")[2]
 
 
 def run_mutmut(modules: list[str], jobs: int, keep: bool) -> float:
@@ -122,11 +151,12 @@ def run_mutmut(modules: list[str], jobs: int, keep: bool) -> float:
     print(f"mutmut on {', '.join(modules)} ({jobs} workers); output in {log}", flush=True)
     # Every module of the profile: mutmut drops the verdicts of the others too.
     earlier = {path: exit_codes(path) for path in profile_modules()} if keep else {}
+    hashes = {path: function_hashes(path) for path in earlier}
     started = time.monotonic()
     with log.open("w") as output:
         finished = subprocess.run(command, cwd=ROOT, env=env, stdout=output, stderr=output)
     for path, codes in earlier.items():
-        restore_verdicts(path, codes)
+        restore_verdicts(path, codes, hashes[path])
     if finished.returncode != 0:
         tail = log.read_text(errors="replace")[-2000:]
         sys.exit(f"scripts/mutation: mutmut failed (exit {finished.returncode}):\n{tail}")
@@ -138,21 +168,32 @@ def exit_codes(path: str) -> dict[str, int | None]:
     return json.loads(meta.read_text())["exit_code_by_key"] if meta.is_file() else {}
 
 
-def restore_verdicts(path: str, earlier: dict[str, int | None]) -> None:
+def function_hashes(path: str) -> dict[str, str]:
+    meta = MUTANTS / f"{path}.meta"
+    return json.loads(meta.read_text()).get("hash_by_function_name", {}) if meta.is_file() else {}
+
+
+def restore_verdicts(path: str, earlier: dict[str, int | None], hashes: dict[str, str]) -> None:
     """Give back the earlier verdicts mutmut dropped without running the mutant again.
 
     mutmut forgets every verdict when the test selection changes (as it does when a test
     file is added for a survivor), even of the mutants it is not asked to run. A mutant
     killed before is still killed by the larger selection, so --keep keeps it killed:
-    use --keep after adding tests, and a run from scratch after removing some.
+    use --keep after adding tests, and a run from scratch after removing some. Only the
+    verdicts of functions that did not change since (same hash) are given back.
     """
     meta = MUTANTS / f"{path}.meta"
     if not meta.is_file():
         return
     data = json.loads(meta.read_text())
     now = data["exit_code_by_key"]
+    unchanged = {
+        function
+        for function, digest in data.get("hash_by_function_name", {}).items()
+        if hashes.get(function) == digest
+    }
     for mutant, code in earlier.items():
-        if now.get(mutant) is None and code is not None:
+        if now.get(mutant, 0) is None and code is not None and _function_of(mutant) in unchanged:
             now[mutant] = code
     meta.write_text(json.dumps(data))
 
