@@ -12,7 +12,9 @@ import json
 from airline_agent.agent.events import ToolCall
 from airline_agent.agent.history import (
     assistant_entry,
+    close_open_calls,
     is_valid,
+    open_calls,
     parse_arguments,
     problems,
     tool_entry,
@@ -133,3 +135,27 @@ def test_a_valid_history_has_no_problems():
     assert problems(history) == []
     assert is_valid(history)
     assert not is_valid(history[:3])
+
+
+def test_open_calls_are_the_last_replys_calls_no_tool_message_answers_yet():
+    reply = call_entry(call("a"), call("b"), call("c"))
+    history = [{"role": "user", "content": "x"}, reply, tool_entry("b", "{}")]
+    assert open_calls(history) == [call("a"), call("c")]
+    assert open_calls([*history, tool_entry("a", "{}"), tool_entry("c", "{}")]) == []
+
+
+def test_open_calls_look_no_further_than_the_last_message_that_is_not_a_tool_answer():
+    left_open = call_entry(call("a"))
+    assert open_calls([]) == []
+    assert open_calls([left_open, {"role": "user", "content": "hello?"}]) == []
+    assert open_calls([left_open, {"role": "assistant", "content": "Hi."}]) == []
+    assert open_calls([{"role": "assistant", "content": "Hi.", "tool_calls": None}]) == []
+
+
+def test_close_open_calls_answers_each_open_call_and_returns_the_answers():
+    history = [call_entry(call("a"), call("b")), tool_entry("a", "{}")]
+    added = close_open_calls(history, lambda open_call: f"cancelled {open_call['id']}")
+    assert added == [tool_entry("b", "cancelled b")]
+    assert history[-1] == tool_entry("b", "cancelled b") and len(history) == 3
+    assert close_open_calls(history, lambda open_call: "again") == []
+    assert problems(history) == []
