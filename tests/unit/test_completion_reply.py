@@ -90,3 +90,36 @@ def test_arguments_with_an_escaped_lone_surrogate_are_rewritten_without_it() -> 
     assert clean_arguments('{"name": "\\ud83d\\ude00"}') == '{"name": "\\ud83d\\ude00"}'
     assert clean_arguments('{"name": "\\ud83d') == '{"name": "\\ud83d'  # not JSON: left
     assert clean_arguments('{"name": "Zoe"}') == '{"name": "Zoe"}'
+
+
+class _WithToDict:
+    def to_dict(self) -> dict:
+        return {"object": "error", "via": "to_dict"}
+
+
+class _WithModelDump:
+    def model_dump(self) -> dict:
+        return {"object": "error", "via": "model_dump"}
+
+
+class _Plain:
+    def __str__(self) -> str:
+        return "plain object"
+
+
+@pytest.mark.parametrize(
+    ("body", "began"),
+    [
+        (_WithToDict(), "{'object': 'error', 'via': 'to_dict'}"),
+        (_WithModelDump(), "{'object': 'error', 'via': 'model_dump'}"),
+        (_Plain(), "'plain object'"),
+    ],
+    ids=["to_dict", "model_dump", "neither"],
+)
+def test_a_refused_object_is_shown_as_the_client_library_would_dump_it(
+    body: object, began: str
+) -> None:
+    # The openai client hands over objects: their dict is what the server sent.
+    with pytest.raises(NotACompletion) as refused:
+        reply_from_completion(body)
+    assert refused.value.hint == HINT + repr(began)
