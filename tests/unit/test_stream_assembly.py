@@ -227,3 +227,14 @@ def test_prompt_progress_comes_before_the_text_of_the_same_chunk() -> None:
     progress = {"total": 10, "cache": 0, "processed": 10}
     pieces = StreamAssembler().feed(chunk({"content": "Hi"}, prompt_progress=progress))
     assert pieces == [PromptProgressPiece(10, 10, 0), TextPiece("Hi")]
+
+
+def test_usage_fields_a_server_leaves_out_or_sends_as_null_count_zero() -> None:
+    """Some servers send `"prompt_tokens": null` or no completion count: a missing count is
+    0 tokens, never a made-up 1 (the usage pane and the budgets add these up)."""
+    from airline_agent.agent.streaming import parse_usage
+
+    usage = parse_usage({"prompt_tokens": None, "total_tokens": 7})
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens) == (0, 0)
+    assert (usage.cached_tokens, usage.reasoning_tokens) == (0, 0)
