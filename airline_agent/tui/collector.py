@@ -14,12 +14,17 @@ import gc
 
 _NEVER = 1_000_000  # young collections before a full one: not within any session
 _saved_threshold: tuple[int, int, int] | None = None
+_frozen = False
 
 
 def freeze_startup_heap() -> None:
     """Once: what the imports and the first screen created (over 100,000 objects that
     live as long as the process) is left out of every later full collection."""
-    if gc.get_freeze_count() == 0:
+    global _frozen
+    # A flag, not gc.get_freeze_count(): that counts the frozen objects one by one, a
+    # pause of tens of milliseconds at the start of every turn.
+    if not _frozen:
+        _frozen = True
         gc.collect()
         gc.freeze()
 

@@ -91,12 +91,60 @@ def test_a_waiting_run_gets_its_settings_back() -> None:
     assert state.scenario_guard is None and state.divergence is None
 
 
-async def test_a_part_that_comes_and_goes_during_a_turn_keeps_the_lines_height() -> None:
+async def test_a_short_rest_between_turns_keeps_the_lines_height(monkeypatch) -> None:
+    """Scenario turns played back to back rest a few milliseconds between them: a line
+    that shrank at each rest and grew at the next turn laid out the whole screen twice a
+    turn (the 200-turn playback took 38 s instead of 21). It gives the line back only
+    after `SHRINK_AFTER` seconds of rest."""
+    from tests.tui.helpers import wait_until
+
+    monkeypatch.setattr(StatusBar, "SHRINK_AFTER", 3600.0)  # no rest is this long here
+    state = _state()
+    app = StatusOnly(state)
+    async with app.run_test(size=(_one_line_width(state), 6)) as pilot:
+        status = app.query_one(StatusBar)
+        await wait_until(pilot, lambda: status.region.height == 1)
+        state.show_activity("agent working… esc cancels")  # does not fit beside the rest
+        await wait_until(pilot, lambda: status.region.height == 2)
+        state.show_activity("")  # the turn ended; the next starts a moment later
+        await pilot.pause()
+        await pilot.pause()
+        assert status.region.height == 2
+        state.show_activity("agent working… esc cancels")
+        await pilot.pause()
+        assert status.region.height == 2
+
+
+async def test_the_line_gives_back_a_line_after_a_rest(monkeypatch) -> None:
+    from tests.tui.helpers import wait_until
+
+    monkeypatch.setattr(StatusBar, "SHRINK_AFTER", 0.05)
+    state = _state()
+    app = StatusOnly(state)
+    async with app.run_test(size=(_one_line_width(state), 6)) as pilot:
+        status = app.query_one(StatusBar)
+        await wait_until(pilot, lambda: status.region.height == 1)
+        state.show_activity("agent working… esc cancels")
+        await wait_until(pilot, lambda: status.region.height == 2)
+        state.show_activity("")
+        await wait_until(pilot, lambda: status.region.height == 1)
+
+
+def _one_line_width(state: SessionState) -> int:
+    """A terminal as wide as the idle line in full words, padding included."""
+    parts = StatusBar(state).parts()
+    return sum(part.cell_len for part in parts) + len(SEPARATOR) * (len(parts) - 1) + 2
+
+
+async def test_a_part_that_comes_and_goes_during_a_turn_keeps_the_lines_height(
+    monkeypatch,
+) -> None:
     """A guard toggled while a turn runs (a key every 50 ms in bench.py's TUI part) must
     not make the line shrink and grow again: each change of its height lays out the whole
     screen below it (the 200-turn playback took twice as long). It shrinks once idle."""
     from tests.tui.helpers import wait_until
 
+    monkeypatch.setattr(StatusBar, "SHRINK_AFTER", 0.05)
     state = _state()
     state.show_activity("agent working… esc cancels")
     # As wide as the line in its shorter words with the guard on ("clock" dropped, …).

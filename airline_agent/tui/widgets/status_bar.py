@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 
 if TYPE_CHECKING:
@@ -84,6 +85,10 @@ class FittedParts:
 class StatusBar(Static):
     # Said after the session's parts (the main screen's: auto-play's speed offline).
     trailer: reactive[str] = reactive("", layout=True)
+    # Seconds of rest before the line gives back a line it no longer needs: scenario
+    # turns played back to back rest a few milliseconds between turns, and shrinking
+    # then growing again would lay out the whole screen twice per turn.
+    SHRINK_AFTER = 1.0
 
     def __init__(self, state: SessionState | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -93,6 +98,7 @@ class StatusBar(Static):
         # playing) does not make the panes below jump and the whole screen lay out again.
         self._lines_kept = 1
         self._width = 0
+        self._shrink_timer: Timer | None = None
 
     def on_mount(self) -> None:
         if self._state is not None:
@@ -104,11 +110,27 @@ class StatusBar(Static):
 
     def _state_changed(self) -> None:
         needed = self._line_count()
-        busy = self._state is not None and bool(self._state.activity)
-        changes = needed > self._lines_kept or (needed < self._lines_kept and not busy)
-        if changes:
+        grows = needed > self._lines_kept
+        if grows:
             self._lines_kept = needed
-        self.refresh(layout=changes)
+        if self._shrink_timer is not None and (grows or self._busy):
+            self._shrink_timer.stop()
+            self._shrink_timer = None
+        elif needed < self._lines_kept and not self._busy and self._shrink_timer is None:
+            self._shrink_timer = self.set_timer(self.SHRINK_AFTER, self._shrink)
+        self.refresh(layout=grows)
+
+    @property
+    def _busy(self) -> bool:
+        return self._state is not None and bool(self._state.activity)
+
+    def _shrink(self) -> None:
+        """Still at rest: the line takes only the lines it needs."""
+        self._shrink_timer = None
+        needed = self._line_count()
+        if needed < self._lines_kept and not self._busy:
+            self._lines_kept = needed
+            self.refresh(layout=True)
 
     def _line_count(self) -> int:
         return fit_parts(self.parts(), self.content_size.width).plain.count("\n") + 1
