@@ -23,6 +23,7 @@ async def _shoot(columns: int, rows: int) -> str:
     from airline_agent.config import Settings
     from airline_agent.tui.app import AirlineApp
     from airline_agent.tui.controller import AgentController
+    from airline_agent.tui.widgets.status_bar import StatusBar
 
     controller = AgentController(Settings(model=None))
     app = AirlineApp(controller, scenario="cancel-ehglp3")  # the default pace, as shown
@@ -32,8 +33,9 @@ async def _shoot(columns: int, rows: int) -> str:
         await pilot.press("space")
         while not any(isinstance(e, TurnFinished) for e in controller.events):
             await pilot.pause(0.05)
-        while app.main.turn_running or app.main.backlog:
-            await pilot.pause(0.05)
+        status = app.main.query_one("#status", StatusBar)
+        while app.main.turn_running or app.main.backlog or status.shrink_pending:
+            await pilot.pause(0.05)  # at rest: the status line has given back a busy line
         app.clear_notifications()
         await pilot.wait_for_scheduled_animations()
         await pilot.pause(0.5)  # the last frame painted: a picture, not a test

@@ -10,6 +10,7 @@ from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.screens.approval import ApprovalScreen
 from airline_agent.tui.screens.inspector import InspectorScreen
 from airline_agent.tui.widgets.chat_pane import ChatPane
+from airline_agent.tui.widgets.status_bar import StatusBar
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
 from tests.tui.helpers import library_shown, wait_until
@@ -23,6 +24,13 @@ def _app() -> AirlineApp:
     return AirlineApp(two_turn_controller(), pace=0)
 
 
+@pytest.fixture(autouse=True)
+def _short_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status line gives back its busy line after a short rest (what a user sees a
+    second after the turn; a snapshot need not wait that second)."""
+    monkeypatch.setattr(StatusBar, "SHRINK_AFTER", 0.05)
+
+
 async def _mid_scenario(pilot) -> None:
     app = pilot.app
     await wait_until(pilot, lambda: library_shown(app))
@@ -33,6 +41,8 @@ async def _mid_scenario(pilot) -> None:
     chat = app.main.query_one(ChatPane)
     await wait_until(pilot, lambda: len(chat.messages()) == 2 and chat.messages()[1].warnings)
     await wait_until(pilot, lambda: app.main.query_one(UsagePane).table.row_count == 3)
+    # At rest: the status line has given back the line "agent working…" took.
+    await wait_until(pilot, lambda: not app.main.query_one(StatusBar).shrink_pending)
     app.clear_notifications()
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()

@@ -1,13 +1,23 @@
 """The main screen's keys: a short word each for the footer, and what it does for the
-command palette (the tooltip)."""
+command palette (the tooltip).
+
+Every key but esc is a priority binding: Textual runs it as soon as the app reads the
+key. A key that is not one travels through the focused widget and each of its parents
+first, a message queue each, and while a scenario plays fast a frame of tens of
+milliseconds is painted between two of those hops (the key's effect showed a frame or two
+late). A key that a text field takes (a character, while the chat input has focus) is
+the field's: Textual leaves it out of the screen's bindings then, priority or not.
+"""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from textual.binding import Binding, BindingType
 
 # Short words in the footer (it fits 80 columns); the tooltip says what the key does,
 # for the command palette. Keys not shown stay in help (f1) and the palette.
-MAIN_KEYS: list[BindingType] = [
+_KEYS: list[Binding] = [
     Binding("space", "step", "Step", tooltip="Play the scenario's next turn"),
     Binding("a", "autoplay", "Auto", tooltip="Auto-play the scenario on or off"),
     # esc: the status line says "esc cancels" while a turn runs.
@@ -39,6 +49,10 @@ MAIN_KEYS: list[BindingType] = [
     ),
     Binding("plus,equals_sign", "faster", "Faster", show=False, tooltip="Auto-play faster"),
     Binding("minus", "slower", "Slower", show=False, tooltip="Auto-play slower"),
+]
+# esc stays an ordinary binding: a widget that has focus may want it first.
+MAIN_KEYS: list[BindingType] = [
+    binding if binding.key == "escape" else replace(binding, priority=True) for binding in _KEYS
 ]
 # Live, these do nothing: not offered (MainScreen.check_action).
 OFFLINE_ONLY_ACTIONS = frozenset({"step", "autoplay", "faster", "slower"})

@@ -121,6 +121,11 @@ class StatusBar(Static):
         self.refresh(layout=grows)
 
     @property
+    def shrink_pending(self) -> bool:
+        """A line it no longer needs is given back once the rest has lasted long enough."""
+        return self._shrink_timer is not None
+
+    @property
     def _busy(self) -> bool:
         return self._state is not None and bool(self._state.activity)
 
