@@ -10,7 +10,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from airline_agent.agent.grounding import Finding
+from airline_agent.agent.findings import Finding
 from airline_agent.agent.prefix import PrefixInfo
 from airline_agent.tools.outcome import RowChange
 

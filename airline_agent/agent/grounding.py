@@ -26,37 +26,15 @@ import re
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from airline_agent.agent import grounding_values as values
 from airline_agent.agent.claims import BACKING, claimed_actions
+from airline_agent.agent.findings import Finding, FindingKind
 from airline_agent.agent.text_tool_calls import text_tool_calls
 
-FindingKind = Literal[
-    "reservation_id",
-    "flight_number",
-    "user_id",
-    "payment_id",
-    "amount",
-    "date",
-    "time",
-    "claimed_action",
-    "tool_call_as_text",
-]
 TEXT_TOOL_CALL_WHY = "the model wrote a tool call as text; nothing was run"
 _NOT_GIVEN = "no tool result or customer message gave this {what}"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One unsupported value or claim of a reply, and why it is unsupported."""
-
-    value: str  # as written in the reply: "HAT002", "$100", "I looked up", a call's text
-    kind: FindingKind
-    why: str
-
-    def describe(self) -> str:
-        return f"{self.value} ({self.why})"
 
 
 @dataclass(frozen=True)

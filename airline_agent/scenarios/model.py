@@ -26,7 +26,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from airline_agent.agent.grounding import FindingKind
+from airline_agent.agent.findings import FindingKind
 from airline_agent.tools.outcome import ERROR_CODES
 
 Dataset = Literal["sample", "tau2"]
