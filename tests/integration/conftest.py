@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -13,6 +13,7 @@ import pytest
 from airline_agent.domain.db import Database
 from tests.conftest import tau2_files
 from tests.support.chat_server import ChatServer
+from tests.support.loopback import close_loopback_backends
 
 
 @pytest.fixture
@@ -21,6 +22,13 @@ def chat_server() -> Iterator[ChatServer]:
     server = ChatServer()
     yield server
     server.close()
+
+
+@pytest.fixture
+async def closing_loopback_backends() -> AsyncIterator[None]:
+    """After the test, in its own event loop: every `loopback_backend` it made is closed."""
+    yield
+    await close_loopback_backends()
 
 
 @pytest.fixture(scope="session")

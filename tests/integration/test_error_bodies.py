@@ -12,7 +12,6 @@ import re
 
 import pytest
 
-from airline_agent.agent.backends import OpenAIBackend
 from airline_agent.agent.events import (
     AssistantMessage,
     ErrorOccurred,
@@ -24,6 +23,7 @@ from airline_agent.agent.loop import AgentSession, LoopOptions
 from tests.support.chat_server import ChatServer
 from tests.support.events import of_type, run_turn
 from tests.support.fake_toolbox import FakeToolbox
+from tests.support.loopback import loopback_backend
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\xff\xfe\xfd binary"
 NGINX_503 = (
@@ -34,19 +34,11 @@ NGINX_503 = (
     b"<hr><center>nginx/1.25.3</center>\r\n" + b"<!-- padding -->" * 50 + b"</body>\r\n</html>\r\n"
 )
 
-_backends: list[OpenAIBackend] = []
-
-
-@pytest.fixture(autouse=True)
-async def _close_clients():
-    yield
-    while _backends:
-        await _backends.pop().aclose()
+pytestmark = pytest.mark.usefixtures("closing_loopback_backends")
 
 
 def make_session(server: ChatServer, *, stream: bool, retries: int = 0) -> AgentSession:
-    backend = OpenAIBackend(model="gpt-4o-mini", base_url=server.url, api_key="k", timeout=10)
-    _backends.append(backend)
+    backend = loopback_backend(server.url)
     options = LoopOptions(stream=stream, retries=retries, retry_base_delay=0.01)
     return AgentSession(backend, FakeToolbox(), options)
 

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 import yaml
 
-from airline_agent.agent.backends import OpenAIBackend
 from airline_agent.agent.events import (
     AssistantMessage,
     ErrorOccurred,
@@ -30,25 +29,18 @@ from airline_agent.tools.toolbox import Toolbox
 from tests.support.chat_server import ChatServer
 from tests.support.cli import run_cli
 from tests.support.events import of_type, run_turn
+from tests.support.loopback import loopback_backend
 from tests.support.world import CLOCK
 
 SURROGATE = re.compile("[\ud800-\udfff]")
 DEEP = 60_000
 DEEP_ARGUMENTS = '{"user_id": ' + "[" * DEEP + "]" * DEEP + "}"
 
-_backends: list[OpenAIBackend] = []
-
-
-@pytest.fixture(autouse=True)
-async def _close_clients():
-    yield
-    while _backends:
-        await _backends.pop().aclose()
+pytestmark = pytest.mark.usefixtures("closing_loopback_backends")
 
 
 def session(server: ChatServer, database: Any, *, stream: bool) -> AgentSession:
-    backend = OpenAIBackend(model="gpt-4o-mini", base_url=server.url, api_key="k", timeout=10)
-    _backends.append(backend)
+    backend = loopback_backend(server.url)
     options = LoopOptions(model="gpt-4o-mini", stream=stream, retries=0)
     return AgentSession(backend, Toolbox(database, clock=CLOCK), options)
 

@@ -11,7 +11,6 @@ import socket
 
 import pytest
 
-from airline_agent.agent.backends import OpenAIBackend
 from airline_agent.agent.events import (
     ApprovalRequested,
     AssistantMessage,
@@ -31,27 +30,19 @@ from airline_agent.agent.loop import AgentSession, LoopOptions
 from tests.support.chat_server import LLAMA_DIR, ChatServer
 from tests.support.events import of_type, run_turn
 from tests.support.fake_toolbox import FakeToolbox
+from tests.support.loopback import loopback_backend
 
 LOOKUP = ("get_reservation_details", {"reservation_id": "EHGLP3"})
 ANSWER = "EHGLP3 is a basic economy trip from PHX to JFK."
 
 
-_backends: list[OpenAIBackend] = []
-
-
-@pytest.fixture(autouse=True)
-async def _close_clients():
-    """Close each test's HTTP clients inside its own event loop."""
-    yield
-    while _backends:
-        await _backends.pop().aclose()
+pytestmark = pytest.mark.usefixtures("closing_loopback_backends")
 
 
 def make_session(
     server: ChatServer, *, timeout: float = 5.0, model: str = "gpt-4o-mini", **options
 ) -> AgentSession:
-    backend = OpenAIBackend(model=model, base_url=server.url, api_key="test-key", timeout=timeout)
-    _backends.append(backend)
+    backend = loopback_backend(server.url, model=model, timeout=timeout, api_key="test-key")
     options.setdefault("retry_base_delay", 0.01)
     return AgentSession(backend, FakeToolbox(), LoopOptions(**options))
 
@@ -370,8 +361,7 @@ async def test_connection_refused():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    backend = OpenAIBackend(model="m", base_url=f"http://127.0.0.1:{port}/v1", timeout=2)
-    _backends.append(backend)
+    backend = loopback_backend(f"http://127.0.0.1:{port}/v1", model="m", timeout=2, api_key=None)
     s = AgentSession(backend, FakeToolbox(), LoopOptions(retries=1, retry_base_delay=0.01))
     events = await run_turn(s, "hi")
     assert len(of_type(events, RetryScheduled)) == 1
@@ -382,8 +372,7 @@ async def test_connection_refused():
 
 async def test_a_local_server_needs_no_real_key(chat_server):
     chat_server.completion("hi")
-    backend = OpenAIBackend(model="llama3", base_url=chat_server.url)
-    _backends.append(backend)
+    backend = loopback_backend(chat_server.url, model="llama3", api_key=None)
     s = AgentSession(backend, FakeToolbox(), LoopOptions(stream=False))
     events = await run_turn(s, "hi")
     assert of_type(events, TurnFinished)[0].reason == "answered"
