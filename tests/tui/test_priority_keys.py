@@ -9,6 +9,7 @@ from pathlib import Path
 
 from textual import events
 from textual.binding import Binding
+from textual.pilot import Pilot
 from textual.widgets._footer import FooterKey
 
 from airline_agent.config import Settings
@@ -39,10 +40,18 @@ async def test_a_key_has_done_its_work_when_the_app_has_read_it() -> None:
         assert app.controller.state.guard is not guard
 
 
-def _live_settings(server: ChatServer, db: Path) -> Settings:
-    return Settings(
+def _live_app(server: ChatServer, db: Path) -> AirlineApp:
+    settings = Settings(
         model="test-model", base_url=server.url, api_key="sk-keys", db=str(db), approve="auto"
     )
+    return AirlineApp(AgentController(settings), pace=0)
+
+
+async def _typing(pilot: Pilot, app: AirlineApp) -> None:
+    """The live session is ready and the customer is in the chat input."""
+    await wait_until(pilot, lambda: app.main.ready, timeout=60)
+    app.main.chat.input.focus()
+    await pilot.pause()
 
 
 def _footer_offers(app: AirlineApp, key: str) -> bool:
@@ -52,12 +61,10 @@ def _footer_offers(app: AirlineApp, key: str) -> bool:
 async def test_while_the_customer_types_the_letters_are_text_and_not_offered(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
-    app = AirlineApp(AgentController(_live_settings(chat_server, tmp_path / "k.db")), pace=0)
+    app = _live_app(chat_server, tmp_path / "k.db")
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: app.main.ready, timeout=60)
+        await _typing(pilot, app)
         chat_input = app.main.chat.input
-        chat_input.focus()
-        await pilot.pause()
         await pilot.press("g", "l", "a", "d", "space", "i", "n", "plus")
         assert chat_input.value == "glad in+"
         assert app.controller.state.guard is True  # g was a letter, not the guard key
@@ -73,11 +80,9 @@ async def test_while_the_customer_types_the_letters_are_text_and_not_offered(
 async def test_the_palette_runs_a_letter_keys_action_while_the_input_has_focus(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
-    app = AirlineApp(AgentController(_live_settings(chat_server, tmp_path / "p.db")), pace=0)
+    app = _live_app(chat_server, tmp_path / "p.db")
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: app.main.ready, timeout=60)
-        app.main.chat.input.focus()
-        await pilot.pause()
+        await _typing(pilot, app)
         guard = next(c for c in app.get_system_commands(app.main) if c.title == "Guard")
         guard.callback()
         await wait_until(pilot, lambda: app.controller.state.guard is False)
