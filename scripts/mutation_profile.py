@@ -95,8 +95,7 @@ def to_check(path: str, keep: bool) -> list[str]:
     did not check or that survived it, and every mutant of a function changed since
     (mutmut runs every mutant named on its command line again, so naming the whole
     module would check everything again)."""
-    meta = MUTANTS / f"{path}.meta"
-    if not keep or not meta.is_file():
+    if not keep or not _meta_file(path).is_file():
         return mutant_globs(path)
     names, hashes = current_mutants(path)
     earlier, known = exit_codes(path), function_hashes(path)
@@ -163,14 +162,22 @@ def run_mutmut(modules: list[str], jobs: int, keep: bool) -> float:
     return time.monotonic() - started
 
 
+def _meta_file(path: str) -> Path:
+    """mutmut's record of a module: its mutants' exit codes and its functions' hashes."""
+    return MUTANTS / f"{path}.meta"
+
+
+def _read_meta(path: str) -> dict:
+    meta = _meta_file(path)
+    return json.loads(meta.read_text()) if meta.is_file() else {}
+
+
 def exit_codes(path: str) -> dict[str, int | None]:
-    meta = MUTANTS / f"{path}.meta"
-    return json.loads(meta.read_text())["exit_code_by_key"] if meta.is_file() else {}
+    return _read_meta(path).get("exit_code_by_key", {})
 
 
 def function_hashes(path: str) -> dict[str, str]:
-    meta = MUTANTS / f"{path}.meta"
-    return json.loads(meta.read_text()).get("hash_by_function_name", {}) if meta.is_file() else {}
+    return _read_meta(path).get("hash_by_function_name", {})
 
 
 def restore_verdicts(path: str, earlier: dict[str, int | None], hashes: dict[str, str]) -> None:
@@ -182,10 +189,9 @@ def restore_verdicts(path: str, earlier: dict[str, int | None], hashes: dict[str
     use --keep after adding tests, and a run from scratch after removing some. Only the
     verdicts of functions that did not change since (same hash) are given back.
     """
-    meta = MUTANTS / f"{path}.meta"
-    if not meta.is_file():
+    data = _read_meta(path)
+    if not data:
         return
-    data = json.loads(meta.read_text())
     now = data["exit_code_by_key"]
     unchanged = {
         function
@@ -195,16 +201,12 @@ def restore_verdicts(path: str, earlier: dict[str, int | None], hashes: dict[str
     for mutant, code in earlier.items():
         if now.get(mutant, 0) is None and code is not None and _function_of(mutant) in unchanged:
             now[mutant] = code
-    meta.write_text(json.dumps(data))
+    _meta_file(path).write_text(json.dumps(data))
 
 
 def score(path: str) -> ModuleScore:
     result = ModuleScore(path)
-    meta = MUTANTS / f"{path}.meta"
-    if not meta.is_file():
-        return result
-    exit_codes = json.loads(meta.read_text())["exit_code_by_key"]
-    for mutant, code in exit_codes.items():
+    for mutant, code in exit_codes(path).items():
         if not counts(path, mutant):
             continue
         verdict = "not checked" if code is None else VERDICTS.get(code, "suspicious")

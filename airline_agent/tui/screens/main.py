@@ -54,7 +54,6 @@ if TYPE_CHECKING:
 
 class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = MAIN_KEYS
-    OFFLINE_ONLY = OFFLINE_ONLY_ACTIONS
 
     def __init__(self, controller: SessionController, *, pace: float = DEFAULT_PACE) -> None:
         super().__init__()
@@ -129,7 +128,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Live, the scenario keys are not offered (they do nothing there); f2 only when
         one pane is shown at a time."""
-        if action in self.OFFLINE_ONLY and self.controller.mode == "live":
+        if action in OFFLINE_ONLY_ACTIONS and self.controller.mode == "live":
             return False
         return not (action == "next_pane" and self.pane_layout != "single")
 

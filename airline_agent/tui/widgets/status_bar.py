@@ -137,8 +137,9 @@ class StatusBar(Static):
             self._lines_kept = needed
             self.refresh(layout=True)
 
-    def _line_count(self) -> int:
-        return fit_parts(self.parts(), self.content_size.width).plain.count("\n") + 1
+    def _line_count(self, parts: list[Text] | None = None) -> int:
+        fitted = fit_parts(self.parts() if parts is None else parts, self.content_size.width)
+        return fitted.plain.count("\n") + 1
 
     def on_resize(self) -> None:
         if self.content_size.width != self._width:  # not when only the height grew
@@ -154,6 +155,7 @@ class StatusBar(Static):
         return parts
 
     def render(self) -> FittedParts:
+        parts = self.parts()  # once: each key press while playing repaints the line
         if self.content_size.width:
-            self._lines_kept = max(self._lines_kept, self._line_count())
-        return FittedParts(self.parts(), min_lines=self._lines_kept)
+            self._lines_kept = max(self._lines_kept, self._line_count(parts))
+        return FittedParts(parts, min_lines=self._lines_kept)
