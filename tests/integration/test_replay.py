@@ -22,6 +22,7 @@ from airline_agent.scenarios.transcript import to_jsonl, to_markdown, write_tran
 from airline_agent.tools.outcome import ERROR_CODES
 from airline_agent.tools.toolbox import Toolbox
 from tests.conftest import tau2_files
+from tests.support.lookup_turn import LOOKUP_TURN
 
 
 def scenario(**changes: object) -> Scenario:
@@ -31,18 +32,7 @@ def scenario(**changes: object) -> Scenario:
         "customer": "emma_kim_9957",
         "turns": [
             {
-                "customer": "What is in my reservation EHGLP3?",
-                "responses": [
-                    {
-                        "tool_calls": [
-                            {
-                                "name": "get_reservation_details",
-                                "arguments": {"reservation_id": "EHGLP3"},
-                            }
-                        ]
-                    },
-                    {"content": "EHGLP3 is a basic economy trip from PHX to JFK."},
-                ],
+                **LOOKUP_TURN,
                 "expect": {
                     "calls": [
                         {

@@ -13,26 +13,12 @@ from airline_agent.scenarios.loader import load_scenario
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.recorder import save_scenario
 from airline_agent.scenarios.runner import replay_scenario, replay_scenario_async
+from tests.support.lookup_turn import LOOKUP_TURN
 
 LOOKUP = {
     "name": "lookup",
     "customer": "emma_kim_9957",
-    "turns": [
-        {
-            "customer": "What is in my reservation EHGLP3?",
-            "responses": [
-                {
-                    "tool_calls": [
-                        {
-                            "name": "get_reservation_details",
-                            "arguments": {"reservation_id": "EHGLP3"},
-                        }
-                    ]
-                },
-                {"content": "EHGLP3 is a basic economy trip from PHX to JFK."},
-            ],
-        }
-    ],
+    "turns": [LOOKUP_TURN],
     "database": "unchanged",
 }
 

@@ -15,18 +15,8 @@ from airline_agent.scenarios import datasets, runner
 from airline_agent.scenarios.dbdiff import MISSING
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.runner import ScenarioReport, replay_scenario
+from tests.support.lookup_turn import LOOKUP_TURN
 
-LOOKUP_TURN = {
-    "customer": "What is in my reservation EHGLP3?",
-    "responses": [
-        {
-            "tool_calls": [
-                {"name": "get_reservation_details", "arguments": {"reservation_id": "EHGLP3"}}
-            ]
-        },
-        {"content": "EHGLP3 is a basic economy trip from PHX to JFK."},
-    ],
-}
 # EHGLP3's second passenger, Anya Silva, renamed Ann; the first stays Evelyn Taylor.
 RENAME_TURN = {
     "customer": "Anya's name is Ann, please correct it on EHGLP3.",

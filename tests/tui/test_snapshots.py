@@ -56,13 +56,17 @@ def test_narrow_layout(snap_compare) -> None:
     assert snap_compare(_app(), terminal_size=(80, 40), run_before=_mid_scenario)
 
 
+async def _inspector_open(pilot) -> None:
+    await _mid_scenario(pilot)
+    await pilot.press("i")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
+    # The inspector's footer composes its keys a moment after the screen shows.
+    await wait_until(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
+
+
 def test_inspector(snap_compare) -> None:
     async def open_inspector(pilot) -> None:
-        await _mid_scenario(pilot)
-        await pilot.press("i")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
-        # The inspector's footer composes its keys a moment after the screen shows.
-        await wait_until(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
+        await _inspector_open(pilot)
         await pilot.wait_for_scheduled_animations()  # the tabs' underline
         await pilot.pause()
 
@@ -110,11 +114,7 @@ def test_trace_tab_at_80x24(snap_compare) -> None:
 
 def test_inspector_raw_response(snap_compare) -> None:
     async def open_response(pilot) -> None:
-        await _mid_scenario(pilot)
-        await pilot.press("i")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
-        # The inspector's footer composes its keys a moment after the screen shows.
-        await wait_until(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
+        await _inspector_open(pilot)
         pilot.app.screen.query_one(TabbedContent).active = "response-tab"
         await pilot.wait_for_scheduled_animations()  # the tab's underline
         await pilot.pause()
