@@ -4,6 +4,7 @@ customer's is refused with a message. Offline, `u` and `n` never leave a blank s
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from textual.app import App
@@ -76,6 +77,32 @@ async def test_live_u_lists_the_databases_customers(
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
         assert app.controller.state.customer is None  # the unknown id was never taken
+
+
+async def test_live_u_on_a_database_that_broke_says_so_and_keeps_the_session(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    """Before, the read's exception ended the worker, and the app, with a traceback."""
+    settings = Settings(
+        model="test-model", base_url=chat_server.url, api_key="sk-x", db=str(tmp_path / "d.db")
+    )
+    controller = AgentController(settings)
+    app = AirlineApp(controller, pace=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.main.ready, timeout=60)
+
+        def broken() -> list[tuple[str, str]]:
+            raise sqlite3.DatabaseError("file is not a database")
+
+        controller.customers = broken  # type: ignore[method-assign]
+        app.main.trace.focus()
+        await pilot.press("u")
+        await wait_until(
+            pilot,
+            lambda: any("file is not a database" in n.message for n in app._notifications),
+        )
+        assert isinstance(app.screen, MainScreen) and app.is_running
+        assert app.controller.state.customer is None
 
 
 async def test_offline_u_says_the_scenario_fixes_its_customer() -> None:

@@ -129,7 +129,11 @@ class ModalFlows(Screen[None]):
         if self.turn_running:
             self.notify("Cancel the running turn first (esc).", severity="warning")
             return
-        customers = await asyncio.to_thread(self.controller.customers)
+        try:
+            customers = await asyncio.to_thread(self.controller.customers)
+        except Exception as error:  # the database went away or broke since it was opened
+            self.notify(f"Could not read the customers: {error}", severity="error")
+            return
         customer = await self.app.push_screen_wait(
             CustomerPicker(customers, self.controller.state.customer)
         )
