@@ -1,5 +1,6 @@
-"""The shape of the package, checked: the stack is built in one module, modules stay small,
-functions stay short, and no layer imports upward."""
+"""The shape of the package, checked: the stack is built in one module and no layer imports
+upward. Module and function sizes are not limited: a module holds one concept, however long
+that concept needs (a limit split classes into mixins and forwarding modules)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "airline_agent"
-MAX_MODULE_LINES = 400
-MAX_FUNCTION_LINES = 60  # the body; a typer command's signature of options is not counted
 LAYERS = ("domain", "tools", "agent")  # each may import only itself and those before it
 
 # Constructing the parts of a running agent: only stack.py does it (and each part's own
@@ -38,26 +37,6 @@ def test_the_stack_is_built_only_in_stack_py() -> None:
             if STACK_PARTS.search(line.split("#")[0]):
                 offenders.append(f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}")
     assert offenders == []
-
-
-def test_no_module_is_over_400_lines() -> None:
-    big = {
-        str(p.relative_to(PACKAGE)): n
-        for p in _modules()
-        if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES
-    }
-    assert big == {}
-
-
-def test_no_function_body_is_over_60_lines() -> None:
-    long = []
-    for path in _modules():
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                lines = node.end_lineno - node.body[0].lineno + 1  # type: ignore[operator]
-                if lines > MAX_FUNCTION_LINES:
-                    long.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({lines})")
-    assert long == []
 
 
 def test_no_layer_imports_upward() -> None:
