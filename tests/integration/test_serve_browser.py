@@ -3,8 +3,8 @@ the page loads from this server alone, the library appears, a scenario plays and
 trace shows the lookup, a second tab plays another scenario on its own, closing a tab ends
 its app, and the server outlives a tab closed mid-turn and a reload.
 
-One server and one browser for the module (each xdist worker has its own, on a free
-port); the screen is read from xterm.js's buffer (tests/support/browser.py).
+One server (on a free port) and one browser for the module, kept on one xdist worker;
+the screen is read from xterm.js's buffer (tests/support/browser.py).
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ NO_BROWSER = why_no_browser()
 pytestmark = [
     pytest.mark.skipif(NO_BROWSER is not None, reason=NO_BROWSER or ""),
     pytest.mark.skipif(not running_on_linux(), reason="counts processes in /proc"),
+    # The tests build on one another's tabs (module fixtures): under pytest-xdist's
+    # `--dist loadgroup` they stay on one worker instead of each worker opening them all.
+    pytest.mark.xdist_group("serve-browser"),
 ]
 
 OpenTab = Callable[[], Tab]

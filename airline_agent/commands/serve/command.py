@@ -165,8 +165,8 @@ def _warning(server: TuiServer, settings: Settings, database: Path | None) -> st
         given = f"{settings.db}, shared by every tab; and the model you configured, at your cost"
     return (
         f"warning: {exposed}: anyone who can reach {reach} controls the app and the database "
-        f"it is given ({given}). Serve on {DEFAULT_HOST} (the default) unless you trust "
-        "everyone who can reach it."
+        f"it is given ({given}), and saves files (s, t) wherever this user may write. Serve "
+        f"on {DEFAULT_HOST} (the default) unless you trust everyone who can reach it."
     )
 
 

@@ -253,7 +253,8 @@ class TuiServer(Server):
         if len(self.tabs) >= self.max_tabs:
             await _tell(
                 websocket,
-                f"{self.max_tabs} tabs are open, the most this server runs at once "
+                f"{self.max_tabs} {'tab is' if self.max_tabs == 1 else 'tabs are'} open, "
+                "the most this server runs at once "
                 "(airline-agent serve --max-tabs). Close one, then reload this page.",
             )
             await websocket.close()
