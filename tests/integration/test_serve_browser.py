@@ -107,7 +107,7 @@ def played_tab(first_tab: Tab) -> Tab:
     first_tab.wait_for("auto-play instant")
     first_tab.press(" ")
     first_tab.wait_for("tool get_reservation_details  ok")
-    first_tab.wait_for("total 2 requests")
+    first_tab.wait_for(r"turn 1 +\d", pattern=True)  # its usage row: the turn is over
     return first_tab
 
 
@@ -123,6 +123,7 @@ def second_tab(open_tab: OpenTab, played_tab: Tab) -> Tab:
     tab.wait_for("auto-play instant")
     tab.press(" ")
     tab.wait_for("tool get_reservation_details  ok")
+    tab.wait_for(r"turn 1 +\d", pattern=True)  # its usage row: the turn is over
     return tab
 
 

@@ -113,15 +113,16 @@ class Tab:
             )
         return text
 
-    def wait_for(self, text: str, timeout: float = 90) -> str:
-        """Wait until the screen shows `text`; the screen then."""
+    def wait_for(self, text: str, timeout: float = 90, *, pattern: bool = False) -> str:
+        """Wait until the screen shows `text` (`pattern`: a match of that regular
+        expression); the screen then."""
+        check = (
+            "text => new RegExp(text).test(window.__airlineScreen() || '')"
+            if pattern
+            else "text => (window.__airlineScreen() || '').includes(text)"
+        )
         try:
-            self.page.wait_for_function(
-                "text => (window.__airlineScreen() || '').includes(text)",
-                arg=text,
-                timeout=timeout * 1000,
-                polling=100,
-            )
+            self.page.wait_for_function(check, arg=text, timeout=timeout * 1000, polling=100)
         except Exception as error:  # playwright's TimeoutError: say what the screen showed
             raise AssertionError(
                 f"{text!r} not shown in {timeout} s; the tab shows:\n{self.screen()}"
