@@ -57,6 +57,21 @@ def test_an_address_that_is_not_this_machines_is_one_line() -> None:
     assert result.stderr.count("\n") == 1
 
 
+def test_a_host_that_is_no_name_is_one_line() -> None:
+    result = _serve("--host", "a..b", "--port", "0")  # refused before any DNS lookup
+    assert result.exit_code == 2
+    assert result.stderr == "error: cannot serve on 'a..b': not a host name\n"
+
+
+def test_a_name_that_resolves_to_nothing_is_said_so() -> None:
+    from airline_agent.commands.serve.server import listen_problem
+
+    unknown = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    assert listen_problem(unknown, "no-such-host", 8000) == (
+        "cannot serve on 'no-such-host': no such host here (Name or service not known)"
+    )
+
+
 def test_a_public_url_that_is_not_http_is_refused() -> None:
     result = _serve("--public-url", "ftp://example.org/")
     assert result.exit_code == 2

@@ -303,8 +303,8 @@ class TuiServer(Server):
             self.loopback = is_loopback(self.host)
         except OSError as error:
             raise ListenError(listen_problem(error, self.host, self.port)) from None
-        except UnicodeError as error:  # a name no DNS can carry
-            raise ListenError(f"cannot serve on {self.host!r}: {_sentence(error)}") from None
+        except UnicodeError:  # "a..b": a name no DNS can carry, refused before any lookup
+            raise ListenError(f"cannot serve on {self.host!r}: not a host name") from None
         runner = web.AppRunner(
             await self._make_app(), handle_signals=False, access_log=None, shutdown_timeout=5
         )
