@@ -1,0 +1,14 @@
+"""`airline-agent serve`: the TUI in a browser, through textual-serve.
+
+Each browser tab that opens the page starts its own `airline-agent tui` process: its own
+conversation and, live, its own copy of the database. The page loads nothing from outside
+this server. Loopback by default; any other address is served with a warning.
+
+- `command`: the typer command and its options (importing the package costs only typer);
+- `server`: the web server: our page, one app process per tab, listening, shutting down;
+- `page/app_index.html`: the page, textual-serve's with its assets all served from here.
+"""
+
+from airline_agent.commands.serve.command import register, serve_command
+
+__all__ = ["register", "serve_command"]

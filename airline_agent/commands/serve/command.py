@@ -1,0 +1,209 @@
+"""The `serve` command: its options, checked, then the server (`server.TuiServer`)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+from urllib.parse import urlsplit
+
+import typer
+
+if TYPE_CHECKING:
+    from airline_agent.commands.serve.server import TuiServer
+    from airline_agent.config import Settings
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def serve_command(
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host",
+            help="Address to listen on. The default is loopback (this machine only); "
+            "anything else lets whoever reaches the port use the app.",
+        ),
+    ] = DEFAULT_HOST,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port (0: any free port).")
+    ] = DEFAULT_PORT,
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            "--public-url",
+            help="The URL browsers use when a proxy stands in front, e.g. "
+            "https://demo.example.org/airline (default: the address each browser used).",
+        ),
+    ] = None,
+    max_tabs: Annotated[
+        int, typer.Option("--max-tabs", min=1, help="Most tabs (app processes) at once.")
+    ] = 8,
+    model: Annotated[str | None, typer.Option("--model", help="Model name (live mode).")] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-compatible server URL.")
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help="Database (live: each tab works on a copy of it)."),
+    ] = None,
+    no_guard: Annotated[
+        bool, typer.Option("--no-guard", help="Switch the policy guard off.")
+    ] = False,
+    approve: Annotated[
+        str | None, typer.Option("--approve", help="Write approvals: ask, auto or deny.")
+    ] = None,
+    prompt: Annotated[
+        str | None, typer.Option("--prompt", help="System prompt: lean (default) or full.")
+    ] = None,
+) -> None:
+    """Serve the TUI in a browser: each tab its own app, conversation and database copy."""
+    from airline_agent.commands.settings import settings_or_exit
+
+    flags: dict[str, object] = {
+        "model": model,
+        "base_url": base_url,
+        "db": db,
+        "guard": False if no_guard else None,
+        "approve": approve,
+        "prompt": prompt,
+    }
+    settings = settings_or_exit(**flags)
+    if public_url is not None:
+        _check_public_url(public_url)
+
+    from airline_agent.commands.serve.server import (
+        ListenError,
+        TabSettings,
+        TuiServer,
+    )
+    from airline_agent.config import variable_name
+
+    database = _live_database(settings) if settings.model_configured else None
+
+    # Each tab's app reads the settings as `tui` would, from its environment: the flags
+    # given here, applied there (and a key is never on a command line).
+    environment = {
+        variable_name(name): _env_value(value)
+        for name, value in flags.items()
+        if value is not None and name != "db"
+    }
+    if settings.model_configured and database is None:
+        environment[variable_name("db")] = settings.db  # not SQLite: shared by every tab
+    with tempfile.TemporaryDirectory(prefix="airline-agent-serve-") as scratch:
+        tabs = TabSettings(
+            argv=(sys.executable, "-m", "airline_agent", "tui"),
+            environment=environment,
+            database=database,
+            scratch=Path(scratch),
+        )
+        server = TuiServer(
+            tabs, host=host, port=port, public_url=public_url, max_tabs=max_tabs, say=_say
+        )
+        try:
+            _run(server, settings, database)
+        except ListenError as error:
+            _fail(str(error))
+
+
+def _run(server: TuiServer, settings: Settings, database: Path | None) -> None:
+    import asyncio
+
+    from airline_agent.commands.serve.server import local_url
+
+    def listening(url: str) -> None:
+        if server.exposed:
+            typer.echo(_warning(server, settings, database), err=True)
+        if not settings.model_configured:
+            what = "offline: the scenario library, each scenario on a fresh copy of its data"
+        elif database is not None:
+            what = f"live: each tab on its own copy of {database}"
+        else:
+            what = "live: every tab on the same database"
+        if server.public_url:
+            _say(f"listening on {local_url(server.host, server.port_bound or 0)}")
+        _say(f"serving the TUI at {url} (one app per browser tab; {what})")
+        _say("press ctrl+c to stop")
+
+    asyncio.run(server.listen(listening))
+
+
+def _live_database(settings: Settings) -> Path | None:
+    """The SQLite file each tab gets a copy of (built now when it is absent, so that tabs
+    never race to build it); None for a database that is not a SQLite file."""
+    from airline_agent.domain.errors import DatabaseUnavailable
+    from airline_agent.scenarios.live import sqlite_file
+    from airline_agent.stack import open_database
+
+    try:
+        database = open_database(settings.db)
+    except DatabaseUnavailable as error:
+        _fail(str(error))
+    except Exception as error:  # one clear line, never a traceback
+        _fail(f"{settings.db}: cannot open the database ({_reason(error)})")
+    try:
+        file = sqlite_file(database.engine.url)
+        return file.resolve() if file is not None else None
+    finally:
+        database.close()
+
+
+def _warning(server: TuiServer, settings: Settings, database: Path | None) -> str:
+    if server.public_url and server.loopback:
+        exposed = f"served at {server.public_url}, not this machine's own address"
+        reach = "that URL"
+    else:
+        exposed = f"{server.host or 'every interface'} is not a loopback address"
+        reach = f"port {server.port_bound} of this machine"
+    if not settings.model_configured:
+        given = "fresh copies of the scenario datasets"
+    elif database is not None:
+        given = f"each tab a copy of {database}; and the model you configured, at your cost"
+    else:
+        given = f"{settings.db}, shared by every tab; and the model you configured, at your cost"
+    return (
+        f"warning: {exposed}: anyone who can reach {reach} controls the app and the database "
+        f"it is given ({given}), and saves files (s, t) wherever this user may write. Serve "
+        f"on {DEFAULT_HOST} (the default) unless you trust everyone who can reach it."
+    )
+
+
+def _check_public_url(url: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        typer.echo(
+            "error: --public-url: not an http(s) URL of a host, e.g. "
+            f"https://demo.example.org/airline (got {url!r})",
+            err=True,
+        )
+        raise typer.Exit(2)
+
+
+def _env_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def _say(line: str) -> None:
+    typer.echo(f"airline-agent serve: {line}")
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "serve",
+        help="Serve the TUI in a browser (textual-serve): one app per tab, each with its "
+        "own conversation and database copy.",
+    )(serve_command)
