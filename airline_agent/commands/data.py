@@ -150,13 +150,19 @@ def export_command(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing -o file.")] = False,
 ) -> None:
     """Write the database as a τ²-bench db.json (to stdout, or to -o FILE)."""
     import json
 
+    from airline_agent.commands.outputs import file_or_exit
     from airline_agent.commands.settings import settings_or_exit
+    from airline_agent.output_files import OutputPolicy
 
     settings = settings_or_exit(db=db)
+    outputs = OutputPolicy(overwrite=force)
+    if output is not None:
+        outputs = file_or_exit(output, "-o", outputs)
 
     from airline_agent.domain.db import Database
     from airline_agent.domain.errors import DatabaseUnavailable
@@ -186,7 +192,7 @@ def export_command(
         sys.stdout.write(text)
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        outputs.write_text(output, text)
     except OSError as exc:
         raise _fail(f"{output}: cannot be written ({exc.strerror or exc})") from None
     typer.echo(f"{output}: {len(document['reservations']):,} reservations written", err=True)

@@ -1,0 +1,146 @@
+"""Files the project writes — recordings, transcripts, exports — never lost, never the
+wrong one.
+
+Every such file is written to a temporary file beside its target and renamed into place
+(`os.replace`), so a crash or a full disk leaves the old file whole and no partial one
+(the temporary file is removed). Before anything is written the target is checked
+(`OutputPolicy.check`), and refused, whatever was asked: a symbolic link (writing
+through it would change a file elsewhere; replacing it would lose the link), and
+anything that is not a regular file (a folder, a FIFO, a device).
+
+An existing regular file is replaced only when the policy allows it: `--force` on the
+commands, a "yes" at the prompt in a terminal. Without that, even a file that appears
+while the run goes on is kept (the rename into place refuses to replace it).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+
+class OutputRefused(OSError):
+    """A target this run will not write; `strerror` says why, `filename` which path."""
+
+    def __init__(self, path: Path, why: str, *, exists: bool = False) -> None:
+        super().__init__(errno.EEXIST if exists else errno.EPERM, why, str(path))
+        self.exists = exists  # refused only because it exists: `--force` would replace it
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+@dataclass(frozen=True)
+class OutputPolicy:
+    """What a run may write: an existing file only when `overwrite`, or when it is one of
+    the files the user said yes to (`approved`, resolved)."""
+
+    overwrite: bool = False
+    approved: frozenset[Path] = frozenset()
+
+    def approving(self, path: Path) -> OutputPolicy:
+        """The same policy, with `path` (an existing file) allowed to be replaced."""
+        return replace(self, approved=self.approved | {_resolved(path)})
+
+    def may_replace(self, path: Path) -> bool:
+        return self.overwrite or _resolved(path) in self.approved
+
+    # ------------------------------------------------------------------ checking
+
+    def check(self, path: Path) -> None:
+        """Raise OutputRefused when `path` must not be written (see the module docstring)."""
+        try:
+            found = path.lstat()
+        except FileNotFoundError:
+            found = None
+        except OSError as exc:
+            raise OutputRefused(path, f"cannot be checked ({exc.strerror or exc})") from None
+        if found is None:
+            return
+        if stat.S_ISLNK(found.st_mode):
+            raise OutputRefused(
+                path, f"is a symbolic link (to {os.readlink(path)}); give the file itself"
+            )
+        if not stat.S_ISREG(found.st_mode):
+            raise OutputRefused(path, f"is {kind_of(found.st_mode)}, not a regular file")
+        if not self.may_replace(path):
+            raise OutputRefused(path, "already exists", exists=True)
+
+    # ------------------------------------------------------------------ writing
+
+    def write_text(self, path: Path, text: str) -> Path:
+        """Write `text` (UTF-8) to `path` as the policy allows; returns `path`."""
+        return self.write_texts([(path, text)])[0]
+
+    def write_texts(self, files: Sequence[tuple[Path, str]]) -> list[Path]:
+        """Write several files; every target is checked before the first is written."""
+        for path, _ in files:
+            self.check(path)
+        for path, text in files:
+            self._write(path, text.encode("utf-8"))
+        return [path for path, _ in files]
+
+    def _write(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replacing = self.may_replace(path) and path.exists()
+        temporary, descriptor = create_beside(path)
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            if replacing:
+                os.chmod(temporary, stat.S_IMODE(path.stat().st_mode))
+                os.replace(temporary, path)
+            else:
+                _link_new(temporary, path)
+        finally:
+            temporary.unlink(missing_ok=True)
+
+
+def create_beside(path: Path) -> tuple[Path, int]:
+    """A new hidden file in `path`'s folder (created here: never a link, never shared)."""
+    while True:
+        temporary = path.with_name(f".{path.name}.writing-{secrets.token_hex(4)}")
+        try:
+            return temporary, os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+
+
+def _link_new(temporary: Path, path: Path) -> None:
+    """Put `temporary` in place as `path`, which must not exist: a hard link fails when
+    it does (no window between looking and writing); where the file system has no hard
+    links, a rename after one more look."""
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise OutputRefused(path, "already exists", exists=True) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+            raise
+        if os.path.lexists(path):
+            raise OutputRefused(path, "already exists", exists=True) from None
+        os.replace(temporary, path)
+
+
+def _resolved(path: Path) -> Path:
+    return Path(os.path.realpath(path.expanduser()))
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    )
+    return next((what for test, what in kinds if test(mode)), "not a regular file")
