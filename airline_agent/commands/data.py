@@ -87,6 +87,17 @@ def seed_command(
         typer.echo("error: --from-tau2 cannot be combined with --seed or --scale", err=True)
         raise typer.Exit(2)
 
+    from airline_agent.domain.sqlite_files import sqlite_path
+
+    target = sqlite_path(settings.db)
+    if from_tau2 is not None and target is not None and _same_path(target, from_tau2):
+        typer.echo(
+            f"error: --db {settings.db}: is an input of this run (--from-tau2); "
+            "nothing is built over it",
+            err=True,
+        )
+        raise typer.Exit(2)
+
     from sqlalchemy.exc import SQLAlchemyError
 
     from airline_agent.domain.errors import DatabaseUnavailable
@@ -119,6 +130,12 @@ def seed_command(
         f"{database.location}: {counts} ({source}) in {seconds:.2f} s",
         err=True,
     )
+
+
+def _same_path(one: Path, other: Path) -> bool:
+    import os
+
+    return os.path.realpath(one.expanduser()) == os.path.realpath(other.expanduser())
 
 
 def _counts(database) -> str:
@@ -160,7 +177,7 @@ def export_command(
     from airline_agent.output_files import OutputPolicy
 
     settings = settings_or_exit(db=db)
-    outputs = OutputPolicy(overwrite=force)
+    outputs = OutputPolicy.for_run(database=settings.db, overwrite=force)
     if output is not None:
         outputs = file_or_exit(output, "-o", outputs)
 

@@ -61,7 +61,9 @@ def replay_command(
     loaded = load_all(targets)
     order = ordered([item.name for item in loaded])
     loaded.sort(key=lambda item: order.index(item.name))
-    outputs = _transcript_outputs(loaded, transcript, force) if transcript else None
+    outputs = None
+    if transcript is not None:
+        outputs = _transcript_outputs(loaded, transcript, scenario_paths(targets), force)
     rows: list[dict] = []
     for item in loaded:
         if isinstance(item, ScenarioLoadError):
@@ -90,14 +92,18 @@ def replay_command(
     raise typer.Exit(1 if failed else 0)
 
 
-def _transcript_outputs(loaded: list, transcript: Path, force: bool) -> OutputPolicy:
-    """Every transcript file the run will write, checked before the first replay."""
+def _transcript_outputs(
+    loaded: list, transcript: Path, inputs: list[Path], force: bool
+) -> OutputPolicy:
+    """Every transcript file the run will write, checked before the first replay: none
+    may replace an input of the run (a scenario file), nor an existing file unless
+    `force`."""
     from airline_agent.commands.outputs import allowed_or_exit
     from airline_agent.output_files import OutputPolicy
     from airline_agent.scenarios.loader import ScenarioLoadError
     from airline_agent.scenarios.transcript import transcript_files
 
-    outputs = OutputPolicy(overwrite=force)
+    outputs = OutputPolicy.for_run(inputs=inputs, overwrite=force)
     for item in loaded:
         if not isinstance(item, ScenarioLoadError):
             for file in transcript_files(transcript, item.name):

@@ -33,7 +33,7 @@ from sqlmodel import SQLModel
 
 from airline_agent.domain import schema
 from airline_agent.domain.errors import DatabaseUnavailable
-from airline_agent.domain.sqlite_files import SqliteFile, companions
+from airline_agent.domain.sqlite_files import SqliteFile, check_record, companions
 
 # SQLite's primary result codes that mean "the file is not a sound database".
 _NOT_A_DATABASE = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
@@ -154,17 +154,13 @@ def _signature(path: Path) -> tuple[int, ...]:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_dev, wal_size)
 
 
-def _sidecar(path: Path) -> Path:
-    return path.with_name(f".{path.name}.checked")
-
-
 def _last_good(path: Path) -> tuple[int, ...] | None:
     key = str(path.absolute())
     with _checked_lock:
         if key in _checked_here:
             return _checked_here[key]
     try:
-        return tuple(json.loads(_sidecar(path).read_text(encoding="utf-8"))["signature"])
+        return tuple(json.loads(check_record(path).read_text(encoding="utf-8"))["signature"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -175,7 +171,7 @@ def _remember_good(sqlite_file: SqliteFile, signature: tuple[int, ...]) -> None:
     if sqlite_file.read_only:
         return  # its folder may not be writable either; memory is enough
     try:
-        sidecar = _sidecar(sqlite_file.path)
+        sidecar = check_record(sqlite_file.path)
         partial = sidecar.with_name(f"{sidecar.name}.{os.getpid()}")
         partial.write_text(json.dumps({"signature": list(signature)}), encoding="utf-8")
         os.replace(partial, sidecar)
@@ -204,4 +200,4 @@ def forget_checks(path: Path) -> None:
     """Drop what is remembered of a file's last check (it is being replaced)."""
     with _checked_lock:
         _checked_here.pop(str(path.absolute()), None)
-    _sidecar(path).unlink(missing_ok=True)
+    check_record(path).unlink(missing_ok=True)

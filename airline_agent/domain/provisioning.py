@@ -21,7 +21,7 @@ from airline_agent.domain.integrity import forget_checks
 from airline_agent.domain.loading import Progress
 from airline_agent.domain.provenance import Provenance
 from airline_agent.domain.sample import DEFAULT_SEED, seed_sample
-from airline_agent.domain.sqlite_files import remove_database_files, sqlite_path
+from airline_agent.domain.sqlite_files import build_path, remove_database_files, sqlite_path
 
 
 class DatabaseExists(DatabaseUnavailable):
@@ -75,7 +75,7 @@ def _build_file(target: Path, name: str, fill: Fill, *, force: bool) -> Database
         )
     _make_folder(target, name)
     remove_abandoned_builds(target)
-    building = _building_name(target, os.getpid())
+    building = build_path(target, os.getpid())
     remove_database_files(building)
     try:
         database = Database.create(building)
@@ -91,10 +91,6 @@ def _build_file(target: Path, name: str, fill: Fill, *, force: bool) -> Database
     finally:
         remove_database_files(building)
     return Database.open(target)
-
-
-def _building_name(target: Path, pid: int) -> Path:
-    return target.with_name(f".{target.name}.building-{pid}")
 
 
 def _alive(pid: int) -> bool:
@@ -121,7 +117,7 @@ def remove_abandoned_builds(target: Path) -> list[Path]:
     for pid in sorted(pids):
         if pid != os.getpid() and _alive(pid):
             continue
-        base = _building_name(target, pid)
+        base = build_path(target, pid)
         remove_database_files(base)
         removed.append(base)
     return removed

@@ -34,6 +34,37 @@ def companions(path: Path) -> tuple[Path, Path, Path]:
     return Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")
 
 
+def check_record(path: Path) -> Path:
+    """Where the last good check of the database at `path` is remembered (integrity.py)."""
+    return path.with_name(f".{path.name}.checked")
+
+
+def build_path(path: Path, pid: int) -> Path:
+    """Where process `pid` builds the database that will be renamed to `path`."""
+    return path.with_name(f".{path.name}.building-{pid}")
+
+
+def is_build_of(candidate: Path, path: Path) -> bool:
+    """`candidate` is a build of `path` in progress, or one of its companions."""
+    return candidate.parent == path.parent and candidate.name.startswith(f".{path.name}.building-")
+
+
+def database_files(location: str | Path) -> list[tuple[Path, str]]:
+    """Every file SQLite and this project keep for the database at `location` (a path or
+    a URL; none for a database that is no SQLite file), each with what it is."""
+    path = sqlite_path(location)
+    if path is None:
+        return []
+    wal, shm, journal = companions(path)
+    return [
+        (path, f"the database {path}"),
+        (wal, f"the write-ahead log of the database {path}"),
+        (shm, f"the shared-memory index of the database {path}"),
+        (journal, f"the rollback journal of the database {path}"),
+        (check_record(path), f"the record of the last check of the database {path}"),
+    ]
+
+
 def remove_database_files(path: Path) -> None:
     """The database file and SQLite's companions (a stale -wal must not outlive its db)."""
     for file in (path, *companions(path)):

@@ -177,3 +177,28 @@ def test_a_really_full_disk_keeps_the_old_file_whole(small_disk: Path) -> None:
     assert raised.value.errno == 28  # ENOSPC, from the real file system
     assert target.read_text() == OLD
     assert _files(small_disk) == ["filler", "mine.yaml"]
+
+
+def test_no_sqlite_database_or_companion_is_written_even_unasked_for(tmp_path: Path) -> None:
+    """Where the run does not know the database (the TUI saves where the user types), any
+    SQLite file, and any name of a companion of one, is refused all the same."""
+    import sqlite3
+
+    from airline_agent.output_files import OutputPolicy
+
+    database = tmp_path / "someone.db"
+    sqlite3.connect(database).execute("CREATE TABLE t (x)").connection.close()
+    before = database.read_bytes()
+    policy = OutputPolicy(overwrite=True)
+    refused = {
+        database: "holds an SQLite database",
+        tmp_path / "someone.db-wal": "is the write-ahead log of the SQLite database someone.db",
+        tmp_path / "someone.db-journal": "is the rollback journal of the SQLite database",
+        tmp_path / ".someone.db.checked": "is the record of the last check of the database",
+        tmp_path / ".someone.db.building-77": "is a build of the database someone.db",
+    }
+    for target, why in refused.items():
+        with pytest.raises(OSError, match=why):
+            policy.write_text(target, "name: not-a-database\n")
+    assert database.read_bytes() == before
+    assert _files(tmp_path) == ["someone.db"]

@@ -119,7 +119,7 @@ def chat_command(
     if not settings.model_configured:
         typer.echo(NO_MODEL, err=True)
         raise typer.Exit(2)
-    outputs = OutputPolicy(overwrite=force)
+    outputs = OutputPolicy.for_run(database=settings.db, overwrite=force)
     if record is not None:
         outputs = file_or_exit(record, "--record", outputs)
     if transcript is not None:
