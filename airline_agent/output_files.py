@@ -29,8 +29,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-# The first bytes of every SQLite database file.
-SQLITE_HEADER = b"SQLite format 3\x00"
+from airline_agent.domain.sqlite_files import (
+    SQLITE_HEADER,
+    database_files,
+    file_kind,
+    is_build_of,
+)
 
 
 class OutputRefused(OSError):
@@ -65,8 +69,6 @@ class OutputPolicy:
         overwrite: bool = False,
     ) -> OutputPolicy:
         """The policy of a run on `database` (a path or URL; None: none) reading `inputs`."""
-        from airline_agent.domain.sqlite_files import database_files
-
         protected = {_resolved(Path(path)): f"an input of this run ({path})" for path in inputs}
         files = database_files(database) if database is not None else []
         protected |= {_resolved(path): what for path, what in files}
@@ -104,7 +106,7 @@ class OutputPolicy:
                 path, f"is a symbolic link (to {os.readlink(path)}); give the file itself"
             )
         if not stat.S_ISREG(found.st_mode):
-            raise OutputRefused(path, f"is {kind_of(found.st_mode)}, not a regular file")
+            raise OutputRefused(path, f"is {file_kind(found.st_mode)}, not a regular file")
         if _holds_sqlite(path):
             raise OutputRefused(path, "holds an SQLite database; nothing is written over it")
         if not self.may_replace(path):
@@ -112,8 +114,6 @@ class OutputPolicy:
 
     def _protected_build(self, resolved: Path) -> str | None:
         """A build of the run's database in progress (`.NAME.building-PID`, companions)."""
-        from airline_agent.domain.sqlite_files import is_build_of
-
         database = next((db for db in self.databases if is_build_of(resolved, db)), None)
         return None if database is None else f"a build of the database {database}"
 
@@ -221,16 +221,3 @@ def _sqlite_companion(path: Path) -> str | None:
         if (path.parent / base).exists():
             return f"a build of the database {base}"
     return None
-
-
-def kind_of(mode: int) -> str:
-    """What a file that is not a regular file is, in words."""
-    kinds = (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISLNK, "a symbolic link"),
-    )
-    return next((what for test, what in kinds if test(mode)), "not a regular file")

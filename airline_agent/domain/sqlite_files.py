@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
-
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 Access = Literal["read-write", "read-only", "immutable"]
 
@@ -77,6 +75,11 @@ def sqlite_path(location: str | Path) -> Path | None:
     text = str(location)
     if "://" not in text:
         return Path(text).expanduser()
+    # Only a URL needs SQLAlchemy's parser: the module stays light to import for paths
+    # (output_files.py checks every output against them).
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         url = make_url(text)
     except ArgumentError:
@@ -86,6 +89,46 @@ def sqlite_path(location: str | Path) -> Path | None:
     if url.database in (None, "", ":memory:") or url.database.startswith("file:"):
         return None
     return Path(url.database).expanduser()
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first bytes of every SQLite database file
+
+
+def not_a_database_file(path: Path) -> str | None:
+    """Why the file at `path` (which exists) cannot be an SQLite database, said from its
+    type and first bytes alone, or None when it may be one. Nothing is written, and
+    nothing that is not a regular file is opened (a FIFO would block the reader)."""
+    found = path.stat()
+    if not stat.S_ISREG(found.st_mode):
+        return f"is {file_kind(found.st_mode)}, not a database file"
+    if found.st_size == 0:
+        return "is empty (0 bytes), not a database"
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None  # unreadable: SQLite's own error says why
+    try:
+        start = os.read(descriptor, len(SQLITE_HEADER))
+    finally:
+        os.close(descriptor)
+    if start != SQLITE_HEADER:
+        return "is not an SQLite database file (it does not begin as one)"
+    if found.st_size < 512:
+        return f"is cut short ({found.st_size} bytes): not a whole SQLite database"
+    return None
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    )
+    return next((what for test, what in kinds if test(mode)), "not a regular file")
 
 
 def _writable(path: Path) -> bool:
