@@ -32,19 +32,31 @@ def open_database(
     location: str | Path,
     *,
     progress: Progress | None = None,
+    build_if_missing: bool = False,
     rebuild: bool = False,
     seed: int | None = None,
     scale: int = 1,
 ) -> Database:
-    """The database at `location`; built as the default sample first when it is absent
-    (`rebuild`: built again in its place, as the sample of `seed` and `scale`). Raises
+    """The database at `location` (a missing one is DatabaseUnavailable, saying how to
+    create it); `build_if_missing`: built as the default sample first when it is absent;
+    `rebuild`: built again in its place, as the sample of `seed` and `scale`. Raises
     DatabaseUnavailable, said plainly."""
+    from airline_agent.domain.db import Database
     from airline_agent.domain.provisioning import DEFAULT_SEED, build_database, ensure_database
 
     if rebuild:
         seed = DEFAULT_SEED if seed is None else seed
         return build_database(location, seed=seed, scale=scale, force=True, progress=progress)
-    return ensure_database(location, progress=progress)
+    if build_if_missing:
+        return ensure_database(location, progress=progress)
+    return Database.open(location)
+
+
+def settings_database(settings: Settings, *, progress: Progress | None = None) -> Database:
+    """The database the settings name. Built first only at the default location when no
+    database was named (DESIGN.md: "created and seeded on first use"); a named one that
+    is missing is refused (`Settings.db_named`: it may be a typo)."""
+    return open_database(settings.db, progress=progress, build_if_missing=not settings.db_named)
 
 
 def open_existing_database(location: str | Path) -> Database:
@@ -104,7 +116,7 @@ def live_stack(
     from airline_agent.agent.loop import AgentSession, LoopOptions
 
     backend = backend or OpenAIBackend.from_settings(settings)
-    database = database or open_database(settings.db)
+    database = database or settings_database(settings)
     tools = toolbox(database, now=settings.now, guard=settings.guard if guard is None else guard)
     session = AgentSession(backend, tools, LoopOptions.from_settings(settings), customer=customer)
     return Stack(database, session)
@@ -177,6 +189,6 @@ class ToolCaller:
 def tool_caller(settings: Settings, *, customer: str | None = None) -> ToolCaller:
     from airline_agent.tools.conversation import ToolConversation
 
-    database = open_database(settings.db)
+    database = settings_database(settings)
     tools = toolbox(database, now=settings.now, guard=settings.guard)
     return ToolCaller(database, tools, ToolConversation(customer=customer))

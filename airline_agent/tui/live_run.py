@@ -44,12 +44,13 @@ class LiveRun(Run):
 
     # -- opening ------------------------------------------------------------------------
     def open(self, progress: Progress | None = None) -> DatabaseOrigin:
-        """Open (and build, on first start) the database and the stack (in a thread);
-        what the database is, for the state (changed on the UI's loop, not here)."""
-        from airline_agent.stack import open_database
+        """Open the database (built on first start only at the default location) and the
+        stack (in a thread); what the database is, for the state (changed on the UI's
+        loop, not here)."""
+        from airline_agent.stack import settings_database
 
         try:
-            database = open_database(self.settings.db, progress=progress)
+            database = settings_database(self.settings, progress=progress)
         except Exception as error:
             self.problem = str(error)
             raise
