@@ -2,7 +2,8 @@
 
 Every front end gets its stack here — the chat REPL and the TUI's live mode
 (`live_stack`), scenario playback in the TUI and `replay`, and the τ² runs
-(`scripted_stack`), and `call` (`tool_call`) — so a change to how the parts fit together
+(`scripted_stack`), `call` (`tool_caller`), and `seed` and `export` (`build_database`,
+`open_existing_database`) — so a change to how the parts fit together
 is made once. Heavy modules (sqlmodel, openai, the loop) are imported inside the
 builders: importing this module costs nothing at start-up.
 """
@@ -42,14 +43,32 @@ def open_database(
     `rebuild`: built again in its place, as the sample of `seed` and `scale`. Raises
     DatabaseUnavailable, said plainly."""
     from airline_agent.domain.db import Database
-    from airline_agent.domain.provisioning import DEFAULT_SEED, build_database, ensure_database
+    from airline_agent.domain.provisioning import ensure_database
 
     if rebuild:
-        seed = DEFAULT_SEED if seed is None else seed
         return build_database(location, seed=seed, scale=scale, force=True, progress=progress)
     if build_if_missing:
         return ensure_database(location, progress=progress)
     return Database.open(location)
+
+
+def build_database(
+    location: str | Path,
+    *,
+    seed: int | None = None,
+    scale: int = 1,
+    tau2: Path | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> Database:
+    """A database built at `location` (`seed`): the sample of `seed` (default: the
+    documented one) and `scale`, or the import of the τ² file `tau2`. An existing one is
+    replaced only with `force`, and only when it is ours (provisioning.py)."""
+    from airline_agent.domain.provisioning import DEFAULT_SEED
+    from airline_agent.domain.provisioning import build_database as build
+
+    seed = DEFAULT_SEED if seed is None else seed
+    return build(location, seed=seed, scale=scale, tau2=tau2, force=force, progress=progress)
 
 
 def settings_database(settings: Settings, *, progress: Progress | None = None) -> Database:

@@ -1,6 +1,7 @@
 """`seed` and `export`: build the reservations database, write it out in τ² shape.
 
-Heavy imports (sqlmodel, the domain) happen inside the commands so `--help` stays fast.
+Databases are built and opened through `airline_agent/stack.py`. Heavy imports (sqlmodel,
+the domain) happen inside the commands so `--help` stays fast.
 """
 
 from __future__ import annotations
@@ -101,14 +102,14 @@ def seed_command(
     from sqlalchemy.exc import SQLAlchemyError
 
     from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.domain.provisioning import DEFAULT_SEED, build_database
+    from airline_agent.stack import build_database
 
     started = time.perf_counter()
     try:
         with _progress_bar("seeding") as progress:
             database = build_database(
                 settings.db,
-                seed=DEFAULT_SEED if seed is None else seed,
+                seed=seed,
                 scale=scale,
                 tau2=from_tau2,
                 force=force,
@@ -181,12 +182,12 @@ def export_command(
     if output is not None:
         outputs = file_or_exit(output, "-o", outputs)
 
-    from airline_agent.domain.db import Database
     from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.domain.tau2 import export_tau2
+    from airline_agent.stack import open_existing_database
 
     try:
-        database = Database.open(settings.db)
+        database = open_existing_database(settings.db)
     except DatabaseUnavailable as exc:
         raise _fail(str(exc)) from None
     try:
