@@ -10,7 +10,7 @@ builders: importing this module costs nothing at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
@@ -21,12 +21,11 @@ if TYPE_CHECKING:
     from airline_agent.agent.loop import AgentSession, LoopOptions
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
+    from airline_agent.domain.loading import Progress
     from airline_agent.scenarios.model import Scenario
     from airline_agent.tools.conversation import ToolConversation
     from airline_agent.tools.outcome import ToolOutcome
     from airline_agent.tools.toolbox import Toolbox
-
-Progress = Callable[[str, int, int], None]
 
 
 def open_database(

@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from airline_agent.tui.database_reset import ResetPlan
-from airline_agent.tui.run import Progress, Run
+from airline_agent.tui.run import Run
 from airline_agent.tui.session_state import DatabaseOrigin, SessionState
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
+    from airline_agent.domain.loading import Progress
     from airline_agent.domain.provenance import Provenance
     from airline_agent.redaction import Redactor
 

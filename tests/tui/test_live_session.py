@@ -10,8 +10,9 @@ from rich.text import Text
 from textual.widgets import ProgressBar
 
 from airline_agent.config import Settings
+from airline_agent.domain.loading import Progress
 from airline_agent.tui.app import AirlineApp
-from airline_agent.tui.controller import AgentController, Progress
+from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.customer_picker import CustomerPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
