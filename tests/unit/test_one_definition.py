@@ -20,3 +20,7 @@ def _definitions(pattern: str) -> list[str]:
 
 def test_the_progress_callback_is_defined_once() -> None:
     assert _definitions(r"^Progress\s*=") == ["domain/loading.py"]
+
+
+def test_the_project_root_is_defined_once() -> None:
+    assert _definitions(r"Path\(__file__\)\.resolve\(\)\.parents?\b") == ["project.py"]
