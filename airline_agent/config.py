@@ -68,12 +68,21 @@ class Settings(BaseSettings):
         given = {name: value for name, value in flags.items() if value is not None}
         if not given:
             return self
-        values = {**self.model_dump(), **given}
+        # Only what was set (in the environment, `.env`, code or flags) is carried over:
+        # which fields were given stays known (`db_named`).
+        values = {**self.model_dump(exclude_unset=True), **given}
         return self.model_validate({_input_name(name): value for name, value in values.items()})
 
     @property
     def model_configured(self) -> bool:
         return bool(self.model)
+
+    @property
+    def db_named(self) -> bool:
+        """A database was named (`--db`, `AIRLINE_AGENT_DB`, `.env`, or in code). Only the
+        default location, when none was, is built on first use: a name given may be a
+        typo (`prod.bd`), and a missing one is refused, never made a new sample."""
+        return "db" in self.model_fields_set
 
 
 def _input_name(field_name: str) -> str:

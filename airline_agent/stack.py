@@ -2,14 +2,15 @@
 
 Every front end gets its stack here — the chat REPL and the TUI's live mode
 (`live_stack`), scenario playback in the TUI and `replay`, and the τ² runs
-(`scripted_stack`), and `call` (`tool_call`) — so a change to how the parts fit together
+(`scripted_stack`), `call` (`tool_caller`), and `seed` and `export` (`build_database`,
+`open_existing_database`) — so a change to how the parts fit together
 is made once. Heavy modules (sqlmodel, openai, the loop) are imported inside the
 builders: importing this module costs nothing at start-up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
@@ -20,31 +21,60 @@ if TYPE_CHECKING:
     from airline_agent.agent.loop import AgentSession, LoopOptions
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
+    from airline_agent.domain.loading import Progress
     from airline_agent.scenarios.model import Scenario
     from airline_agent.tools.conversation import ToolConversation
     from airline_agent.tools.outcome import ToolOutcome
     from airline_agent.tools.toolbox import Toolbox
-
-Progress = Callable[[str, int, int], None]
 
 
 def open_database(
     location: str | Path,
     *,
     progress: Progress | None = None,
+    build_if_missing: bool = False,
     rebuild: bool = False,
     seed: int | None = None,
     scale: int = 1,
 ) -> Database:
-    """The database at `location`; built as the default sample first when it is absent
-    (`rebuild`: built again in its place, as the sample of `seed` and `scale`). Raises
+    """The database at `location` (a missing one is DatabaseUnavailable, saying how to
+    create it); `build_if_missing`: built as the default sample first when it is absent;
+    `rebuild`: built again in its place, as the sample of `seed` and `scale`. Raises
     DatabaseUnavailable, said plainly."""
-    from airline_agent.domain.provisioning import DEFAULT_SEED, build_database, ensure_database
+    from airline_agent.domain.db import Database
+    from airline_agent.domain.provisioning import ensure_database
 
     if rebuild:
-        seed = DEFAULT_SEED if seed is None else seed
         return build_database(location, seed=seed, scale=scale, force=True, progress=progress)
-    return ensure_database(location, progress=progress)
+    if build_if_missing:
+        return ensure_database(location, progress=progress)
+    return Database.open(location)
+
+
+def build_database(
+    location: str | Path,
+    *,
+    seed: int | None = None,
+    scale: int = 1,
+    tau2: Path | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> Database:
+    """A database built at `location` (`seed`): the sample of `seed` (default: the
+    documented one) and `scale`, or the import of the τ² file `tau2`. An existing one is
+    replaced only with `force`, and only when it is ours (provisioning.py)."""
+    from airline_agent.domain.provisioning import DEFAULT_SEED
+    from airline_agent.domain.provisioning import build_database as build
+
+    seed = DEFAULT_SEED if seed is None else seed
+    return build(location, seed=seed, scale=scale, tau2=tau2, force=force, progress=progress)
+
+
+def settings_database(settings: Settings, *, progress: Progress | None = None) -> Database:
+    """The database the settings name. Built first only at the default location when no
+    database was named (DESIGN.md: "created and seeded on first use"); a named one that
+    is missing is refused (`Settings.db_named`: it may be a typo)."""
+    return open_database(settings.db, progress=progress, build_if_missing=not settings.db_named)
 
 
 def open_existing_database(location: str | Path) -> Database:
@@ -104,7 +134,7 @@ def live_stack(
     from airline_agent.agent.loop import AgentSession, LoopOptions
 
     backend = backend or OpenAIBackend.from_settings(settings)
-    database = database or open_database(settings.db)
+    database = database or settings_database(settings)
     tools = toolbox(database, now=settings.now, guard=settings.guard if guard is None else guard)
     session = AgentSession(backend, tools, LoopOptions.from_settings(settings), customer=customer)
     return Stack(database, session)
@@ -177,6 +207,6 @@ class ToolCaller:
 def tool_caller(settings: Settings, *, customer: str | None = None) -> ToolCaller:
     from airline_agent.tools.conversation import ToolConversation
 
-    database = open_database(settings.db)
+    database = settings_database(settings)
     tools = toolbox(database, now=settings.now, guard=settings.guard)
     return ToolCaller(database, tools, ToolConversation(customer=customer))

@@ -13,8 +13,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from airline_agent.agent.events import Usage
+from airline_agent.project import PROJECT_ROOT
 
-PRICES_FILE = Path(__file__).resolve().parents[2] / "data" / "prices.toml"
+PRICES_FILE = PROJECT_ROOT / "data" / "prices.toml"
 _DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 

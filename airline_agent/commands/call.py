@@ -30,16 +30,13 @@ def _parse(arguments: str | None) -> dict[str, Any]:
     """The JSON object given on the command line; bad usage (exit 2) when it is not one."""
     if arguments is None or not arguments.strip():
         return {}
-    try:
-        parsed = json.loads(arguments)
-    except json.JSONDecodeError as exc:
-        raise _usage(f"arguments are not valid JSON: {exc}") from None
-    except RecursionError:
-        parsed = None
-        nested_too_deeply = True
-    else:
-        nested_too_deeply = depth_beyond(parsed, MAX_DEPTH)
-    if nested_too_deeply:
+    from airline_agent.tools.registry import ArgumentsRejected, load_json
+
+    try:  # the tools' own reading of JSON text: numbers no tool takes are refused too
+        parsed = load_json(arguments)
+    except ArgumentsRejected as rejected:
+        raise _usage(rejected.result["message"]) from None
+    if depth_beyond(parsed, MAX_DEPTH):
         raise _usage(f"arguments are nested more than {MAX_DEPTH} levels deep; no tool takes that")
     if not isinstance(parsed, dict):
         raise _usage('arguments must be a JSON object, e.g. \'{"user_id": "emma_kim_9957"}\'')

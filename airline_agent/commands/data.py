@@ -1,6 +1,7 @@
 """`seed` and `export`: build the reservations database, write it out in τ² shape.
 
-Heavy imports (sqlmodel, the domain) happen inside the commands so `--help` stays fast.
+Databases are built and opened through `airline_agent/stack.py`. Heavy imports (sqlmodel,
+the domain) happen inside the commands so `--help` stays fast.
 """
 
 from __future__ import annotations
@@ -87,17 +88,28 @@ def seed_command(
         typer.echo("error: --from-tau2 cannot be combined with --seed or --scale", err=True)
         raise typer.Exit(2)
 
+    from airline_agent.domain.sqlite_files import sqlite_path
+
+    target = sqlite_path(settings.db)
+    if from_tau2 is not None and target is not None and _same_path(target, from_tau2):
+        typer.echo(
+            f"error: --db {settings.db}: is an input of this run (--from-tau2); "
+            "nothing is built over it",
+            err=True,
+        )
+        raise typer.Exit(2)
+
     from sqlalchemy.exc import SQLAlchemyError
 
     from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.domain.provisioning import DEFAULT_SEED, build_database
+    from airline_agent.stack import build_database
 
     started = time.perf_counter()
     try:
         with _progress_bar("seeding") as progress:
             database = build_database(
                 settings.db,
-                seed=DEFAULT_SEED if seed is None else seed,
+                seed=seed,
                 scale=scale,
                 tau2=from_tau2,
                 force=force,
@@ -119,6 +131,12 @@ def seed_command(
         f"{database.location}: {counts} ({source}) in {seconds:.2f} s",
         err=True,
     )
+
+
+def _same_path(one: Path, other: Path) -> bool:
+    import os
+
+    return os.path.realpath(one.expanduser()) == os.path.realpath(other.expanduser())
 
 
 def _counts(database) -> str:
@@ -150,20 +168,26 @@ def export_command(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing -o file.")] = False,
 ) -> None:
     """Write the database as a τ²-bench db.json (to stdout, or to -o FILE)."""
     import json
 
+    from airline_agent.commands.outputs import file_or_exit
     from airline_agent.commands.settings import settings_or_exit
+    from airline_agent.output_files import OutputPolicy
 
     settings = settings_or_exit(db=db)
+    outputs = OutputPolicy.for_run(database=settings.db, overwrite=force)
+    if output is not None:
+        outputs = file_or_exit(output, "-o", outputs)
 
-    from airline_agent.domain.db import Database
     from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.domain.tau2 import export_tau2
+    from airline_agent.stack import open_existing_database
 
     try:
-        database = Database.open(settings.db)
+        database = open_existing_database(settings.db)
     except DatabaseUnavailable as exc:
         raise _fail(str(exc)) from None
     try:
@@ -186,7 +210,7 @@ def export_command(
         sys.stdout.write(text)
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        outputs.write_text(output, text)
     except OSError as exc:
         raise _fail(f"{output}: cannot be written ({exc.strerror or exc})") from None
     typer.echo(f"{output}: {len(document['reservations']):,} reservations written", err=True)

@@ -10,10 +10,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from airline_agent.redaction import Redactor
+
+if TYPE_CHECKING:
+    from airline_agent.output_files import OutputPolicy
 
 
 def register(app: typer.Typer) -> None:
@@ -33,6 +37,7 @@ def replay_command(
         "--tau2",
         help="Replay the τ² tasks' reference actions from DIR (tasks.json, db.json).",
     ),
+    force: bool = typer.Option(False, "--force", help="Replace existing --transcript files."),
 ) -> None:
     """Replay scenarios offline and verify their expectations."""
     if tau2 is not None:
@@ -56,6 +61,9 @@ def replay_command(
     loaded = load_all(targets)
     order = ordered([item.name for item in loaded])
     loaded.sort(key=lambda item: order.index(item.name))
+    outputs = None
+    if transcript is not None:
+        outputs = _transcript_outputs(loaded, transcript, scenario_paths(targets), force)
     rows: list[dict] = []
     for item in loaded:
         if isinstance(item, ScenarioLoadError):
@@ -72,7 +80,7 @@ def replay_command(
         if transcript is not None and report.events:
             from airline_agent.scenarios.transcript import write_transcript
 
-            write_transcript(report.events, transcript, report.name)
+            write_transcript(report.events, transcript, report.name, policy=outputs)
         rows.append(report.to_json() | {"why": report.why()})
     failed = [row for row in rows if row["status"] not in ("passed", "skipped")]
     rows = Redactor.from_environment().redact_json(rows)  # a file may quote a key
@@ -82,6 +90,25 @@ def replay_command(
     else:
         _print_table(rows)
     raise typer.Exit(1 if failed else 0)
+
+
+def _transcript_outputs(
+    loaded: list, transcript: Path, inputs: list[Path], force: bool
+) -> OutputPolicy:
+    """Every transcript file the run will write, checked before the first replay: none
+    may replace an input of the run (a scenario file), nor an existing file unless
+    `force`."""
+    from airline_agent.commands.outputs import allowed_or_exit
+    from airline_agent.output_files import OutputPolicy
+    from airline_agent.scenarios.loader import ScenarioLoadError
+    from airline_agent.scenarios.transcript import transcript_files
+
+    outputs = OutputPolicy.for_run(inputs=inputs, overwrite=force)
+    for item in loaded:
+        if not isinstance(item, ScenarioLoadError):
+            for file in transcript_files(transcript, item.name):
+                outputs = allowed_or_exit(file, "--transcript", outputs)
+    return outputs
 
 
 def _print_table(rows: list[dict]) -> None:

@@ -43,9 +43,9 @@ from airline_agent.domain.errors import (
     DomainError,
     ReadOnlyDatabase,
 )
-from airline_agent.domain.integrity import check_opened, unreadable
+from airline_agent.domain.integrity import check_opened, not_ours_hint, unreadable
 from airline_agent.domain.read_snapshots import ReadSource, read_source
-from airline_agent.domain.sqlite_files import SqliteFile, sqlite_path
+from airline_agent.domain.sqlite_files import SqliteFile, not_a_database_file, sqlite_path
 
 # How long a write waits for another writer's lock before it is a CONFLICT.
 BUSY_TIMEOUT_MS = 20_000
@@ -78,9 +78,10 @@ def describe(db: str | Path) -> str:
 
 
 def _sqlite_connected(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    # No `journal_mode=WAL` here: it would write to any file opened, ours or not, before
+    # `open` has checked it (`_write_ahead` sets it once a database proved ours).
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
@@ -93,6 +94,16 @@ def _sqlite_connected_read_only(dbapi_connection: sqlite3.Connection, _record: o
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA query_only=ON")
     cursor.close()
+
+
+def _write_ahead(connection: Connection) -> None:
+    """WAL mode (readers never blocked by a writer), set in the file itself (it persists),
+    on a database that is ours and may be written."""
+    if connection.dialect.name != "sqlite":
+        return
+    mode = connection.exec_driver_sql("PRAGMA journal_mode").scalar()
+    if mode not in ("wal", "memory"):
+        connection.exec_driver_sql("PRAGMA journal_mode=WAL").all()
 
 
 def _driver_begins_nothing(dbapi_connection: sqlite3.Connection, _record: object) -> None:
@@ -173,6 +184,8 @@ class Database:
             path.parent.mkdir(parents=True, exist_ok=True)
         sqlite_file = SqliteFile(path, "read-write") if path is not None else None
         engine = make_engine(db)
+        with engine.connect() as connection:
+            _write_ahead(connection)
         SQLModel.metadata.create_all(engine)
         database = cls(engine, describe(db), sqlite_file=sqlite_file)
         with database.write() as session:
@@ -188,11 +201,16 @@ class Database:
         path = sqlite_path(db)
         sqlite_file = None
         if path is not None:
-            if path.is_dir():
-                raise DatabaseUnavailable(f"{name}: is a directory, not a database file.")
-            if not path.is_file():
+            if not path.exists():
                 raise DatabaseUnavailable(
                     f"{name}: no such database. Create it with `airline-agent seed --db {name}`."
+                )
+            # Looked at before SQLite opens it: a FIFO would block, and what is no
+            # database is said as what it is (never with advice that would replace it).
+            why = not_a_database_file(path)
+            if why is not None:
+                raise DatabaseUnavailable(
+                    f"{name}: cannot be read as a database: it {why}. {not_ours_hint()}"
                 )
             try:
                 sqlite_file = SqliteFile.of(path)
@@ -202,6 +220,8 @@ class Database:
         try:
             with engine.connect() as connection:
                 check_opened(connection, name, sqlite_file)
+                if sqlite_file is None or not sqlite_file.read_only:
+                    _write_ahead(connection)
         except DBAPIError as exc:
             engine.dispose()
             raise unreadable(name, exc) from exc

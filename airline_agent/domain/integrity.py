@@ -15,8 +15,11 @@ that says what is wrong and what to run:
    cannot be written, in this process's memory. A sidecar that is missing, stale or
    garbled only means the check runs again.
 
-Advice to rebuild with `--force` is given only when the file itself is wrong, never for
-a permission or locking problem (rebuilding would destroy an intact database).
+Advice to rebuild with `--force` is given only for a file that is recognisably this
+project's database (its `meta` says so: an older schema, an unfinished build, a missing
+column, damaged pages found after that), never for a permission or locking problem
+(rebuilding would destroy an intact database), and never for a file that is not ours or
+cannot be read far enough to tell (`seed --force` refuses those: provisioning.py).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from sqlmodel import SQLModel
 
 from airline_agent.domain import schema
 from airline_agent.domain.errors import DatabaseUnavailable
-from airline_agent.domain.sqlite_files import SqliteFile, companions
+from airline_agent.domain.sqlite_files import SqliteFile, check_record, companions
 
 # SQLite's primary result codes that mean "the file is not a sound database".
 _NOT_A_DATABASE = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
@@ -44,52 +47,73 @@ _checked_here: dict[str, tuple[int, ...]] = {}  # path -> signature of the last 
 
 
 def rebuild_hint(name: str) -> str:
+    """The advice for a database that is recognisably ours (see the module docstring)."""
     return f"Rebuild it with `airline-agent seed --db {name} --force`."
 
 
-def unreadable(name: str, exc: DBAPIError) -> DatabaseUnavailable:
-    """The one line for a driver error met while opening: a damaged or foreign file is
-    rebuilt; a permission, busy or I/O problem is named, and nothing is advised that
-    would replace the file."""
+def not_ours_hint() -> str:
+    """The advice for what is not (or cannot be told to be) one of our databases: it is
+    left alone, and a new one goes elsewhere."""
+    return (
+        "Give the path of an airline-agent database, or build one at a new path with "
+        "`airline-agent seed --db PATH`."
+    )
+
+
+def unreadable(name: str, exc: DBAPIError, *, ours: bool = False) -> DatabaseUnavailable:
+    """The one line for a driver error met while opening: a damaged file of ours may be
+    rebuilt; one that cannot be told to be ours is only named; a permission, busy or I/O
+    problem is named, and nothing is advised that would replace the file."""
     orig = exc.orig
     code = getattr(orig, "sqlite_errorcode", None)
     primary = None if code is None else code & 0xFF
     if primary == sqlite3.SQLITE_CORRUPT:
+        rebuild = f", or {rebuild_hint(name).lower()}" if ours else "."
         return DatabaseUnavailable(
-            f"{name}: the database file is damaged ({orig}). "
-            f"Restore it from a copy, or {rebuild_hint(name).lower()}"
+            f"{name}: the database file is damaged ({orig}). Restore it from a copy{rebuild}"
         )
     if primary in _BUSY:
         return DatabaseUnavailable(
             f"{name}: busy: another program is changing it ({orig}). Try again in a moment."
         )
     if primary in _NOT_A_DATABASE or (primary is None and "not a database" in str(orig)):
-        return DatabaseUnavailable(
-            f"{name}: cannot be read as a database ({orig}). {rebuild_hint(name)}"
-        )
+        advice = rebuild_hint(name) if ours else f"Restore it from a copy. {not_ours_hint()}"
+        return DatabaseUnavailable(f"{name}: cannot be read as a database ({orig}). {advice}")
     return DatabaseUnavailable(
         f"{name}: cannot be opened ({orig}); check that this user may read the file and its folder."
     )
 
 
 def check_opened(connection: Connection, name: str, sqlite_file: SqliteFile | None) -> None:
-    """Every check, in order, on one connection; raises DatabaseUnavailable (or the
-    driver's error, for `unreadable`)."""
-    present = _columns_present(connection)
-    if "meta" not in present:
-        raise DatabaseUnavailable(
-            f"{name}: not an airline-agent database (no `meta` table). {rebuild_hint(name)}"
-        )
-    facts = dict(connection.execute(text("SELECT key, value FROM meta")).all())
+    """Every check, in order, on one connection; raises DatabaseUnavailable (a driver's
+    error as `unreadable` says it: with the advice to rebuild only once the file has
+    shown it is ours)."""
+    try:
+        present = _columns_present(connection)
+        if "meta" not in present:
+            raise DatabaseUnavailable(
+                f"{name}: not an airline-agent database (no `meta` table). {not_ours_hint()}"
+            )
+        facts = dict(connection.execute(text("SELECT key, value FROM meta")).all())
+    except DBAPIError as exc:
+        raise unreadable(name, exc) from exc
     check_facts(facts, name)
-    check_schema(present, name)
-    if sqlite_file is not None:
-        check_pages(connection, sqlite_file, name)
+    try:
+        check_schema(present, name)
+        if sqlite_file is not None:
+            check_pages(connection, sqlite_file, name)
+    except DBAPIError as exc:
+        raise unreadable(name, exc, ours=True) from exc
+
+
+def is_ours(facts: dict[str, str]) -> bool:
+    """The `meta` facts of a database this project built (complete or not, any schema)."""
+    return facts.get("app") == schema.APP_MARKER
 
 
 def check_facts(facts: dict[str, str], name: str) -> None:
-    if facts.get("app") != schema.APP_MARKER:
-        raise DatabaseUnavailable(f"{name}: not an airline-agent database.")
+    if not is_ours(facts):
+        raise DatabaseUnavailable(f"{name}: not an airline-agent database. {not_ours_hint()}")
     if facts.get("schema_version") != schema.SCHEMA_VERSION:
         raise DatabaseUnavailable(
             f"{name}: built with schema {facts.get('schema_version')}, this version "
@@ -154,17 +178,13 @@ def _signature(path: Path) -> tuple[int, ...]:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_dev, wal_size)
 
 
-def _sidecar(path: Path) -> Path:
-    return path.with_name(f".{path.name}.checked")
-
-
 def _last_good(path: Path) -> tuple[int, ...] | None:
     key = str(path.absolute())
     with _checked_lock:
         if key in _checked_here:
             return _checked_here[key]
     try:
-        return tuple(json.loads(_sidecar(path).read_text(encoding="utf-8"))["signature"])
+        return tuple(json.loads(check_record(path).read_text(encoding="utf-8"))["signature"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -175,7 +195,7 @@ def _remember_good(sqlite_file: SqliteFile, signature: tuple[int, ...]) -> None:
     if sqlite_file.read_only:
         return  # its folder may not be writable either; memory is enough
     try:
-        sidecar = _sidecar(sqlite_file.path)
+        sidecar = check_record(sqlite_file.path)
         partial = sidecar.with_name(f"{sidecar.name}.{os.getpid()}")
         partial.write_text(json.dumps({"signature": list(signature)}), encoding="utf-8")
         os.replace(partial, sidecar)
@@ -204,4 +224,4 @@ def forget_checks(path: Path) -> None:
     """Drop what is remembered of a file's last check (it is being replaced)."""
     with _checked_lock:
         _checked_here.pop(str(path.absolute()), None)
-    _sidecar(path).unlink(missing_ok=True)
+    check_record(path).unlink(missing_ok=True)

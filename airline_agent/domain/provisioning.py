@@ -14,14 +14,24 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from airline_agent.domain.db import Database, describe, make_engine
 from airline_agent.domain.errors import DatabaseUnavailable
-from airline_agent.domain.integrity import forget_checks
+from airline_agent.domain.integrity import forget_checks, is_ours
 from airline_agent.domain.loading import Progress
 from airline_agent.domain.provenance import Provenance
 from airline_agent.domain.sample import DEFAULT_SEED, seed_sample
-from airline_agent.domain.sqlite_files import remove_database_files, sqlite_path
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+from airline_agent.domain.sqlite_files import (
+    SqliteFile,
+    build_path,
+    not_a_database_file,
+    remove_database_files,
+    sqlite_path,
+)
 
 
 class DatabaseExists(DatabaseUnavailable):
@@ -69,13 +79,15 @@ def build_database(
 
 
 def _build_file(target: Path, name: str, fill: Fill, *, force: bool) -> Database:
-    if target.exists() and not force:
-        raise DatabaseExists(
-            f"{name}: already exists. Use `--force` to replace it, or choose another `--db`."
-        )
+    if os.path.lexists(target):
+        if not force:
+            raise DatabaseExists(
+                f"{name}: already exists. Use `--force` to replace it, or choose another `--db`."
+            )
+        _replaceable_or_raise(target, name)
     _make_folder(target, name)
     remove_abandoned_builds(target)
-    building = _building_name(target, os.getpid())
+    building = build_path(target, os.getpid())
     remove_database_files(building)
     try:
         database = Database.create(building)
@@ -93,8 +105,38 @@ def _build_file(target: Path, name: str, fill: Fill, *, force: bool) -> Database
     return Database.open(target)
 
 
-def _building_name(target: Path, pid: int) -> Path:
-    return target.with_name(f".{target.name}.building-{pid}")
+def _replaceable_or_raise(target: Path, name: str) -> None:
+    """`--force` replaces only a file that is recognisably one of our databases (any
+    schema, complete or not); anything else is refused, untouched, saying what it is."""
+    refused = "`--force` replaces only an airline-agent database; nothing was changed"
+    if target.is_symlink():
+        raise DatabaseUnavailable(
+            f"{name}: is a symbolic link (to {os.readlink(target)}): {refused}. "
+            "Give the path it points to, to rebuild that database."
+        )
+    why = not_a_database_file(target)
+    if why is None:
+        facts = _meta_facts_of(target)
+        why = None if facts is not None and is_ours(facts) else "is not an airline-agent database"
+    if why is not None:
+        raise DatabaseUnavailable(f"{name}: {why}: {refused}.")
+
+
+def _meta_facts_of(path: Path) -> dict[str, str] | None:
+    """The `meta` facts of an SQLite file, read without writing to it; None when there
+    are none to read (not ours, or not readable as a database)."""
+    import sqlite3
+
+    try:
+        connection = SqliteFile.of(path).connect()
+    except (OSError, sqlite3.Error):
+        return None
+    try:
+        return dict(connection.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.Error:
+        return None
+    finally:
+        connection.close()
 
 
 def _alive(pid: int) -> bool:
@@ -121,7 +163,7 @@ def remove_abandoned_builds(target: Path) -> list[Path]:
     for pid in sorted(pids):
         if pid != os.getpid() and _alive(pid):
             continue
-        base = _building_name(target, pid)
+        base = build_path(target, pid)
         remove_database_files(base)
         removed.append(base)
     return removed
@@ -137,6 +179,11 @@ def _build_at_url(url: str, fill: Fill, *, force: bool) -> Database:
         if existing and not force:
             raise DatabaseExists(f"{describe(url)}: already holds tables. Use `--force`.")
         if existing:
+            if not _holds_our_meta(engine, existing):
+                raise DatabaseUnavailable(
+                    f"{describe(url)}: holds tables of another program: `--force` replaces "
+                    "only an airline-agent database; nothing was changed."
+                )
             SQLModel.metadata.drop_all(engine)
     finally:
         engine.dispose()
@@ -146,6 +193,20 @@ def _build_at_url(url: str, fill: Fill, *, force: bool) -> Database:
     database = Database.create(url)
     fill(database)
     return database
+
+
+def _holds_our_meta(engine: Engine, tables: list[str]) -> bool:
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    if "meta" not in tables:
+        return False
+    try:
+        with engine.connect() as connection:
+            facts = dict(connection.execute(text("SELECT key, value FROM meta")).all())
+    except DBAPIError:
+        return False
+    return is_ours(facts)
 
 
 def _make_folder(target: Path, name: str) -> None:

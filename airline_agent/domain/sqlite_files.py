@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
-
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 Access = Literal["read-write", "read-only", "immutable"]
 
@@ -32,6 +30,37 @@ Access = Literal["read-write", "read-only", "immutable"]
 def companions(path: Path) -> tuple[Path, Path, Path]:
     """The write-ahead log, its shared-memory index and a rollback journal."""
     return Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")
+
+
+def check_record(path: Path) -> Path:
+    """Where the last good check of the database at `path` is remembered (integrity.py)."""
+    return path.with_name(f".{path.name}.checked")
+
+
+def build_path(path: Path, pid: int) -> Path:
+    """Where process `pid` builds the database that will be renamed to `path`."""
+    return path.with_name(f".{path.name}.building-{pid}")
+
+
+def is_build_of(candidate: Path, path: Path) -> bool:
+    """`candidate` is a build of `path` in progress, or one of its companions."""
+    return candidate.parent == path.parent and candidate.name.startswith(f".{path.name}.building-")
+
+
+def database_files(location: str | Path) -> list[tuple[Path, str]]:
+    """Every file SQLite and this project keep for the database at `location` (a path or
+    a URL; none for a database that is no SQLite file), each with what it is."""
+    path = sqlite_path(location)
+    if path is None:
+        return []
+    wal, shm, journal = companions(path)
+    return [
+        (path, f"the database {path}"),
+        (wal, f"the write-ahead log of the database {path}"),
+        (shm, f"the shared-memory index of the database {path}"),
+        (journal, f"the rollback journal of the database {path}"),
+        (check_record(path), f"the record of the last check of the database {path}"),
+    ]
 
 
 def remove_database_files(path: Path) -> None:
@@ -46,6 +75,11 @@ def sqlite_path(location: str | Path) -> Path | None:
     text = str(location)
     if "://" not in text:
         return Path(text).expanduser()
+    # Only a URL needs SQLAlchemy's parser: the module stays light to import for paths
+    # (output_files.py checks every output against them).
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         url = make_url(text)
     except ArgumentError:
@@ -55,6 +89,46 @@ def sqlite_path(location: str | Path) -> Path | None:
     if url.database in (None, "", ":memory:") or url.database.startswith("file:"):
         return None
     return Path(url.database).expanduser()
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first bytes of every SQLite database file
+
+
+def not_a_database_file(path: Path) -> str | None:
+    """Why the file at `path` (which exists) cannot be an SQLite database, said from its
+    type and first bytes alone, or None when it may be one. Nothing is written, and
+    nothing that is not a regular file is opened (a FIFO would block the reader)."""
+    found = path.stat()
+    if not stat.S_ISREG(found.st_mode):
+        return f"is {file_kind(found.st_mode)}, not a database file"
+    if found.st_size == 0:
+        return "is empty (0 bytes), not a database"
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None  # unreadable: SQLite's own error says why
+    try:
+        start = os.read(descriptor, len(SQLITE_HEADER))
+    finally:
+        os.close(descriptor)
+    if start != SQLITE_HEADER:
+        return "is not an SQLite database file (it does not begin as one)"
+    if found.st_size < 512:
+        return f"is cut short ({found.st_size} bytes): not a whole SQLite database"
+    return None
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    )
+    return next((what for test, what in kinds if test(mode)), "not a regular file")
 
 
 def _writable(path: Path) -> bool:

@@ -13,6 +13,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from airline_agent.project import PROJECT_ROOT
 from airline_agent.scenarios.model import Dataset
 
 _lock = threading.Lock()
@@ -24,16 +25,12 @@ class DatasetUnavailable(Exception):
     """The dataset cannot be had here (e.g. the τ² reference data is absent); says why."""
 
 
-def project_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
 def tau2_dir() -> Path:
     """Where the τ² reference data lives: AIRLINE_AGENT_TAU2_DIR, or beside the project."""
     configured = os.environ.get("AIRLINE_AGENT_TAU2_DIR")
     if configured:
         return Path(configured).expanduser()
-    return project_root().parent / "shared" / "reference" / "tau2"
+    return PROJECT_ROOT.parent / "shared" / "reference" / "tau2"
 
 
 def scratch_dir() -> Path:

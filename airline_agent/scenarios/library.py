@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from airline_agent.project import PROJECT_ROOT
+
 # The seed articles' conversation: Emma Kim asks to cancel EHGLP3 and is refused.
 SHOWCASE = "cancel-ehglp3"
 
 
 def library_dir() -> Path:
     """`data/scenarios` of the project."""
-    return Path(__file__).resolve().parents[2] / "data" / "scenarios"
+    return PROJECT_ROOT / "data" / "scenarios"
 
 
 def ordered(names: list[str]) -> list[str]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from airline_agent.agent.events import AgentEvent
+from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.model import ScenarioSettings
 
@@ -34,6 +35,7 @@ class LiveRecording:
     customer: str | None = None
     settings: ScenarioSettings = field(default_factory=ScenarioSettings)
     redactor: Redactor | None = None  # None: the settings of the environment
+    outputs: OutputPolicy = field(default_factory=OutputPolicy)  # what may be replaced
     events: list[AgentEvent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # for the user, once saved
     _scratch: Path | None = None
@@ -59,8 +61,12 @@ class LiveRecording:
             if self.transcript is not None:
                 from airline_agent.scenarios.transcript import write_transcript
 
-                name = _slug(self.record.stem if self.record else "chat")
-                written.extend(write_transcript(self.events, self.transcript, name, self.redactor))
+                name = transcript_name(self.record)
+                written.extend(
+                    write_transcript(
+                        self.events, self.transcript, name, self.redactor, policy=self.outputs
+                    )
+                )
         finally:
             if self._scratch is not None:
                 shutil.rmtree(self._scratch, ignore_errors=True)
@@ -86,7 +92,12 @@ class LiveRecording:
             settings=self.settings,  # the recorder sets the approvals from the answers
             changes=changes,
         )
-        return save_scenario(scenario, path, self.redactor)
+        return save_scenario(scenario, path, self.redactor, policy=self.outputs)
+
+
+def transcript_name(record: Path | None) -> str:
+    """The name of a live session's transcript files: the recording's, else `chat`."""
+    return _slug(record.stem if record else "chat")
 
 
 def sqlite_file(url: Any) -> Path | None:

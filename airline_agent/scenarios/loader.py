@@ -9,6 +9,8 @@ are refused the same way, before any data is built from them.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from airline_agent.domain.sqlite_files import file_kind
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.yaml_text import (  # noqa: F401 (the reader's names, kept here)
     MAX_FILE_BYTES,
@@ -85,10 +88,20 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def _read_text(path: Path) -> str:
-    """The file as text, read no further than the size limit (a device or a huge file
-    never fills memory); undecodable bytes are reported on their line."""
+    """The file as text, read no further than the size limit (a huge file never fills
+    memory); undecodable bytes are reported on their line. Only a regular file is read:
+    it is opened without waiting (a FIFO's reader would wait for a writer forever) and
+    anything else is refused before a byte is read."""
     try:
-        with path.open("rb") as file:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ScenarioLoadError(path, [Problem(None, f"cannot be read ({exc})")]) from None
+    try:
+        with os.fdopen(descriptor, "rb") as file:
+            mode = os.fstat(file.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                problem = f"is {file_kind(mode)}, not a regular file"
+                raise ScenarioLoadError(path, [Problem(None, problem)])
             data = file.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ScenarioLoadError(path, [Problem(None, f"cannot be read ({exc})")]) from None

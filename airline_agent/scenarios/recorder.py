@@ -38,6 +38,7 @@ from airline_agent.agent.events import (
     TurnStarted,
     UsageReported,
 )
+from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor, as_redactor
 from airline_agent.scenarios.dbdiff import MISSING, RecordChange, flatten, get_path
 from airline_agent.scenarios.model import (
@@ -175,11 +176,16 @@ def scenario_to_yaml(scenario: Scenario, redactor: Redactor | None = None) -> st
     return yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
-def save_scenario(scenario: Scenario, path: str | Path, redactor: Redactor | None = None) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(scenario_to_yaml(scenario, redactor), encoding="utf-8")
-    return path
+def save_scenario(
+    scenario: Scenario,
+    path: str | Path,
+    redactor: Redactor | None = None,
+    *,
+    policy: OutputPolicy | None = None,
+) -> Path:
+    """Write the scenario file (beside, then renamed into place); an existing file only
+    where `policy` allows it (by default: never). OSError (OutputRefused) when refused."""
+    return (policy or OutputPolicy()).write_text(Path(path), scenario_to_yaml(scenario, redactor))
 
 
 class _Dumper(yaml.SafeDumper):

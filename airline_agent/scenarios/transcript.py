@@ -32,10 +32,18 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
+from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import REDACTED, Redactor, as_redactor
 
 Secrets = Redactor | Sequence[str] | None
-__all__ = ["REDACTED", "to_jsonl", "to_markdown", "transcript_records", "write_transcript"]
+__all__ = [
+    "REDACTED",
+    "to_jsonl",
+    "to_markdown",
+    "transcript_files",
+    "transcript_records",
+    "write_transcript",
+]
 MARKDOWN_RESULT_LIMIT = 1500  # characters of a tool result shown in Markdown; JSONL has all
 
 
@@ -171,18 +179,30 @@ def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Secrets = Non
     return as_redactor(secrets).redact("\n".join(out).rstrip() + "\n")
 
 
+def transcript_files(directory: str | Path, name: str) -> tuple[Path, Path]:
+    """The two files a transcript called `name` is written to in `directory`."""
+    folder = Path(directory)
+    return folder / f"{name}.jsonl", folder / f"{name}.md"
+
+
 def write_transcript(
-    events: Sequence[AgentEvent], directory: str | Path, name: str, secrets: Secrets = None
+    events: Sequence[AgentEvent],
+    directory: str | Path,
+    name: str,
+    secrets: Secrets = None,
+    *,
+    policy: OutputPolicy | None = None,
 ) -> tuple[Path, Path]:
     """Write `<name>.jsonl` and `<name>.md` into `directory`; returns both paths.
 
-    `secrets`: the redactor to use, or secrets to blank out besides the environment's."""
+    `secrets`: the redactor to use, or secrets to blank out besides the environment's.
+    Both files are checked before either is written, each written beside and renamed
+    into place; an existing file is replaced only where `policy` allows it (by default:
+    never). OSError (OutputRefused) when refused."""
     secrets = as_redactor(secrets)
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    jsonl, markdown = folder / f"{name}.jsonl", folder / f"{name}.md"
-    jsonl.write_text(to_jsonl(events, secrets), encoding="utf-8")
-    markdown.write_text(to_markdown(events, name, secrets), encoding="utf-8")
+    jsonl, markdown = transcript_files(directory, name)
+    texts = [(jsonl, to_jsonl(events, secrets)), (markdown, to_markdown(events, name, secrets))]
+    (policy or OutputPolicy()).write_texts(texts)
     return jsonl, markdown
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -293,7 +294,10 @@ def summary(path: Path) -> tuple[str, str, int] | None:
     None too for a file over the limits: the loader then says why.
     """
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
+        found = path.stat()
+        # Not a regular file (a FIFO would block the read forever) or too big: the
+        # loader says which.
+        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_FILE_BYTES:
             return None
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

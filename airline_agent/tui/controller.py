@@ -21,17 +21,18 @@ from typing import TYPE_CHECKING
 
 from airline_agent.redaction import Redactor, redact_url
 from airline_agent.tui.library import ScenarioChoice
-from airline_agent.tui.run import Mode, Progress, Run, ShownEvent
+from airline_agent.tui.run import Mode, Run, ShownEvent
 from airline_agent.tui.session_state import DatabaseOrigin, SessionState, StateSnapshot
 
 if TYPE_CHECKING:
     from airline_agent.agent.events import AgentEvent, TurnFinished
     from airline_agent.config import Settings
+    from airline_agent.domain.loading import Progress
     from airline_agent.settings_peek import PendingSettings
     from airline_agent.tui.database_reset import ResetPlan
     from airline_agent.tui.playback import ScenarioPlayback
 
-__all__ = ["AgentController", "Progress", "ScenarioChoice", "SessionController"]
+__all__ = ["AgentController", "ScenarioChoice", "SessionController"]
 
 
 class SessionController:

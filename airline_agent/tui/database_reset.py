@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from airline_agent.domain.db import Database
+    from airline_agent.domain.loading import Progress
     from airline_agent.domain.provenance import Provenance
     from airline_agent.scenarios.dbdiff import RecordChange
-    from airline_agent.tui.run import Progress
 
 SHOWN_CHANGES = 5  # records named in the question; the rest counted
 

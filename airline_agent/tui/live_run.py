@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from airline_agent.tui.database_reset import ResetPlan
-from airline_agent.tui.run import Progress, Run
+from airline_agent.tui.run import Run
 from airline_agent.tui.session_state import DatabaseOrigin, SessionState
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
+    from airline_agent.domain.loading import Progress
     from airline_agent.domain.provenance import Provenance
     from airline_agent.redaction import Redactor
 
@@ -44,12 +45,13 @@ class LiveRun(Run):
 
     # -- opening ------------------------------------------------------------------------
     def open(self, progress: Progress | None = None) -> DatabaseOrigin:
-        """Open (and build, on first start) the database and the stack (in a thread);
-        what the database is, for the state (changed on the UI's loop, not here)."""
-        from airline_agent.stack import open_database
+        """Open the database (built on first start only at the default location) and the
+        stack (in a thread); what the database is, for the state (changed on the UI's
+        loop, not here)."""
+        from airline_agent.stack import settings_database
 
         try:
-            database = open_database(self.settings.db, progress=progress)
+            database = settings_database(self.settings, progress=progress)
         except Exception as error:
             self.problem = str(error)
             raise

@@ -12,7 +12,7 @@ reset works and what else a turn yields (a playback's `ScenarioDiverged`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from airline_agent.redaction import Redactor
     from airline_agent.stack import Stack
 
-Progress = Callable[[str, int, int], None]
 Mode = Literal["live", "offline"]
 
 

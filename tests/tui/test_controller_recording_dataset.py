@@ -18,6 +18,7 @@ from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.prompt import PromptScreen
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from tests.support.chat_server import ChatServer
+from tests.support.sample_db import seeded
 from tests.tui.helpers import wait_until
 
 SIZE = (140, 40)
@@ -31,7 +32,7 @@ def _controller(server: ChatServer, tmp_path: Path) -> AgentController:
         model="test-model",
         base_url=server.url,
         api_key="sk-tui-test-key-123",
-        db=str(tmp_path / "airline.db"),
+        db=str(seeded(tmp_path / "airline.db")),
         approve="auto",
     )
     controller = AgentController(settings)
@@ -40,7 +41,7 @@ def _controller(server: ChatServer, tmp_path: Path) -> AgentController:
 
 
 async def _prepared(server: ChatServer, tmp_path: Path) -> tuple[AgentController, list[str]]:
-    """A live controller with its database open (seeded on first start); its warnings."""
+    """A live controller with its database (seeded first) open; its warnings."""
     controller = _controller(server, tmp_path)
     warnings: list[str] = []
     controller.warn = warnings.append

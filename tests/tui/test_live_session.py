@@ -10,25 +10,30 @@ from rich.text import Text
 from textual.widgets import ProgressBar
 
 from airline_agent.config import Settings
+from airline_agent.domain.loading import Progress
 from airline_agent.tui.app import AirlineApp
-from airline_agent.tui.controller import AgentController, Progress
+from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.customer_picker import CustomerPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
 from tests.support.chat_server import ChatServer
+from tests.support.sample_db import seeded
 from tests.tui.helpers import wait_until
 
 SIZE = (140, 40)
 
 
-def _settings(server: ChatServer, db: Path, **changes: object) -> Settings:
+def _settings(server: ChatServer, db: Path | None, **changes: object) -> Settings:
+    """Live settings on `db`, seeded first (a named database must exist); None: the
+    default location, which the first start builds."""
+    named = {} if db is None else {"db": str(seeded(db))}
     return Settings(
         model="test-model",
         base_url=server.url,
         api_key="sk-tui-test-key-123",
-        db=str(db),
         approve="auto",
+        **named,
         **changes,
     )
 
@@ -65,8 +70,8 @@ async def test_first_start_seeds_the_database_with_a_visible_progress_bar(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
     chat_server.stream(content="Hello! How can I help?", usage=(900, 8))
-    database = tmp_path / "first" / "airline.db"
-    controller = HeldSeeding(_settings(chat_server, database))
+    database = tmp_path / "data" / "airline.db"  # the default location (cwd: tmp_path)
+    controller = HeldSeeding(_settings(chat_server, None))
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=SIZE) as pilot:
         bar = app.main.query_one("#seeding", ProgressBar)

@@ -19,6 +19,7 @@ from airline_agent.tui.screens.prompt import PromptScreen
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from tests.support.chat_server import ChatServer
+from tests.support.sample_db import seeded
 from tests.tui.helpers import library_shown, wait_until
 
 SIZE = (140, 40)
@@ -121,7 +122,7 @@ def _live_settings(server: ChatServer, tmp_path: Path) -> Settings:
         model="test-model",
         base_url=server.url,
         api_key="sk-tui-test-key-123",
-        db=str(tmp_path / "airline.db"),
+        db=str(seeded(tmp_path / "airline.db")),
         approve="ask",
     )
 
@@ -131,7 +132,7 @@ async def test_a_live_turn_streams_into_the_chat(chat_server: ChatServer, tmp_pa
     app = AirlineApp(AgentController(_live_settings(chat_server, tmp_path)), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         assert not isinstance(app.screen, ScenarioPicker)  # live: straight to the chat
-        await wait_until(pilot, lambda: app.main.ready, timeout=60)  # seeded on first start
+        await wait_until(pilot, lambda: app.main.ready, timeout=60)
         assert (tmp_path / "airline.db").exists()
         chat = app.main.query_one(ChatPane)
         chat.input.value = "Hi, I am Emma."

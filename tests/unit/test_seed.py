@@ -155,8 +155,17 @@ def test_build_refuses_to_overwrite_without_force(tmp_path: Path):
     with pytest.raises(DatabaseExists, match=r"already exists.*--force"):
         build_database(path)
     assert path.read_text() == "precious"
-    build_database(path, seed=3, force=True).close()
-    assert Database.open(path).meta()["source"] == "sample seed=3 scale=1"
+    # `force` replaces only one of our databases (issue 19 item 7): never this file...
+    with pytest.raises(DatabaseUnavailable, match="replaces only an airline-agent database"):
+        build_database(path, seed=3, force=True)
+    assert path.read_text() == "precious"
+    # ...and a database of ours, rebuilt as asked.
+    ours = tmp_path / "ours.sqlite"
+    build_database(ours).close()
+    with pytest.raises(DatabaseExists, match=r"already exists.*--force"):
+        build_database(ours)
+    build_database(ours, seed=3, force=True).close()
+    assert Database.open(ours).meta()["source"] == "sample seed=3 scale=1"
 
 
 def test_failed_build_leaves_nothing_behind(tmp_path: Path):

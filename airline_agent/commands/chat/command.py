@@ -78,6 +78,10 @@ def chat_command(
         Path | None,
         typer.Option("--transcript", help="Write the session as JSONL and Markdown into DIR."),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace existing --record / --transcript files."),
+    ] = False,
 ) -> None:
     """Chat with the agent line by line (works with piped input).
 
@@ -87,8 +91,11 @@ def chat_command(
     import asyncio
 
     from airline_agent.commands.chat.repl import run_chat
-    from airline_agent.commands.outputs import file_or_exit, folder_or_exit
+    from airline_agent.commands.outputs import allowed_or_exit, file_or_exit, folder_or_exit
     from airline_agent.commands.settings import settings_or_exit
+    from airline_agent.output_files import OutputPolicy
+    from airline_agent.scenarios.live import transcript_name
+    from airline_agent.scenarios.transcript import transcript_files
 
     if approve is not None and approve not in ("ask", "auto", "deny"):
         typer.echo(f"error: --approve must be ask, auto or deny, not {approve!r}", err=True)
@@ -112,13 +119,18 @@ def chat_command(
     if not settings.model_configured:
         typer.echo(NO_MODEL, err=True)
         raise typer.Exit(2)
+    outputs = OutputPolicy.for_run(database=settings.db, overwrite=force)
     if record is not None:
-        file_or_exit(record, "--record")
+        outputs = file_or_exit(record, "--record", outputs)
     if transcript is not None:
         folder_or_exit(transcript, "--transcript")
+        for file in transcript_files(transcript, transcript_name(record)):
+            outputs = allowed_or_exit(file, "--transcript", outputs)
     try:
         status = asyncio.run(
-            run_chat(settings, as_user=as_user, record=record, transcript=transcript)
+            run_chat(
+                settings, as_user=as_user, record=record, transcript=transcript, outputs=outputs
+            )
         )
     except KeyboardInterrupt:  # Ctrl-C before the chat took it over (while starting)
         typer.echo("")

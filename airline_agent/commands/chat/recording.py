@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from airline_agent.commands.chat.output import Output
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
+    from airline_agent.output_files import OutputPolicy
     from airline_agent.redaction import Redactor
     from airline_agent.scenarios.live import LiveRecording
 
@@ -22,10 +23,13 @@ def start_recording(
     record: Path | None,
     transcript: Path | None,
     redactor: Redactor,
+    outputs: OutputPolicy | None = None,
 ) -> LiveRecording | None:
-    """Snapshot the database now (None when nothing is to be saved)."""
+    """Snapshot the database now (None when nothing is to be saved). The files are
+    written at the end as `outputs` allows (checked by the command before the chat)."""
     if record is None and transcript is None:
         return None
+    from airline_agent.output_files import OutputPolicy
     from airline_agent.scenarios.live import LiveRecording, sqlite_file
     from airline_agent.scenarios.model import ScenarioSettings
 
@@ -42,6 +46,7 @@ def start_recording(
             now=settings.now,
         ),
         redactor=redactor,
+        outputs=outputs or OutputPolicy(),
     ).start()
 
 

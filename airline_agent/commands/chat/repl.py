@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from airline_agent.commands.chat.output import Output
     from airline_agent.commands.chat.printer import Printer
     from airline_agent.config import Settings
+    from airline_agent.output_files import OutputPolicy
 
 Observer = Callable[["AgentEvent"], None]
 QUIT = ("/quit", "/exit")
@@ -40,9 +41,11 @@ async def run_chat(
     stderr: TextIO | None = None,
     record: Path | None = None,
     transcript: Path | None = None,
+    outputs: OutputPolicy | None = None,
 ) -> int:
     """The chat; returns the exit status. `observers` see every event; `record` /
-    `transcript`: the session saved as a scenario file / as JSONL and Markdown at the end."""
+    `transcript`: the session saved as a scenario file / as JSONL and Markdown at the end,
+    as `outputs` allows (by default: no existing file is replaced)."""
     import asyncio
 
     from airline_agent.agent.backends import BackendConfigError
@@ -61,7 +64,9 @@ async def run_chat(
     except (BackendConfigError, DatabaseUnavailable) as exc:
         err.line(f"error: {exc}")
         return 2 if isinstance(exc, BackendConfigError) else 1
-    recording = start_recording(settings, stack.database, as_user, record, transcript, redactor)
+    recording = start_recording(
+        settings, stack.database, as_user, record, transcript, redactor, outputs
+    )
     if recording is not None:
         observers = (*observers, recording.observe)
     loop = asyncio.get_running_loop()

@@ -1,0 +1,36 @@
+"""The commands open and build databases through `airline_agent/stack.py` only (issue 21:
+`commands/data.py` opened them itself), so how a database is opened — refused when
+missing, built only at the default location, checked — is decided in one place."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+COMMANDS = Path(__file__).resolve().parents[2] / "airline_agent" / "commands"
+OPENERS = {"airline_agent.domain.db", "airline_agent.domain.provisioning"}
+
+
+def _runtime_imports(tree: ast.AST) -> list[ast.ImportFrom]:
+    """`from … import …` statements outside `if TYPE_CHECKING:` blocks."""
+    found: list[ast.ImportFrom] = []
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            pending.extend(node.orelse)
+            continue
+        if isinstance(node, ast.ImportFrom):
+            found.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def test_no_command_opens_or_builds_a_database_itself() -> None:
+    offenders = []
+    for path in sorted(COMMANDS.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in _runtime_imports(tree):
+            if node.module in OPENERS:
+                offenders.append(f"{path.relative_to(COMMANDS)}:{node.lineno}: {node.module}")
+    assert offenders == []
