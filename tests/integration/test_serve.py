@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import pytest
 
+from tests.support.sample_db import seeded
 from tests.support.serve import (
     ServeProcess,
     process_environment,
@@ -208,8 +209,8 @@ async def test_a_tab_opened_by_another_sites_page_is_refused(offline_server: Ser
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory):
     """Live (a model configured; no request is made until a customer types), on a
-    database of the test's own, built by serve as it starts."""
-    database = tmp_path_factory.mktemp("serve-live") / "airline.db"
+    database of the test's own, seeded first (a named database is never built by serve)."""
+    database = seeded(tmp_path_factory.mktemp("serve-live") / "airline.db")
     server = ServeProcess(
         "--db", str(database), model="gpt-4o-mini", OPENAI_BASE_URL="http://127.0.0.1:9/v1"
     )
