@@ -14,6 +14,7 @@ from airline_agent.domain.db import Database
 from tests.conftest import tau2_files
 from tests.support.chat_server import ChatServer
 from tests.support.loopback import close_loopback_backends
+from tests.support.shared_build import built_once
 
 
 @pytest.fixture
@@ -33,12 +34,10 @@ async def closing_loopback_backends() -> AsyncIterator[None]:
 
 @pytest.fixture(scope="session")
 def sample_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample database, built once for the session; never written to."""
+    """The sample database, built once for the run (all workers); never written to."""
     from airline_agent.domain.provisioning import build_database
 
-    path = tmp_path_factory.mktemp("sample") / "sample.db"
-    build_database(path).close()
-    return path
+    return built_once(tmp_path_factory, "sample.db", lambda path: build_database(path).close())
 
 
 @pytest.fixture
@@ -73,14 +72,18 @@ class Tau2Reference(NamedTuple):
 
 @pytest.fixture(scope="session")
 def tau2_reference(tmp_path_factory: pytest.TempPathFactory) -> Tau2Reference:
-    """The τ² reference data, imported once for the session; skips when it is absent."""
+    """The τ² reference data, imported once for the run (all workers); skips when it is
+    absent."""
     from airline_agent.domain.tau2 import import_tau2
 
     db_json, tasks_json = tau2_files()
-    path = tmp_path_factory.mktemp("tau2") / "tau2.db"
-    database = Database.create(path)
-    import_tau2(database, db_json)
-    database.close()
-    for suffix in ("-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+    def build(path: Path) -> None:
+        database = Database.create(path)
+        import_tau2(database, db_json)
+        database.close()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+    path = built_once(tmp_path_factory, "tau2.db", build)
     return Tau2Reference(path, json.loads(db_json.read_text()), json.loads(tasks_json.read_text()))
