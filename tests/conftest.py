@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-# Fixtures of the tool tests (world_db: a small airline, fresh per test).
-pytest_plugins = ["tests.support.toolbox_fixtures"]
+# Fixtures for every test, wherever its file lives: world_db (a small airline, fresh per
+# test), chat_server, db (the sample), tau2_reference.
+pytest_plugins = ["tests.support.toolbox_fixtures", "tests.support.fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
 TAU2_DIR = Path(os.environ.get("AIRLINE_AGENT_TAU2_DIR", ROOT.parent / "shared/reference/tau2"))
