@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-# Fixtures of the tool tests (world_db: a small airline, fresh per test).
-pytest_plugins = ["tests.support.toolbox_fixtures"]
+# Fixtures for every test, wherever its file lives: world_db (a small airline, fresh per
+# test), chat_server, db (the sample), tau2_reference.
+pytest_plugins = ["tests.support.toolbox_fixtures", "tests.support.fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
 TAU2_DIR = Path(os.environ.get("AIRLINE_AGENT_TAU2_DIR", ROOT.parent / "shared/reference/tau2"))
@@ -34,5 +36,24 @@ def tau2_files() -> tuple[Path, Path]:
     """The τ² db.json and tasks.json, or skip the test with the reason."""
     db, tasks = TAU2_DIR / "db.json", TAU2_DIR / "tasks.json"
     if not (db.is_file() and tasks.is_file()):
-        pytest.skip(f"τ²-bench reference data not found in {TAU2_DIR} (set AIRLINE_AGENT_TAU2_DIR)")
+        pytest.skip(
+            f"τ²-bench reference data not found in {TAU2_DIR}: set AIRLINE_AGENT_TAU2_DIR "
+            "(README, τ²-bench compatibility)"
+        )
     return db, tasks
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Why tests were skipped, one line per reason with its count, in every run (`-q`
+    too): a plain clone skips the tests that need ../shared/reference, and says so."""
+    reasons: Counter[str] = Counter()
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reasons[reason.removeprefix("Skipped: ")] += 1
+    if not reasons:
+        return
+    total = sum(reasons.values())
+    terminalreporter.write_sep("-", f"{total} skipped, and why")
+    for reason, count in reasons.most_common():
+        terminalreporter.write_line(f"{count:5}  {reason}")

@@ -19,6 +19,13 @@ from airline_agent.redaction import Redactor
 if TYPE_CHECKING:
     from airline_agent.output_files import OutputPolicy
 
+# The τ² data is never in a clone; the README says where it comes from.
+TAU2_DATA_HINT = 'the README\'s "τ²-bench compatibility" says where to get db.json and tasks.json'
+TAU2_GUARD_OFF = (
+    "guard off: the reference actions run with τ²-bench's lenient semantics, as the "
+    'benchmark runs them (the README\'s "τ²-bench compatibility": what the guard changes)'
+)
+
 
 def register(app: typer.Typer) -> None:
     app.command("replay")(replay_command)
@@ -35,7 +42,8 @@ def replay_command(
     tau2: Path | None = typer.Option(
         None,
         "--tau2",
-        help="Replay the τ² tasks' reference actions from DIR (tasks.json, db.json).",
+        help="Replay the τ² tasks' reference actions from DIR (tasks.json, db.json), "
+        "guard off: τ²-bench's lenient semantics.",
     ),
     force: bool = typer.Option(False, "--force", help="Replace existing --transcript files."),
 ) -> None:
@@ -148,13 +156,14 @@ def _replay_tau2(directory: Path, as_json: bool) -> int:
     try:
         reports = replay_tau2(directory)
     except DatasetUnavailable as exc:
-        print(f"replay --tau2: {exc}", file=sys.stderr)
+        print(f"replay --tau2: {exc}; {TAU2_DATA_HINT}", file=sys.stderr)
         return 2
     failed = [r for r in reports if not r.ok]
     if as_json:
-        body = {"tasks": [r.to_json() for r in reports], "failed": len(failed)}
+        body = {"guard": "off", "tasks": [r.to_json() for r in reports], "failed": len(failed)}
         typer.echo(json.dumps(body, indent=2, ensure_ascii=False))
     else:
+        typer.echo(TAU2_GUARD_OFF)
         typer.echo(f"{'task':>4}  actions  result  changed records")
         for r in reports:
             verdict = "ok" if r.ok else "FAILED"

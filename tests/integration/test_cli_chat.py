@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
+from contextlib import closing
 
 from airline_agent.agent.history import problems
 from tests.support.chat_server import ChatServer
@@ -73,13 +75,28 @@ def _emma_asks_to_cancel(
     )
 
 
+def _every_row(db) -> dict[str, list[tuple]]:
+    """Every row of every table of the database."""
+    with closing(sqlite3.connect(db)) as connection:
+        tables = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {
+            name: connection.execute(f'SELECT * FROM "{name}" ORDER BY rowid').fetchall()
+            for (name,) in tables.fetchall()
+        }
+
+
 def test_a_declined_write_is_not_run(chat_server, db):
-    result = _emma_asks_to_cancel(chat_server, db, "n", "All right, nothing was changed.")
+    # --no-guard: X3 would refuse this cancellation anyway; here only the "n" stops it.
+    before = _every_row(db)
+    result = _emma_asks_to_cancel(
+        chat_server, db, "n", "All right, nothing was changed.", "--no-guard"
+    )
     assert result.returncode == 0, result.stderr
     assert "? cancel_reservation" in result.stdout and "approve? [y/N]" in result.stdout
     assert "→ cancel_reservation" in result.stdout and "error PERMISSION_DENIED" in result.stdout
     last = chat_server.requests[1]["messages"][-1]
     assert last["role"] == "tool" and "declined" in last["content"]
+    assert _every_row(db) == before  # EHGLP3 still active, no refund, nothing else changed
 
 
 def test_an_accepted_write_runs(chat_server, db):

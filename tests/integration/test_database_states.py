@@ -87,20 +87,24 @@ def test_a_read_only_database_is_read_and_refuses_writes_saying_read_only(
 
 
 def _seed_killed_while_writing(target: str, folder: Path, name: str) -> int:
-    """Start a big `seed`, kill -9 it once its load is writing (> 2 MB of `name`'s files
-    on disk, build files included); its pid."""
+    """Start `seed --scale 2` and kill -9 it inside its load transaction, every row
+    written (> 2 MB of `name`'s files on disk, build files included) but the facts that
+    mark the database complete (tests/support/stalled_seed.py stops it there); its pid."""
+    ready = folder / "stalled"
+    stalled_seed = [sys.executable, "-m", "tests.support.stalled_seed", str(ready)]
     seeding = subprocess.Popen(
-        [sys.executable, "-m", "airline_agent", "seed", "--db", target, "--scale", "40"],
-        env=cli_env(),
+        [*stalled_seed, "seed", "--db", target, "--scale", "2"],
+        env=cli_env(PYTHONPATH=str(Path(__file__).resolve().parents[2])),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 180
     try:
-        while _bytes_on_disk(folder, name) < 2_000_000:
-            assert seeding.poll() is None, "the seed ended before it could be interrupted"
-            assert time.monotonic() < deadline, "the seed wrote nothing within 180 s"
+        while not ready.exists():
+            assert seeding.poll() is None, "the seed ended before its last write"
+            assert time.monotonic() < deadline, "the seed did not reach its last write in 180 s"
             time.sleep(0.01)  # polling a condition, with a deadline
+        assert _bytes_on_disk(folder, name) > 2_000_000  # the load's pages are on disk
     finally:
         seeding.send_signal(signal.SIGKILL)
         seeding.wait(60)

@@ -358,12 +358,15 @@ async def test_a_body_that_is_not_a_completion(chat_server):
 
 
 async def test_connection_refused():
+    # A port bound and never listened on refuses connections, and stays ours for the
+    # whole test: no other test or process can start listening on it meanwhile.
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    backend = loopback_backend(f"http://127.0.0.1:{port}/v1", model="m", timeout=2, api_key=None)
-    s = AgentSession(backend, FakeToolbox(), LoopOptions(retries=1, retry_base_delay=0.01))
-    events = await run_turn(s, "hi")
+        url = f"http://127.0.0.1:{port}/v1"
+        backend = loopback_backend(url, model="m", timeout=2, api_key=None)
+        s = AgentSession(backend, FakeToolbox(), LoopOptions(retries=1, retry_base_delay=0.01))
+        events = await run_turn(s, "hi")
     assert len(of_type(events, RetryScheduled)) == 1
     [error] = of_type(events, ErrorOccurred)
     assert error.kind == "connection" and "OPENAI_BASE_URL" in error.hint

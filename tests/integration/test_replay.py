@@ -23,6 +23,7 @@ from airline_agent.tools.outcome import ERROR_CODES
 from airline_agent.tools.toolbox import Toolbox
 from tests.conftest import tau2_files
 from tests.support.lookup_turn import LOOKUP_TURN
+from tests.support.world import world
 
 
 def scenario(**changes: object) -> Scenario:
@@ -281,3 +282,25 @@ def test_missing_tau2_data_is_one_clear_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["replay", "--tau2", str(tmp_path)])
     assert result.exit_code == 2
     assert "not found" in result.output
+    # In a plain clone the data is absent: the line says where the README tells more.
+    assert 'the README\'s "τ²-bench compatibility"' in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_replay_tau2_says_the_guard_is_off_and_runs_without_it(tmp_path: Path) -> None:
+    """A one-task τ² folder (the tool tests' world) whose one action the guard would
+    refuse (FLOWN1 is partly flown, X2, and no customer is identified, I1): the run says
+    the guard is off, in its help, its table and its JSON, and the action succeeds."""
+    (tmp_path / "db.json").write_text(json.dumps(world()))
+    action = {"name": "cancel_reservation", "arguments": {"reservation_id": "FLOWN1"}}
+    task = {"id": "1", "evaluation_criteria": {"actions": [action]}}
+    (tmp_path / "tasks.json").write_text(json.dumps([task]))
+    table = CliRunner().invoke(app, ["replay", "--tau2", str(tmp_path)])
+    assert table.exit_code == 0, table.output
+    assert table.output.startswith("guard off: ")
+    assert "1 of 1 tasks: every action succeeded" in table.output
+    as_json = CliRunner().invoke(app, ["replay", "--tau2", str(tmp_path), "--json"])
+    report = json.loads(as_json.stdout)
+    assert report["guard"] == "off" and report["tasks"][0]["ok"], report
+    helped = CliRunner().invoke(app, ["replay", "--help"], terminal_width=200)
+    assert "guard off" in " ".join(helped.output.split())

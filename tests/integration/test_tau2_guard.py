@@ -24,8 +24,8 @@ from airline_agent.scenarios.dbdiff import changed_records
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ToolOutcome
 from airline_agent.tools.toolbox import Toolbox
-from tests.integration.conftest import Tau2Reference
 from tests.support import tau2_oracle
+from tests.support.fixtures import Tau2Reference
 from tests.support.toolbox_fixtures import Tools
 
 CLOCK = Clock.at("2024-05-15T15:00:00")

@@ -11,6 +11,8 @@ sent in the next request is valid.
     server.capture("02-tools-auto-stream")      # a llama-server capture, byte for byte
     server.raw(b"<html>", content_type="text/html")
     server.completion(content="late", delay=2)  # answers after 2 s (client timeouts)
+    server.stream(content="never", held=True)   # answers only after release() (a cancel test)
+    server.wait_for_requests(1)                 # the client's first request has arrived
     server.stream(content="…", cut_after=200)   # sends 200 bytes of the body, then hangs up
     ...
     server.requests[1]["messages"]              # what the client sent second
@@ -50,6 +52,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering
     cut_after: int | None = None  # bytes of the body to send before hanging up
+    held: bool = False  # wait for ChatServer.release() (or close) before answering
 
 
 def usage_body(usage: UsageSpec) -> dict[str, Any] | None:
@@ -174,7 +177,9 @@ class ChatServer:
         self.headers: list[dict[str, str]] = []  # per request, names in lower case
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
+        self._received = threading.Condition(self._lock)
         self._stopping = threading.Event()
+        self._released = threading.Event()
         self._next_id = 1
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -201,9 +206,10 @@ class ChatServer:
         headers: dict[str, str] | None = None,
         delay: float = 0.0,
         cut_after: int | None = None,
+        held: bool = False,
     ) -> None:
         data = body.encode() if isinstance(body, str) else body
-        self.queue(Reply(status, data, content_type, dict(headers or {}), delay, cut_after))
+        self.queue(Reply(status, data, content_type, dict(headers or {}), delay, cut_after, held))
 
     def json(self, body: Any, *, status: int = 200, **options: Any) -> None:
         self.raw(json.dumps(body), status=status, **options)
@@ -297,8 +303,21 @@ class ChatServer:
         """Replies queued and not served yet."""
         return len(self._queue)
 
+    def wait_for_requests(self, count: int = 1, timeout: float = 60) -> None:
+        """Return once `count` requests have arrived; AssertionError after `timeout` s."""
+        with self._received:
+            if not self._received.wait_for(lambda: len(self.requests) >= count, timeout):
+                raise AssertionError(
+                    f"chat_server: {len(self.requests)} of {count} requests in {timeout} s"
+                )
+
+    def release(self) -> None:
+        """Let the `held` replies go out."""
+        self._released.set()
+
     def close(self) -> None:
         self._stopping.set()
+        self._released.set()  # a held reply is dropped, not sent
         self._server.shutdown()
         self._server.server_close()
 
@@ -329,9 +348,14 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 server.raw_requests.append(raw)
                 server.paths.append(self.path)
                 server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                server._received.notify_all()
             reply = server._next_reply()
             if reply.delay and server._stopping.wait(reply.delay):
                 return
+            if reply.held:
+                server._released.wait()
+                if server._stopping.is_set():
+                    return
             try:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)

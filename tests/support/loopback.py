@@ -2,7 +2,7 @@
 
 A backend's HTTP client belongs to the event loop of the test that made it, so it is
 closed inside that loop: a module that makes backends with `loopback_backend` marks its
-tests `pytest.mark.usefixtures("closing_loopback_backends")` (tests/integration/conftest.py).
+tests `pytest.mark.usefixtures("closing_loopback_backends")` (tests/support/fixtures.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A fresh copy of the small world database for each test (built once per session)."""
+"""A fresh copy of the small world database for each test (built once per run)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from airline_agent.domain.db import Database
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ToolOutcome
 from airline_agent.tools.toolbox import Toolbox
+from tests.support.shared_build import built_once
 from tests.support.world import CLOCK, make_world_db
 
 
 @pytest.fixture(scope="session")
 def world_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("world") / "world.db"
-    make_world_db(path).close()  # the last connection closing folds the WAL in
-    return path
+    # The last connection closing folds the WAL in.
+    return built_once(tmp_path_factory, "world.db", lambda path: make_world_db(path).close())
 
 
 @pytest.fixture

@@ -121,9 +121,65 @@ def test_i1_a_refusal_names_the_two_customers(world_db) -> None:
     )
 
 
-def test_with_the_guard_off_nothing_is_checked(world_db) -> None:
-    tools = toolbox(world_db, guard=False)
-    _allowed(tools.call("cancel_reservation", {"reservation_id": "FLOWN1"}))
+# One call per kind of check the guard makes, each refused with the guard on and not by
+# the operation itself: identity (I1, I2), booking (B5), changes (M1, M5), cancellation
+# (X2, X3), compensation (P3). (M7's certificate is refused by the operation too.)
+_GUARDED_CALLS = [
+    pytest.param("I1", None, "cancel_reservation", {"reservation_id": "FLOWN1"}, id="I1-nobody"),
+    pytest.param("I1", EMMA, "book_reservation", _booking(), id="I1-another-profile"),
+    pytest.param(
+        "I2", NOAH, "cancel_reservation", {"reservation_id": "EHGLP3"}, id="I2-another-booking"
+    ),
+    pytest.param("B5", NOAH, "book_reservation", _booking(total_baggages=2), id="B5-bags"),
+    pytest.param(
+        "M1",
+        EMMA,
+        "update_reservation_flights",
+        {
+            "reservation_id": "EHGLP3",
+            "cabin": "basic_economy",
+            "flights": [
+                {"flight_number": "HAT156", "date": "2024-05-18"},
+                {"flight_number": "HAT021", "date": "2024-05-18"},
+            ],
+            "payment_id": "credit_card_5832574",
+        },
+        id="M1-basic-economy-flights",
+    ),
+    pytest.param(
+        "M5",
+        NOAH,
+        "update_reservation_baggages",
+        {
+            "reservation_id": "ECON01",
+            "total_baggages": 0,
+            "nonfree_baggages": 0,
+            "payment_id": "credit_card_1111111",
+        },
+        id="M5-fewer-bags",
+    ),
+    pytest.param("X2", SOFIA, "cancel_reservation", {"reservation_id": "FLOWN1"}, id="X2-flown"),
+    pytest.param("X3", NOAH, "cancel_reservation", {"reservation_id": "RTRIP1"}, id="X3-old"),
+    pytest.param(
+        "P3",
+        SOFIA,
+        "send_certificate",
+        {"user_id": SOFIA, "reservation_id": "CXLD01", "reason": "cancelled_flight", "amount": 150},
+        id="P3-over-100-per-passenger",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "acting_user", "name", "arguments"), _GUARDED_CALLS)
+def test_with_the_guard_off_nothing_is_checked(
+    world_db, rule, acting_user, name, arguments
+) -> None:
+    refused = toolbox(world_db, acting_user=acting_user).call(name, arguments)
+    if rule.startswith("I"):  # identity: a permission, not a policy rule
+        assert refused.error == "PERMISSION_DENIED", refused.result
+    else:
+        _refused(refused, rule)
+    _allowed(toolbox(world_db, guard=False, acting_user=acting_user).call(name, arguments))
 
 
 # ---------------------------------------------------------------- booking (B1–B5)

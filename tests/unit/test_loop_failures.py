@@ -39,25 +39,35 @@ async def test_an_error_after_tools_ran_keeps_their_results():
 
 
 class SlowBackend(ScriptedBackend):
+    """A model that never answers; `waiting` is set once a request waits for it."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.waiting = asyncio.Event()
+
     async def reply(self, body):
+        self.requests.append(body)
+        self.waiting.set()
         await asyncio.sleep(30)
         yield  # pragma: no cover
 
 
 async def test_cancelling_while_waiting_for_the_model_leaves_a_valid_history():
-    s = AgentSession(SlowBackend([]), FakeToolbox())
+    s = AgentSession(SlowBackend(), FakeToolbox())
 
     async def consume():
         async for _ in s.run_turn("hi"):
             pass
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(s.backend.waiting.wait(), 10)  # the request is out
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    [request] = s.backend.requests
+    assert request["messages"][-1] == {"role": "user", "content": "hi"}  # it was sent…
     assert problems(s.history) == []
-    assert [m["role"] for m in s.history] == ["system"]
+    assert [m["role"] for m in s.history] == ["system"]  # …and is taken back
 
 
 async def test_cancelling_while_waiting_for_approval_answers_every_call():

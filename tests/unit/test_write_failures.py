@@ -27,8 +27,9 @@ def test_a_write_waiting_past_the_busy_timeout_is_a_conflict_not_a_traceback(
 ) -> None:
     path = tmp_path / "busy.db"
     path.write_bytes(world_template.read_bytes())
-    # A short wait keeps the test quick; the outcome is the same after the real 5 s.
-    monkeypatch.setattr(db_module, "BUSY_TIMEOUT_MS", 200, raising=False)
+    # A short wait keeps the test quick; the outcome is the same after the real 20 s.
+    # (No raising=False: a renamed constant must fail here, not make the test wait 20 s.)
+    monkeypatch.setattr(db_module, "BUSY_TIMEOUT_MS", 200)
     database = Database.open(path)
     holder = sqlite3.connect(path, isolation_level=None)
     try:
@@ -40,6 +41,7 @@ def test_a_write_waiting_past_the_busy_timeout_is_a_conflict_not_a_traceback(
         holder.close()
     assert outcome.error == "CONFLICT", outcome.result
     assert "busy" in outcome.result["message"]
+    assert "waited 0.2 s" in outcome.result["message"]  # the shortened timeout was the one used
     assert "SQL" not in outcome.result["message"]
     # Once the other writer is done, the same write goes through.
     assert toolbox(database, guard=False).call("update_reservation_baggages", ONE_PAID_BAG).ok

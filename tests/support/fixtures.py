@@ -1,0 +1,91 @@
+"""The fixtures any test may ask for, wherever its file lives (registered in
+tests/conftest.py): a Chat Completions server on 127.0.0.1, and the sample and τ²
+databases, each built once for the whole run and copied per test."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from airline_agent.domain.db import Database
+from tests.conftest import tau2_files
+from tests.support.chat_server import ChatServer
+from tests.support.loopback import close_loopback_backends
+from tests.support.shared_build import built_once
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    """A loopback Chat Completions server; queue replies, read `requests` afterwards."""
+    server = ChatServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+async def closing_loopback_backends() -> AsyncIterator[None]:
+    """After the test, in its own event loop: every `loopback_backend` it made is closed."""
+    yield
+    await close_loopback_backends()
+
+
+@pytest.fixture(scope="session")
+def sample_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample database, built once for the run (all workers); never written to."""
+    from airline_agent.domain.provisioning import build_database
+
+    return built_once(tmp_path_factory, "sample.db", lambda path: build_database(path).close())
+
+
+@pytest.fixture
+def db(sample_template: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the sample database for one test."""
+    copy = tmp_path / "airline.db"
+    shutil.copy(sample_template, copy)
+    return copy
+
+
+class Tau2Reference(NamedTuple):
+    """The τ² data imported once: the database file (never written to), db.json as plain
+    dicts (for the oracle) and the tasks."""
+
+    path: Path
+    initial: dict[str, Any]
+    tasks: list[dict[str, Any]]
+
+    @staticmethod
+    def copy_path(tmp_path: Path) -> Path:
+        """Where `fresh` puts the copy."""
+        return tmp_path / "task.db"
+
+    def fresh(self, tmp_path: Path) -> Database:
+        """A copy of the imported database for one run (the caller closes it)."""
+        copy = self.copy_path(tmp_path)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{copy}{suffix}").unlink(missing_ok=True)
+        shutil.copyfile(self.path, copy)
+        return Database.open(copy)
+
+
+@pytest.fixture(scope="session")
+def tau2_reference(tmp_path_factory: pytest.TempPathFactory) -> Tau2Reference:
+    """The τ² reference data, imported once for the run (all workers); skips when it is
+    absent."""
+    from airline_agent.domain.tau2 import import_tau2
+
+    db_json, tasks_json = tau2_files()
+
+    def build(path: Path) -> None:
+        database = Database.create(path)
+        import_tau2(database, db_json)
+        database.close()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+    path = built_once(tmp_path_factory, "tau2.db", build)
+    return Tau2Reference(path, json.loads(db_json.read_text()), json.loads(tasks_json.read_text()))
