@@ -64,10 +64,10 @@ class Server:
         from airline_agent.mcp_server.session import SessionRules, Sessions
         from airline_agent.redaction import Redactor
         from airline_agent.scenarios.live import sqlite_file
-        from airline_agent.stack import open_database, session_tool_caller
+        from airline_agent.stack import session_tool_caller, settings_database
 
         try:
-            database = open_database(settings.db)
+            database = settings_database(settings)
         except DatabaseUnavailable as exc:
             raise ServerSetupError(str(exc)) from None
         try:

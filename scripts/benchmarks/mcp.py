@@ -37,7 +37,7 @@ def run(*, quick: bool = False) -> list[Row]:
     folder = Path(tempfile.mkdtemp(prefix="bench-mcp-"))
     try:
         db = folder / "airline.db"
-        database = open_database(db)  # the default sample, built here
+        database = open_database(db, build_if_missing=True)  # the default sample, built here
         caller = session_tool_caller(database, Settings(), customer=CUSTOMER)
         in_process = measure(lambda: caller.call("get_reservation_details", ARGUMENTS), runs=runs)
         database.close()
