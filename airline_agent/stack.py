@@ -2,10 +2,11 @@
 
 Every front end gets its stack here — the chat REPL and the TUI's live mode
 (`live_stack`), scenario playback in the TUI and `replay`, and the τ² runs
-(`scripted_stack`), `call` (`tool_caller`), and `seed` and `export` (`build_database`,
-`open_existing_database`) — so a change to how the parts fit together
-is made once. Heavy modules (sqlmodel, openai, the loop) are imported inside the
-builders: importing this module costs nothing at start-up.
+(`scripted_stack`), `call` (`tool_caller`), `seed` and `export` (`build_database`,
+`open_existing_database`), and the MCP server's sessions (`session_tool_caller` over
+`private_copy` or the shared database) — so a change to how the parts fit together is
+made once. Heavy modules (sqlmodel, openai, the loop) are imported inside the builders:
+importing this module costs nothing at start-up.
 """
 
 from __future__ import annotations
@@ -210,3 +211,31 @@ def tool_caller(settings: Settings, *, customer: str | None = None) -> ToolCalle
     database = settings_database(settings)
     tools = toolbox(database, now=settings.now, guard=settings.guard)
     return ToolCaller(database, tools, ToolConversation(customer=customer))
+
+
+def session_tool_caller(
+    database: Database, settings: Settings, *, customer: str | None = None
+) -> ToolCaller:
+    """One MCP session's tools: a toolbox over `database` (the session's own copy, or the
+    database every session shares) and a conversation of its own, nobody bound unless
+    `customer` is given. The client is the agent and no customer's words reach the
+    server, so the conversation does not listen for a user id (`hears_customer`)."""
+    from airline_agent.tools.conversation import ToolConversation
+
+    tools = toolbox(database, now=settings.now, guard=settings.guard)
+    return ToolCaller(database, tools, ToolConversation(customer=customer))
+
+
+def private_copy(database: Database, target: Path) -> Database:
+    """A copy of a SQLite database at `target` (taken whole while it may be open, WAL
+    included), opened. Raises DatabaseUnavailable when the database is not a SQLite file."""
+    from airline_agent.domain.errors import DatabaseUnavailable
+    from airline_agent.scenarios.live import copy_sqlite, sqlite_file
+
+    source = sqlite_file(database.engine.url)
+    if source is None:
+        raise DatabaseUnavailable(
+            f"{database.location}: not a SQLite file, so it cannot be copied for each session"
+        )
+    copy_sqlite(source, target)
+    return open_existing_database(target)

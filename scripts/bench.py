@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks.common import Row
 
-PARTS = ("domain", "writes", "loop", "replay", "tui", "prompt")
+PARTS = ("domain", "writes", "loop", "replay", "tui", "prompt", "mcp")
 
 
 def print_table(rows: list[Row]) -> None:

@@ -1,0 +1,102 @@
+"""Asking the client's user before a write, by MCP elicitation.
+
+Two protocol eras ask in two ways. On a handshake-era connection (2025-11-25 and before:
+every client shipping today) the server sends `elicitation/create` while the call waits.
+At 2026-07-28 a server never sends requests: the call returns an `InputRequiredResult`
+holding the question, and the client calls the tool again with the answer; the SDK seals
+`request_state` and binds it to this tool and these arguments, and each question's state
+is good for one answer, so an answer cannot be replayed onto another call.
+
+Only a form accepted with `confirm: true` is a yes. A decline, a cancel, an accept
+without the box ticked, an error or a malformed answer are each a no: nothing is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+    from mcp_types import ElicitResult, InputRequiredResult
+
+CONFIRM = "confirm"
+QUESTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        CONFIRM: {
+            "type": "boolean",
+            "title": "Make this change",
+            "description": "Tick to let the agent make the change described above.",
+            "default": False,
+        }
+    },
+    "required": [CONFIRM],
+}
+ANSWER_KEY = "approval"  # the key of the question in `input_requests` / `input_responses`
+
+
+def question(tool: str, customer: str | None, preview: str) -> str:
+    acting = f" for {customer}" if customer else ""
+    return f"The agent asks to run {tool}{acting}.\n\n{preview}\n\nMake this change?"
+
+
+def can_ask(request: ServerRequestContext[Any, Any]) -> bool:
+    """Whether this client declared it can be asked (the `elicitation` capability)."""
+    capabilities = request.session.client_capabilities
+    return capabilities is not None and capabilities.elicitation is not None
+
+
+def is_yes(answer: ElicitResult | object) -> bool:
+    from mcp_types import ElicitResult
+
+    return (
+        isinstance(answer, ElicitResult)
+        and answer.action == "accept"
+        and isinstance(answer.content, dict)
+        and answer.content.get(CONFIRM) is True
+    )
+
+
+def is_modern(request: ServerRequestContext[Any, Any]) -> bool:
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return request.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+async def ask_now(request: ServerRequestContext[Any, Any], message: str) -> bool:
+    """Handshake era: send the question and wait for the answer."""
+    try:
+        answer = await request.session.elicit_form(
+            message, QUESTION_SCHEMA, related_request_id=request.request_id
+        )
+    except Exception:  # the client failed to answer, or answered nonsense: a no
+        return False
+    return is_yes(answer)
+
+
+@dataclass
+class PendingQuestions:
+    """2026-07-28: the questions a session returned and has not had answered yet."""
+
+    _asked: set[str] = field(default_factory=set)
+    _count: int = 0
+
+    def ask(self, message: str) -> InputRequiredResult:
+        from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
+
+        self._count += 1
+        state = f"approval-{self._count}"
+        self._asked.add(state)
+        params = ElicitRequestFormParams(message=message, requested_schema=QUESTION_SCHEMA)
+        return InputRequiredResult(
+            input_requests={ANSWER_KEY: ElicitRequest(params=params)}, request_state=state
+        )
+
+    def answer(self, state: str | None, responses: dict[str, Any] | None) -> bool | None:
+        """The answer to a question this session asked (used up); None when the call
+        answers no question of ours (a first round, or state not ours or used)."""
+        if state is None or state not in self._asked:
+            return None
+        self._asked.discard(state)
+        return is_yes((responses or {}).get(ANSWER_KEY))

@@ -1,0 +1,174 @@
+"""The MCP server: the SDK's `MCPServer` with the airline's tools, policy and prompt.
+
+`tools/list` and `tools/call` are the two methods `MCPServer` lets a subclass answer
+itself (`list_tools`, `call_tool`): the tools are not Python functions for the SDK to
+wrap and validate, they are the registry's, validated by `Toolbox.call` exactly as the
+loop's calls are, so that an unknown tool, a wrong type or a missing argument gets the
+same `{"error": CODE, …}` result the model would get (an MCP tool error, `isError`).
+
+A `tools/call` whose `arguments` is not an object (a string of broken JSON, a list)
+would be refused by the SDK's request validation with a protocol error; middleware
+answers it before that, through the session, as the loop answers a model's unusable
+arguments.
+
+Sessions. On stdio the process is the session (one client). Over HTTP a session is the
+transport's `Mcp-Session-Id`, which only the handshake era has: a 2026-07-28 request is
+a self-contained exchange that no conversation can span. The HTTP server therefore
+answers `server/discover` (the 2026-07-28 probe) with "method not found", which makes
+the SDK's `Client` (and any client that probes first) open a handshake session instead,
+and refuses a tool call that carries no session id, saying how to connect.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_REQUEST, METHOD_NOT_FOUND
+
+from airline_agent.mcp_server.catalogue import mcp_tools
+from airline_agent.mcp_server.session import Sessions, tool_result
+
+if TYPE_CHECKING:
+    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+    from mcp.server.mcpserver import Context
+    from mcp_types import CallToolResult, InputRequiredResult
+    from mcp_types import Tool as McpTool
+
+    from airline_agent.tools.toolbox import Toolbox
+
+Transport = Literal["stdio", "http"]
+STDIO_SESSION = "stdio"
+POLICY_URI = "airline://policy"
+PROMPT_NAME = "airline_agent"
+INSTRUCTIONS = (
+    "The tools of an airline's customer service (reservations, flights, payments), over "
+    "a real reservations database, with its policy enforced by a guard. One customer per "
+    "session: look the customer up with get_user_details first (that binds the session "
+    "to them). Writes may ask the user for approval. The rules are the resource "
+    f"{POLICY_URI}; the agent's instructions are the prompt {PROMPT_NAME}."
+)
+NO_SESSION = (
+    "this server keeps one conversation per MCP session (the customer it acts for, its "
+    "database), and this request belongs to none: connect with the initialize handshake "
+    "(protocol 2025-11-25; the SDK's Client does so by itself in its default mode)"
+)
+
+
+class AirlineServer(MCPServer):
+    def __init__(
+        self, sessions: Sessions, catalogue: Toolbox, *, transport: Transport, version: str
+    ) -> None:
+        super().__init__(
+            "airline-agent",
+            title="Airline customer service (airline-agent)",
+            instructions=INSTRUCTIONS,
+            version=version,
+            log_level="WARNING",
+        )
+        self.sessions = sessions
+        self.transport = transport
+        self._tools = mcp_tools(catalogue)
+        self._register_policy_and_prompt(catalogue)
+        self.middleware.append(self._screen)
+
+    # ---------------------------------------------------------------- tools
+
+    async def list_tools(self) -> list[McpTool]:
+        return list(self._tools)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        if context is None:  # only an in-process call without a request has none
+            raise MCPError(code=INVALID_REQUEST, message=NO_SESSION)
+        request = context.request_context
+        return await self.answer(
+            request,
+            name,
+            arguments,
+            request_state=context.request_state,
+            responses=context.input_responses,
+        )
+
+    async def answer(
+        self,
+        request: ServerRequestContext[Any, Any] | None,
+        name: str,
+        arguments: Any,
+        *,
+        request_state: str | None = None,
+        responses: dict[str, Any] | None = None,
+        key: str | None = None,
+    ) -> CallToolResult | InputRequiredResult:
+        """One tool call of the session the request belongs to (`key`, when known)."""
+        key = key or self.session_key(request)
+        if key is None:
+            raise MCPError(code=INVALID_REQUEST, message=NO_SESSION)
+        try:
+            session = self.sessions.get(key)
+        except Exception as exc:  # the session's copy of the database could not be made
+            from airline_agent.domain.errors import failure_sentence
+            from airline_agent.tools.outcome import error_result
+
+            refusal = error_result(
+                "INTERNAL_ERROR", f"this session could not be opened. {failure_sentence(exc)}"
+            )
+            import json
+
+            return tool_result(refusal, json.dumps(refusal), "INTERNAL_ERROR")
+        return await session.call(
+            name, arguments, request, request_state=request_state, responses=responses
+        )
+
+    def session_key(self, request: ServerRequestContext[Any, Any] | None) -> str | None:
+        if self.transport == "stdio":
+            return STDIO_SESSION
+        headers = getattr(request.request, "headers", None) if request is not None else None
+        return headers.get("mcp-session-id") if headers is not None else None
+
+    async def _screen(
+        self, request: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Before the SDK validates a request: the era probe over HTTP, and tool calls
+        whose arguments are no object."""
+        if request.method == "server/discover" and self.transport == "http":
+            raise MCPError(code=METHOD_NOT_FOUND, message="Method not found")
+        params = request.params
+        if request.method == "tools/call" and params is not None:
+            arguments = params.get("arguments")
+            name = params.get("name")
+            if arguments is not None and not isinstance(arguments, dict) and isinstance(name, str):
+                return await self.answer(request, name, arguments)
+        return await call_next(request)
+
+    # ---------------------------------------------------------------- policy, prompt
+
+    def _register_policy_and_prompt(self, catalogue: Toolbox) -> None:
+        from airline_agent.agent.prompt import build_system_prompt
+
+        clock = catalogue.clock
+        preset = self.sessions.rules.customer
+
+        @self.resource(
+            POLICY_URI,
+            name="policy",
+            title="The airline's policy",
+            description="The rules the agent follows and the guard enforces, each with its id "
+            "(C1–C6 conduct, I identity, B booking, M changes, X cancellation, P compensation).",
+            mime_type="text/markdown",
+        )
+        def policy() -> str:
+            return build_system_prompt(clock, style="full")
+
+        @self.prompt(
+            name=PROMPT_NAME,
+            title="Airline agent instructions",
+            description="The system prompt the project's own agent runs with: who it is, "
+            "the clock, the rules by id, never inventing data. `customer`: the user id "
+            "already identified (default: the server's --as); `style`: lean or full.",
+        )
+        def instructions(customer: str | None = None, style: str = "lean") -> str:
+            chosen = "full" if style == "full" else "lean"
+            return build_system_prompt(clock, customer or preset, style=chosen)

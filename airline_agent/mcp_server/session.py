@@ -1,0 +1,427 @@
+"""One MCP session: one conversation of one client with the airline.
+
+A session owns what a chat conversation owns — whom it acts for, what it changed, the
+events of its calls — and the database it works on: its own copy of the server's
+database, made when its first tool call comes (so nothing it writes reaches the user's
+database, nor another session), or, with `--shared`, the database itself, which every
+session then writes through the domain's write transactions (each takes the write lock
+before its first read, so two sessions never sell the last seat twice).
+
+Every tool call goes through `Toolbox.call`, as the agent loop's do, and gives the same
+result; what the loop decides before calling, the session decides the same way: arguments
+that are not a JSON object get the loop's `INVALID_ARGUMENTS` without running, a write
+asks for approval (here by elicitation) or, for a client that cannot be asked, follows
+`--approve auto|deny` (deny: the loop's "changes are switched off" result, nothing run).
+
+Binding (I1, I2). In the loop a conversation binds to a customer when the model looks up
+the user id the customer gave. An MCP client is the agent itself and no customer's words
+reach the server, so nothing can show the id was given: the first successful
+`get_user_details` of the session binds it (`--as USER` binds it from the start, as for
+`call`). From then on the guard keeps the session to that customer's profile and
+reservations, as in the loop. This limits a session to one customer; it does not prove
+who the client is: any client can look up any user id first. Before the binding a session
+may read reservations (a customer may give a reservation id first) but writes nothing.
+
+The session's calls run one at a time, in a worker thread (a slow write never holds the
+server's event loop, so other sessions go on); their events go to the session's record
+(`--record`) and the server's event log (`--events`), which the TUI can watch.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+import anyio.to_thread
+
+from airline_agent.agent import texts
+from airline_agent.agent.events import (
+    AgentEvent,
+    ApprovalDecision,
+    ApprovalRequested,
+    AssistantMessage,
+    CustomerBound,
+    PendingWrite,
+    ToolCall,
+    ToolFinished,
+    ToolStarted,
+)
+from airline_agent.agent.history import parse_arguments
+from airline_agent.mcp_server import approval
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+    from mcp_types import CallToolResult, InputRequiredResult
+
+    from airline_agent.config import Settings
+    from airline_agent.domain.db import Database
+    from airline_agent.stack import ToolCaller
+
+Fallback = Literal["auto", "deny"]
+EventSink = Callable[[int, AgentEvent], None]
+
+
+@dataclass(frozen=True)
+class SessionRules:
+    """What every session of one server shares: settings (database, clock, guard), the
+    customer bound from the start, the approval for clients that cannot be asked, and
+    whether the sessions share the database."""
+
+    settings: Settings
+    customer: str | None = None
+    fallback: Fallback = "deny"
+    shared: bool = False
+
+
+@dataclass
+class McpSession:
+    number: int  # 1-based, in the order the server's sessions made their first call
+    caller: ToolCaller
+    rules: SessionRules
+    sink: EventSink
+    scratch: Path | None = None  # its own folder (database copy, start copy), removed at the end
+    start: Path | None = None  # a copy of its database as the session began (--record)
+    writes: WriteCount | None = None  # the server's count of successful writes
+    writes_before: int = 0  # that count when the session began
+    origin: StartingDataset | None = None  # which dataset it began as (--record)
+    events: list[AgentEvent] = field(default_factory=list)
+    calls: int = 0
+    own_writes: int = 0  # its successful writes
+    last_used: float = 0.0  # time.monotonic() of its latest call
+    _questions: approval.PendingQuestions = field(default_factory=approval.PendingQuestions)
+    _lock: anyio.Lock = field(default_factory=anyio.Lock)
+    closed: bool = False
+
+    @property
+    def customer(self) -> str | None:
+        return self.caller.conversation.customer
+
+    @property
+    def database(self) -> Database:
+        return self.caller.database
+
+    # ---------------------------------------------------------------- calls
+
+    async def call(
+        self,
+        name: str,
+        arguments: Any,
+        request: ServerRequestContext[Any, Any] | None,
+        *,
+        request_state: str | None = None,
+        responses: dict[str, Any] | None = None,
+    ) -> CallToolResult | InputRequiredResult:
+        """Answer one `tools/call`. `request` is None where no question can be asked (a
+        call answered outside the SDK: bad text on stdio)."""
+        async with self._lock:
+            if self.closed:
+                from mcp.shared.exceptions import MCPError
+                from mcp_types import INVALID_REQUEST
+
+                raise MCPError(code=INVALID_REQUEST, message="this MCP session has ended")
+            text = _arguments_text(arguments)
+            parsed = arguments if isinstance(arguments, dict) else parse_arguments(text)
+            writes = parsed is not None and self.caller.toolbox.is_write(name)
+            answer, preview = True, None
+            if writes:
+                decided = await self._approval(
+                    name, parsed or {}, request, request_state, responses
+                )
+                if not isinstance(decided, tuple):
+                    return decided  # 2026-07-28: the question goes back to the client
+                answer, preview = decided
+            self.calls += 1
+            call = ToolCall(f"mcp-{self.calls}", name, text)
+            self._emit(
+                AssistantMessage(
+                    request=self.calls,
+                    content=None,
+                    tool_calls=(call,),
+                    reasoning=None,
+                    finish_reason="tool_calls",
+                    latency_ms=0.0,
+                )
+            )
+            if preview is not None:
+                self._emit(_approval_requested(self.calls, call, parsed or {}, preview, answer))
+            if parsed is None:
+                return self._answer_unrun(call, None, texts.invalid_arguments(call))
+            if not answer:
+                asked = preview is not None
+                refusal = texts.declined_by_customer() if asked else texts.writes_switched_off()
+                return self._answer_unrun(call, parsed, refusal)
+            return await self._run(call, parsed)
+
+    async def _approval(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        request: ServerRequestContext[Any, Any] | None,
+        request_state: str | None,
+        responses: dict[str, Any] | None,
+    ) -> tuple[bool, str | None] | InputRequiredResult:
+        """Yes or no for one write, and the preview the client's user was shown (None:
+        not asked, the client cannot be); at 2026-07-28 first the question to return."""
+        if request is None or not approval.can_ask(request):
+            return self.rules.fallback == "auto", None
+        preview = await anyio.to_thread.run_sync(
+            self.caller.toolbox.preview, name, arguments, self.caller.conversation
+        )
+        message = approval.question(name, self.customer, preview)
+        if approval.is_modern(request):
+            answer = self._questions.answer(request_state, responses)
+            if answer is None:
+                return self._questions.ask(message)
+            return answer, preview
+        return await approval.ask_now(request, message), preview
+
+    async def _run(self, call: ToolCall, arguments: dict[str, Any]) -> CallToolResult:
+        self._emit(ToolStarted(call.call_id, call.name, arguments, call.arguments))
+        conversation = self.caller.conversation
+        unbound = conversation.customer is None
+        outcome = await anyio.to_thread.run_sync(self.caller.call, call.name, arguments)
+        self._emit(
+            ToolFinished(
+                call_id=call.call_id,
+                name=call.name,
+                arguments=arguments,
+                result=outcome.result,
+                error=outcome.error,
+                elapsed_ms=outcome.elapsed_ms,
+                changes=tuple(outcome.changes),
+            )
+        )
+        if outcome.ok and self.caller.toolbox.is_write(call.name):
+            self.own_writes += 1
+            if self.writes is not None:
+                self.writes.total += 1
+        bound = outcome.bound_customer
+        if bound is None and unbound and outcome.ok and call.name == "get_user_details":
+            user_id = outcome.result.get("user_id") if isinstance(outcome.result, dict) else None
+            if isinstance(user_id, str):
+                conversation.bind(user_id)
+                bound = user_id
+        if bound is not None:
+            self._emit(CustomerBound(bound, call.call_id, call.name))
+        return tool_result(outcome.result, outcome.content(), outcome.error)
+
+    def _answer_unrun(
+        self, call: ToolCall, arguments: dict[str, Any] | None, result: dict[str, Any]
+    ) -> CallToolResult:
+        self._emit(
+            ToolFinished(
+                call_id=call.call_id,
+                name=call.name,
+                arguments=arguments,
+                result=result,
+                error=result["error"],
+                elapsed_ms=0.0,
+            )
+        )
+        return tool_result(result, json.dumps(result, ensure_ascii=False), result["error"])
+
+    def _emit(self, event: AgentEvent) -> None:
+        self.events.append(event)
+        self.sink(self.number, event)
+
+    # ---------------------------------------------------------------- end
+
+    @property
+    def others_wrote(self) -> bool:
+        """Whether another session wrote while this one ran (only possible with --shared)."""
+        if self.writes is None:
+            return False
+        return self.writes.total - self.writes_before - self.own_writes > 0
+
+    def close(self) -> None:
+        """Release the database (the session's own copy is removed)."""
+        if self.closed:
+            return
+        self.closed = True
+        if not self.rules.shared:
+            self.caller.close()
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _approval_requested(
+    request: int, call: ToolCall, arguments: dict[str, Any], preview: str, yes: bool
+) -> ApprovalRequested:
+    """The question as the loop yields it, already answered, so that the record keeps
+    the answer call by call."""
+    import asyncio
+
+    decision: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+    decision.set_result(ApprovalDecision({call.call_id: yes}))
+    pending = PendingWrite(call.call_id, call.name, arguments, preview)
+    return ApprovalRequested(request, (pending,), decision)
+
+
+def tool_result(result: Any, content: str, error: str | None) -> CallToolResult:
+    """A tool's result as MCP carries it: the text the model would read (the JSON of the
+    result, or its text), the object itself as structured content when it is one, and
+    `isError` on an error result."""
+    from mcp_types import CallToolResult, TextContent
+
+    return CallToolResult(
+        content=[TextContent(type="text", text=content)],
+        structured_content=result if isinstance(result, dict) else None,
+        is_error=error is not None,
+    )
+
+
+def _arguments_text(arguments: Any) -> str:
+    """The arguments as the JSON text a model would have sent (escaped: a lone surrogate
+    stays visible as `\\ud800`, and the text can always be written)."""
+    if isinstance(arguments, str):
+        return arguments
+    if arguments is None:
+        return ""
+    try:
+        return json.dumps(arguments)
+    except (TypeError, ValueError, RecursionError):
+        return repr(arguments)
+
+
+# ---------------------------------------------------------------- the server's sessions
+
+
+class SessionEnded(Exception):
+    """A call for a session the server has already ended (idle too long)."""
+
+
+@dataclass
+class Sessions:
+    """The server's sessions by key (the transport's session id; one for stdio).
+
+    Opened, looked up and taken on the server's event loop; a session taken is then
+    finished (recorded, its copy removed) anywhere, a worker thread included.
+    """
+
+    rules: SessionRules
+    shared_database: Database
+    sink: EventSink
+    on_open: Callable[[McpSession], None] = lambda session: None
+    on_close: Callable[[McpSession], None] = lambda session: None
+    keep_start: bool = False  # copy each session's database as it began (for --record)
+    _by_key: dict[str, McpSession] = field(default_factory=dict)
+    _ended: set[str] = field(default_factory=set)
+    _count: int = 0
+    _scratch: Path | None = None
+    writes: WriteCount = field(default_factory=lambda: WriteCount())
+
+    def get(self, key: str) -> McpSession:
+        """The session for `key`, opened on its first call (its database copied then)."""
+        session = self._by_key.get(key)
+        if session is None:
+            if key in self._ended:
+                raise SessionEnded("this MCP session has ended; start a new one")
+            session = self._by_key[key] = self._open()
+            self.on_open(session)
+        session.last_used = time.monotonic()
+        return session
+
+    def _open(self) -> McpSession:
+        from airline_agent.scenarios.live import copy_sqlite, sqlite_file
+        from airline_agent.stack import private_copy, session_tool_caller
+
+        self._count += 1
+        database = self.shared_database
+        scratch = None
+        if not self.rules.shared or self.keep_start:
+            scratch = Path(tempfile.mkdtemp(prefix=f"session-{self._count}-", dir=self._folder()))
+        try:
+            if not self.rules.shared:
+                assert scratch is not None
+                database = private_copy(self.shared_database, scratch / "airline.db")
+            start = None
+            source = sqlite_file(database.engine.url)
+            origin = None
+            if self.keep_start and source is not None and scratch is not None:
+                start = scratch / "start.db"
+                copy_sqlite(source, start)
+                origin = StartingDataset(start)
+        except BaseException:
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        caller = session_tool_caller(database, self.rules.settings, customer=self.rules.customer)
+        return McpSession(
+            self._count,
+            caller,
+            self.rules,
+            self.sink,
+            scratch=scratch,
+            start=start,
+            writes=self.writes,
+            writes_before=self.writes.total,
+            origin=origin,
+        )
+
+    def _folder(self) -> Path:
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="airline-agent-mcp-"))
+        return self._scratch
+
+    def items(self) -> list[tuple[str, McpSession]]:
+        return list(self._by_key.items())
+
+    def take(self, key: str) -> McpSession | None:
+        """The session for `key`, no longer the server's (calls for it are refused)."""
+        session = self._by_key.pop(key, None)
+        if session is not None:
+            self._ended.add(key)
+        return session
+
+    def finish(self, session: McpSession) -> None:
+        """Record the session (`on_close`) and release its database."""
+        try:
+            self.on_close(session)
+        finally:
+            session.close()
+
+    def end_all(self) -> None:
+        for key in list(self._by_key):
+            session = self.take(key)
+            if session is not None:
+                self.finish(session)
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+
+@dataclass
+class WriteCount:
+    """Successful writes of all sessions (for --shared: did another session write?)."""
+
+    total: int = 0
+
+
+class StartingDataset:
+    """Which dataset a session's database was when it began, worked out in a thread from
+    its first call on: comparing with a pristine dataset builds that dataset first, which
+    takes seconds, and a stdio client gives a server two seconds to end."""
+
+    def __init__(self, start: Path) -> None:
+        import threading
+
+        self._match: Any = None
+        self._thread = threading.Thread(target=self._compare, args=(start,), daemon=True)
+        self._thread.start()
+
+    def _compare(self, start: Path) -> None:
+        from airline_agent.scenarios.provenance import match_dataset
+
+        self._match = match_dataset(start)
+
+    def result(self) -> Any:
+        """The `provenance.DatasetMatch` (waits for it)."""
+        self._thread.join()
+        return self._match
