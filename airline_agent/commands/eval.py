@@ -75,6 +75,14 @@ def eval_command(
     max_turns: Annotated[
         int, typer.Option("--max-turns", min=1, help="Most customer messages per trial.")
     ] = DEFAULT_MAX_TURNS,
+    max_tool_calls: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tool-calls",
+            min=1,
+            help="The agent's tool calls per turn (AIRLINE_AGENT_MAX_TOOL_CALLS, default 8).",
+        ),
+    ] = None,
     recover_text_tool_calls: Annotated[
         bool,
         typer.Option(
@@ -124,6 +132,9 @@ def eval_command(
         base_url=agent_base_url,
         prompt=prompt,
         approve="auto",  # the simulated customer consents in words, as in τ²
+        max_tool_calls=max_tool_calls,
+        # Nobody watches a trial's replies arrive: a whole reply is cheaper to read.
+        stream=False,
         recover_text_tool_calls=recover_text_tool_calls or None,
     )
     if not agent.model:
@@ -205,6 +216,7 @@ _MUST_MATCH = (
     "guard",
     "prompt",
     "max_turns",
+    "max_tool_calls",
     "recover_text_tool_calls",
 )
 

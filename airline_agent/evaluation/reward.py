@@ -1,9 +1,12 @@
 """The reward, as τ²-bench's evaluator computes it for the airline tasks.
 
 - DB: the trial's final database equals the one the task's reference actions give on a
-  fresh import of `db.json` (τ² compares the two databases' hashes; here the records that
-  differ are found with SQL and compared in `export --format tau2` shape, so a failure
-  names each record and field with the reference and the actual value).
+  fresh import of `db.json` (τ² compares the two databases' hashes). Here only the records
+  that a write of the trial or of the reference solution touched can differ (each tool
+  reports the rows it changed, `RowChange`; `replay --tau2` checks that against SQL), and
+  those are compared in `export --format tau2` shape, so a failure names each record and
+  field with the reference and the actual value. Comparing whole databases with SQL took
+  half a second a trial.
 - COMMUNICATE: every `communicate_info` string is in some message of the agent, matched
   as τ²'s evaluator matches it: case-insensitive, in the message with its commas removed.
 - The reward is the product of the task's `reward_basis` parts (DB and COMMUNICATE for
@@ -14,6 +17,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,10 +26,12 @@ from airline_agent.evaluation.tasks import EvalTask
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.dbdiff import (
     MISSING,
+    RecordChange,
+    RecordKey,
     changed_paths,
-    changed_records,
     export_records,
     get_path,
+    owners_of,
 )
 
 
@@ -74,17 +80,55 @@ def communicate_check(task: EvalTask, agent_messages: list[str]) -> CommunicateC
     return CommunicateCheck(task.communicate_info, missing)
 
 
-def database_check(reference: Path, final: Path) -> DatabaseCheck:
-    keys = changed_records(reference, final)
-    if not keys:
-        return DatabaseCheck(True, ())
-    expected, actual = export_records(reference, keys), export_records(final, keys)
+def touched(changes: Iterable[Any]) -> set[RecordKey]:
+    """The τ² records that these `RowChange`s belong to."""
+    keys: set[RecordKey] = set()
+    for change in changes:
+        keys |= owners_of(change)
+    return keys
+
+
+@dataclass(frozen=True)
+class EndStates:
+    """The records a trial or its reference touched, as they were, as the reference left
+    them and as the trial left them."""
+
+    keys: frozenset[RecordKey]
+    before: dict[RecordKey, dict]
+    reference: dict[RecordKey, dict]
+    actual: dict[RecordKey, dict]
+
+    def changes(self) -> list[RecordChange]:
+        """What the trial changed (`dbdiff.diff_databases`' shape, for its scenario)."""
+        found = []
+        for key in sorted(self.keys):
+            old, new = self.before.get(key), self.actual.get(key)
+            paths = changed_paths(old or {}, new or {})
+            if old is None and new is None:
+                continue
+            if old is None or new is None or paths:
+                found.append(RecordChange(key[0], key[1], old, new, tuple(paths)))
+        return found
+
+
+def end_states(pristine: Path, reference: Path, final: Path, keys: set[RecordKey]) -> EndStates:
+    return EndStates(
+        frozenset(keys),
+        export_records(pristine, keys),
+        export_records(reference, keys),
+        export_records(final, keys),
+    )
+
+
+def database_check(states: EndStates) -> DatabaseCheck:
+    expected, actual = states.reference, states.actual
     differences: list[FieldDifference] = []
-    for key in sorted(keys):
+    for key in sorted(states.keys):
         record = f"{key[0]}/{key[1]}"
         old, new = expected.get(key), actual.get(key)
         if old is None or new is None:
-            differences.append(FieldDifference(record, "", old, new))
+            if old is not None or new is not None:
+                differences.append(FieldDifference(record, "", old, new))
             continue
         for path in changed_paths(old, new):
             differences.append(
@@ -123,7 +167,7 @@ class ReferenceStates:
     def __init__(self, tau2_directory: Path, now: str | None = None) -> None:
         self.tau2_directory = tau2_directory
         self.now = now
-        self._made: dict[str, Path] = {}
+        self._made: dict[str, tuple[Path, frozenset[RecordKey]]] = {}
         self._lock = threading.Lock()
 
     def pristine(self) -> Path:
@@ -133,26 +177,28 @@ class ReferenceStates:
         copy, _ = datasets.fresh_copy("tau2", name, self.tau2_directory)
         return copy
 
-    def of(self, task: EvalTask) -> Path:
-        """The reference end state's database file (made on first use; thread-safe)."""
+    def of(self, task: EvalTask) -> tuple[Path, frozenset[RecordKey]]:
+        """The reference end state's database file, and the records its actions touched
+        (made on first use; thread-safe)."""
         with self._lock:
             if task.id not in self._made:
                 self._made[task.id] = self._make(task)
             return self._made[task.id]
 
-    def _make(self, task: EvalTask) -> Path:
+    def _make(self, task: EvalTask) -> tuple[Path, frozenset[RecordKey]]:
         from airline_agent.stack import open_existing_database, reference_toolbox
         from airline_agent.tools.conversation import ToolConversation
 
         if not task.actions:
-            return self.pristine()
+            return self.pristine(), frozenset()
         path = self.fresh_copy(f"reference-{task.id}")
         database = open_existing_database(path)
+        keys: set[RecordKey] = set()
         try:
             tools = reference_toolbox(database, now=self.now)
             conversation = ToolConversation()
             for action in task.actions:
-                tools.call(action.name, action.arguments, conversation)
+                keys |= touched(tools.call(action.name, action.arguments, conversation).changes)
         finally:
             database.close()
-        return path
+        return path, frozenset(keys)

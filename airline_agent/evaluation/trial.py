@@ -41,17 +41,18 @@ from airline_agent.evaluation.customer_check import CustomerCheck, InventedFact
 from airline_agent.evaluation.reward import (
     CommunicateCheck,
     DatabaseCheck,
+    EndStates,
     ReferenceStates,
     communicate_check,
     database_check,
+    end_states,
     reward_of,
+    touched,
 )
 from airline_agent.evaluation.tasks import EvalTask
 from airline_agent.scenarios import datasets
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from airline_agent.config import Settings
     from airline_agent.stack import EvalBackends, Stack
 
@@ -201,7 +202,7 @@ async def run_trial(
     from airline_agent.stack import live_stack, open_existing_database
 
     started, clock = now_iso(), time.perf_counter()
-    reference = references.of(task)
+    reference, reference_touched = references.of(task)
     copy = references.fresh_copy(scenario_name(task.id, trial))
     stack = live_stack(
         settings.agent,
@@ -220,7 +221,14 @@ async def run_trial(
             termination, error, turns = await _converse(stack, customer, check, log, settings)
         finally:
             stack.close()
-        record, scenario_yaml = _score(task, trial, settings, references, reference, copy, log)
+        states = end_states(
+            references.pristine(),
+            reference,
+            copy,
+            set(reference_touched)
+            | touched(c for e in log.events if isinstance(e, ToolFinished) for c in e.changes),
+        )
+        record, scenario_yaml = _score(task, trial, settings, states, log)
     finally:
         datasets.discard(copy)  # also when cancelled: nothing of an unfinished trial stays
     record.termination, record.error, record.turns = termination, error, turns
@@ -295,18 +303,15 @@ def _score(
     task: EvalTask,
     trial: int,
     settings: TrialSettings,
-    references: ReferenceStates,
-    reference: Path,
-    copy: Path,
+    states: EndStates,
     log: TrialLog,
 ) -> tuple[TrialRecord, str]:
-    from airline_agent.scenarios.dbdiff import diff_databases
     from airline_agent.scenarios.model import ScenarioSettings
     from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
 
     events = log.events
     agent_messages = [e.content for e in events if isinstance(e, AssistantMessage) and e.content]
-    database = database_check(reference, copy)
+    database = database_check(states)
     communicate = communicate_check(task, agent_messages)
     usage = sum((e.usage for e in events if isinstance(e, UsageReported) and e.usage), Usage())
     costs = [e.cost for e in events if isinstance(e, UsageReported)]
@@ -336,7 +341,7 @@ def _score(
             model=settings.agent.model or "scripted",
             now=settings.agent.now,
         ),
-        changes=diff_databases(references.pristine(), copy),
+        changes=states.changes(),
     )
     record = TrialRecord(
         task_id=task.id,

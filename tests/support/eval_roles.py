@@ -4,8 +4,10 @@ carries and answers from the τ² task it recognises, so any number of trials ca
 once on one server. The model name of the request picks the behaviour:
 
 The agent (`OracleAgent`):
-- `oracle`: the task's reference actions as tool calls, one per response, then one reply
-  that tells the customer every `communicate_info`;
+- `oracle`: the task's reference actions as tool calls, one per response, at most
+  `PER_TURN` in a turn (then it says it is still working and the customer says go on:
+  the loop's per-turn limits stay as they are), then one reply that says it is done and
+  tells the customer every `communicate_info`;
 - `oracle-skips-write`: the same without the task's first write;
 - `oracle-omits-info`: the same, and a reply that tells nothing;
 - `oracle-text-calls`: writes each call as text (`{"name": …, "arguments": …}`), as a
@@ -13,7 +15,8 @@ The agent (`OracleAgent`):
 
 The customer (`ScriptedCustomer`):
 - `customer`: its opening (the task's reason for calling, what it knows and its
-  instructions: one text per task), then `###STOP###` after the agent's first reply;
+  instructions: one text per task), "Please go on." while the agent is not done, then
+  `###STOP###`;
 - `customer-invents`: the same opening with a reservation id no one gave it;
 - `customer-chatty`: never stops (for --max-turns).
 """
@@ -28,6 +31,9 @@ from typing import Any
 from tests.support.chat_server import Reply, completion_body, stream_body
 
 INVENTED_ID = "ZZ9QX7"
+PER_TURN = 6  # tool calls of the oracle in one turn (the loop allows 8 by default)
+DONE = "Everything you asked for is done."
+STILL_WORKING = "I am still working on it."
 WRITES = frozenset(
     {
         "book_reservation",
@@ -92,6 +98,10 @@ class OracleAgent(_Tasks):
             if writes:
                 actions.pop(writes[0])
         done = sum(1 for m in messages if m["role"] == "tool")
+        last_customer = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        this_turn = sum(1 for m in messages[last_customer:] if m["role"] == "tool")
+        if done < len(actions) and this_turn >= PER_TURN:
+            return _reply(body, STILL_WORKING)
         if done < len(actions):
             action = actions[done]
             if mode == "oracle-text-calls":
@@ -100,8 +110,8 @@ class OracleAgent(_Tasks):
             return _reply(body, None, [(action["name"], action["arguments"], f"call_{done}")])
         info = task["evaluation_criteria"].get("communicate_info") or []
         if mode == "oracle-omits-info" or not info:
-            return _reply(body, "Everything you asked for is done. Anything else?")
-        return _reply(body, "Everything you asked for is done. " + "; ".join(info) + ".")
+            return _reply(body, f"{DONE} Anything else?")
+        return _reply(body, f"{DONE} " + "; ".join(info) + ".")
 
 
 class ScriptedCustomer(_Tasks):
@@ -113,13 +123,14 @@ class ScriptedCustomer(_Tasks):
         task = self._task(_words(messages[0]["content"]))
         mode = body.get("model", "customer")
         spoken = [m for m in messages if m["role"] == "assistant"]
+        spoken_to = [m for m in messages if m["role"] == "user"]  # the agent's messages
         if not spoken:
             text = opening(task)
             if mode == "customer-invents":
                 text += f" My reservation is {INVENTED_ID}."
             return _reply(body, text)
-        if mode == "customer-chatty":
-            return _reply(body, "Could you say that again, please?")
+        if mode == "customer-chatty" or DONE not in spoken_to[-1]["content"]:
+            return _reply(body, "Please go on.")
         return _reply(body, "Thank you, that is all. ###STOP###")
 
     def _task(self, system_prompt: str) -> dict[str, Any]:
