@@ -25,7 +25,7 @@ _FACT_KINDS = frozenset(
 )
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _NAME_CUE = re.compile(
-    r"\b(?i:my name is|name's|i am|i'm|this is|passenger|traveller|traveler)\s+"
+    r"\b(?i:name is|name's|i am|i'm|this is|passenger(?: is)?|travell?er(?: is)?)\s+"
     r"((?:[A-Z][a-z'-]+)(?:\s+[A-Z][a-z'-]+)+)"
 )
 _WHAT = {

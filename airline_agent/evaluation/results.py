@@ -145,7 +145,7 @@ def _failure_lines(trial: dict[str, Any]) -> list[str]:
         f"### task {trial['task_id']}, trial {trial['trial']}: {_mark(trial)} "
         f"({trial['termination']})",
         "",
-        f"Scenario: `{trial['scenario']}`",
+        f"Scenario: `{trial['scenario']}`" if trial["scenario"] else "No scenario: no turn ran.",
     ]
     if trial.get("error"):
         lines.append(f"- error: {trial['error']}")

@@ -171,7 +171,8 @@ async def _run_with_reruns(
 def _keep(folder: RunFolder, run: TrialRun, done: Finished, outcome: RunOutcome) -> None:
     """The trial's files, written now: a later Ctrl-C cannot lose it."""
     name = scenario_name(run.record.task_id, run.record.trial)
-    folder.write_text(f"{SCENARIOS}/{name}.yaml", run.scenario_yaml)
+    if run.scenario_yaml is not None:
+        folder.write_text(f"{SCENARIOS}/{name}.yaml", run.scenario_yaml)
     folder.write_json(
         trial_file(run.record.task_id, run.record.trial),
         {"record": run.record.to_json(), "simulation": done.simulation},

@@ -28,6 +28,7 @@ from airline_agent.agent.events import (
     LimitReached,
     ToolCallsRecovered,
     ToolFinished,
+    TurnStarted,
     Usage,
     UsageReported,
 )
@@ -138,7 +139,7 @@ class TrialRecord:
     user_tokens: dict[str, int]
     cost: dict[str, float | None]
     findings: list[dict[str, Any]]
-    scenario: str  # the scenario file, relative to the run folder
+    scenario: str | None  # the scenario file, relative to the run folder (None: no turn ran)
     customer_error: bool = False
     infra_error: bool = False
     error: str | None = None
@@ -175,7 +176,7 @@ class TrialRecord:
 class TrialRun:
     record: TrialRecord
     log: TrialLog
-    scenario_yaml: str
+    scenario_yaml: str | None  # None when the agent never had a turn (nothing to replay)
     write_tools: frozenset[str]
     system_prompt: str
 
@@ -305,7 +306,7 @@ def _score(
     settings: TrialSettings,
     states: EndStates,
     log: TrialLog,
-) -> tuple[TrialRecord, str]:
+) -> tuple[TrialRecord, str | None]:
     from airline_agent.scenarios.model import ScenarioSettings
     from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
 
@@ -329,20 +330,22 @@ def _score(
                 for f in entry.findings
             ]
     name = scenario_name(task.id, trial)
-    scenario = record_scenario(
-        events,
-        name=name,
-        description=f"τ² airline task {task.id}, trial {trial}, as `airline-agent eval` ran it.",
-        dataset="tau2",
-        settings=ScenarioSettings(
-            guard=settings.guard,
-            approval="auto",
-            max_tool_calls=settings.agent.max_tool_calls,
-            model=settings.agent.model or "scripted",
-            now=settings.agent.now,
-        ),
-        changes=states.changes(),
-    )
+    scenario = None
+    if any(isinstance(e, TurnStarted) for e in events):  # else the agent never had a turn
+        scenario = record_scenario(
+            events,
+            name=name,
+            description=f"τ² airline task {task.id}, trial {trial}, as `airline-agent eval` ran it.",
+            dataset="tau2",
+            settings=ScenarioSettings(
+                guard=settings.guard,
+                approval="auto",
+                max_tool_calls=settings.agent.max_tool_calls,
+                model=settings.agent.model or "scripted",
+                now=settings.agent.now,
+            ),
+            changes=states.changes(),
+        )
     record = TrialRecord(
         task_id=task.id,
         trial=trial,
@@ -356,12 +359,12 @@ def _score(
         user_tokens={},
         cost={"agent": agent_cost},
         findings=findings,
-        scenario=f"scenarios/{name}.yaml",
+        scenario=f"scenarios/{name}.yaml" if scenario else None,
         customer_error=any(f["who"] == "customer" for f in findings),
         recovered_tool_calls=sum(len(e.calls) for e in events if isinstance(e, ToolCallsRecovered)),
         nl_assertions=list(task.nl_assertions),
     )
-    return record, scenario_to_yaml(scenario)
+    return record, scenario_to_yaml(scenario) if scenario else None
 
 
 def _settle_reward(task: EvalTask, record: TrialRecord, termination: Termination) -> None:

@@ -13,18 +13,17 @@ The agent (`OracleAgent`):
 - `oracle-text-calls`: writes each call as text (`{"name": …, "arguments": …}`), as a
   small local model does.
 
-The customer (`ScriptedCustomer`):
-- `customer`: its opening (the task's reason for calling, what it knows and its
-  instructions: one text per task), "Please go on." while the agent is not done, then
-  `###STOP###`;
-- `customer-invents`: the same opening with a reservation id no one gave it;
-- `customer-chatty`: never stops (for --max-turns).
+The customer (`ScriptedCustomer`): its opening (the task's reason for calling, what it
+knows and its instructions: one text per task), "Please go on." while the agent is not
+done, then `###STOP###`. Told so, it adds a reservation id no one gave it to its opening
+(`invents`: how many times, by task id), or never stops (`chatty`, for --max-turns).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,21 +66,24 @@ def _reply(body: dict[str, Any], content: str | None = None, calls: list | None 
 
 
 class _Tasks:
-    def __init__(self, tasks_json: Path) -> None:
+    def __init__(self, tasks_json: Path, *, delay: float = 0.0) -> None:
         self.tasks = json.loads(Path(tasks_json).read_text())
+        self.delay = delay  # seconds before each answer (a slow model, for Ctrl-C)
         self.requests = 0
         self._lock = threading.Lock()
 
     def count(self) -> None:
         with self._lock:
             self.requests += 1
+        if self.delay:
+            time.sleep(self.delay)
 
 
 class OracleAgent(_Tasks):
     """The agent's model: see the module's docstring."""
 
-    def __init__(self, tasks_json: Path) -> None:
-        super().__init__(tasks_json)
+    def __init__(self, tasks_json: Path, *, delay: float = 0.0) -> None:
+        super().__init__(tasks_json, delay=delay)
         self._by_opening = {opening(task): task for task in self.tasks}
 
     def __call__(self, body: dict[str, Any]) -> Reply:
@@ -117,19 +119,34 @@ class OracleAgent(_Tasks):
 class ScriptedCustomer(_Tasks):
     """The simulated customer's model: see the module's docstring."""
 
+    def __init__(
+        self,
+        tasks_json: Path,
+        *,
+        invents: dict[str, int] | None = None,
+        chatty: bool = False,
+        delay: float = 0.0,
+    ) -> None:
+        super().__init__(tasks_json, delay=delay)
+        self.invents = dict(invents or {})
+        self.chatty = chatty
+
     def __call__(self, body: dict[str, Any]) -> Reply:
         self.count()
         messages = body["messages"]
         task = self._task(_words(messages[0]["content"]))
-        mode = body.get("model", "customer")
         spoken = [m for m in messages if m["role"] == "assistant"]
         spoken_to = [m for m in messages if m["role"] == "user"]  # the agent's messages
         if not spoken:
             text = opening(task)
-            if mode == "customer-invents":
+            with self._lock:
+                invent = self.invents.get(task["id"], 0) > 0
+                if invent:
+                    self.invents[task["id"]] -= 1
+            if invent:
                 text += f" My reservation is {INVENTED_ID}."
             return _reply(body, text)
-        if mode == "customer-chatty" or DONE not in spoken_to[-1]["content"]:
+        if self.chatty or DONE not in spoken_to[-1]["content"]:
             return _reply(body, "Please go on.")
         return _reply(body, "Thank you, that is all. ###STOP###")
 
