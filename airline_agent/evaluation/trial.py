@@ -335,7 +335,7 @@ def _score(
         scenario = record_scenario(
             events,
             name=name,
-            description=f"τ² airline task {task.id}, trial {trial}, as `airline-agent eval` ran it.",
+            description=f"τ² airline task {task.id}, trial {trial}, as `airline-agent eval` ran.",
             dataset="tau2",
             settings=ScenarioSettings(
                 guard=settings.guard,
