@@ -188,9 +188,8 @@ def save_scenario(
     return (policy or OutputPolicy()).write_text(Path(path), scenario_to_yaml(scenario, redactor))
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Multi-line text as `|` blocks, so that replies read like replies. libyaml's emitter
-    where PyYAML has it: the pure-Python one took a fifth of a second for a τ² trial."""
+class _Dumper(yaml.SafeDumper):
+    """Multi-line text as `|` blocks, so that replies read like replies."""
 
 
 def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
