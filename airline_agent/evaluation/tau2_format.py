@@ -23,7 +23,12 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from airline_agent.agent.events import AssistantMessage, ToolFinished, UsageReported
+from airline_agent.agent.events import (
+    AssistantMessage,
+    ToolCallsRecovered,
+    ToolFinished,
+    UsageReported,
+)
 from airline_agent.evaluation.tasks import EvalTask
 from airline_agent.evaluation.trial import TAU2_TERMINATION, CustomerSaid, TrialRun
 
@@ -62,6 +67,7 @@ def simulation_messages(run: TrialRun) -> list[dict[str, Any]]:
     events = run.log.events
     usage = {e.request: e for e in events if isinstance(e, UsageReported)}
     finished = {e.call_id: e for e in events if isinstance(e, ToolFinished)}
+    recovered = {e.request: e.text for e in events if isinstance(e, ToolCallsRecovered)}
     messages: list[dict[str, Any]] = []
 
     def add(message: dict[str, Any]) -> None:
@@ -81,7 +87,11 @@ def simulation_messages(run: TrialRun) -> list[dict[str, Any]]:
                 }
             )
         elif isinstance(entry, AssistantMessage):
-            add(_assistant(entry, usage.get(entry.request), finished, run, messages))
+            message = _assistant(entry, usage.get(entry.request), finished, run)
+            if entry.request in recovered:  # the framework made these calls from the text
+                raw = message.setdefault("raw_data", {"airline_agent": {}})["airline_agent"]
+                raw["recovered_from_text"] = recovered[entry.request]
+            add(message)
         elif isinstance(entry, ToolFinished) and entry.call_id not in _left_out(run, finished):
             add(
                 {
@@ -119,7 +129,6 @@ def _assistant(
     usage: UsageReported | None,
     finished: dict[str, ToolFinished],
     run: TrialRun,
-    messages: list[dict[str, Any]],
 ) -> dict[str, Any]:
     left_out = _left_out(run, finished)
     calls, kept_aside, raw_data = [], [], {}

@@ -27,10 +27,10 @@ from tests.support.eval_roles import INVENTED_ID, OracleAgent, ScriptedCustomer
 from tests.support.eval_run import run_eval
 
 SLOW = os.environ.get("AIRLINE_AGENT_SLOW") == "1"
-# book (14, 23, 24), cancel (7, 14, 39), flights (7, 33, 44), bags (12, 33), passengers
-# (40), transfer (13), calculate (12), communicate_info (3, 7, 11, 14, 18, 23), no
-# action (0), more calls than a turn allows (39, 44).
-SUBSET = ("0", "3", "7", "11", "12", "13", "14", "18", "23", "24", "33", "39", "40", "44")
+# book (14, 23), cancel (7, 14, 39), flights (7, 44), bags (12), passengers (40), transfer
+# (13), calculate (12), communicate_info (3, 7, 14, 23), no action (0), more calls than a
+# turn allows (39, 44).
+SUBSET = ("0", "3", "7", "12", "13", "14", "23", "39", "40", "44")
 SCHEMA = TAU2_DIR / "results.schema.json"
 
 
@@ -263,6 +263,11 @@ def test_a_text_tool_call_counts_only_with_recovery(agent, customer, tasks_dir, 
     assert trial["reward"] == 1.0 and trial["recovered_tool_calls"] == 2
     assert results["pass_hat_k"] == {"1": 1.0} and results["pass_hat_k_strict"] == {"1": 0.0}
     assert "pass^1  1.000 (strict 0.000)" in recovered.stdout
+    (sim,) = recovered.tau2["simulations"]
+    said = [m for m in sim["messages"] if (m.get("raw_data") or {}).get("airline_agent")]
+    assert [m["raw_data"]["airline_agent"]["recovered_from_text"][:9] for m in said] == [
+        '{"name": '
+    ] * 2
 
 
 def test_max_turns_ends_the_trial_as_taus_max_steps(agent, tasks_dir, tmp_path) -> None:
@@ -313,7 +318,7 @@ def test_an_unreachable_customer_is_an_infrastructure_error(agent, tasks_dir, tm
 
 
 def test_concurrency_gives_the_same_results(agent, customer, tasks_dir, tmp_path) -> None:
-    chosen = ("--task-ids", "1,4,7,12,23,39", "--trials", "2")
+    chosen = ("--task-ids", "1,7,23,39", "--trials", "2")
     one = run_eval(agent, customer, tmp_path / "one", *chosen, tasks=tasks_dir)
     four = run_eval(
         agent, customer, tmp_path / "four", *chosen, "--concurrency", "4", tasks=tasks_dir
