@@ -1,8 +1,10 @@
 """The folder an eval run writes (`--out`), and the one way its files are written.
 
-Every file is written to a temporary file beside its target and renamed into place
-(`os.replace`), so a crash, a full disk or Ctrl-C leaves the old file whole or none. An
-existing run is never written over unless asked: `--resume` goes on with it (the
+Every file is written through the project's one way of writing files
+(`output_files.OutputPolicy`): a temporary file beside its target, renamed into place, so a
+crash, a full disk or Ctrl-C leaves the old file whole or none; never a link, an SQLite
+database or an input of the run (the task files). An existing run is never written over
+unless asked: `--resume` goes on with it (the
 finished trials stay), `--force` starts it again (its trials and scenarios are removed
 first). A link, or anything that is not a regular file or folder where a file of ours
 goes, is refused; so is a folder that is (or holds) the task data.
@@ -17,9 +19,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from airline_agent.output_files import OutputPolicy, OutputRefused
 
 RUN_FILE = "run.json"
 TRIALS = "trials"
@@ -32,8 +35,13 @@ class RunFolderError(Exception):
 
 
 class RunFolder:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, inputs: tuple[Path, ...] = ()) -> None:
         self.path = path
+        # Our own files in our own folder are replaced as the run goes on (--resume).
+        files = [
+            item for given in inputs for item in (given.glob("*") if given.is_dir() else [given])
+        ]
+        self.policy = OutputPolicy.for_run(inputs=files, overwrite=True)
 
     # -- opening ------------------------------------------------------------------------
 
@@ -51,7 +59,7 @@ class RunFolder:
                 raise RunFolderError(f"{path}: is the task data's folder ({given}); choose another")
         if path.exists() and not path.is_dir():
             raise RunFolderError(f"{path}: exists and is not a folder")
-        folder = cls(path)
+        folder = cls(path, inputs)
         if path.is_dir() and any(path.iterdir()):
             if not (resume or force):
                 raise RunFolderError(
@@ -90,22 +98,10 @@ class RunFolder:
 
     def write_text(self, relative: str, text: str) -> Path:
         """Write `text` to `relative` (in the folder): beside it first, then renamed."""
-        target = self.path / relative
-        if target.is_symlink() or (target.exists() and not target.is_file()):
-            raise RunFolderError(f"{target}: is a link or not a regular file; not written")
-        descriptor, temporary = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-        )
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return target
+            return self.policy.write_text(self.path / relative, text)
+        except OutputRefused as exc:
+            raise RunFolderError(f"{exc}; not written") from None
 
     def write_json(self, relative: str, value: Any) -> Path:
         return self.write_text(relative, json.dumps(value, indent=2, ensure_ascii=False) + "\n")

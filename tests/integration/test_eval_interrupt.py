@@ -54,7 +54,7 @@ def test_ctrl_c_keeps_the_finished_trials_and_resume_finishes(tmp_path: Path) ->
         kept = {(t["task_id"], t["trial"]): t["started_at"] for t in results["trials"]}
         assert 1 <= len(kept) < 6 and results["complete"] is False
         assert len(list((out / "trials").glob("*.json"))) == len(kept)
-        assert not list(out.rglob(".*.tmp"))  # no half-written file left behind
+        assert not list(out.rglob(".*.writing-*"))  # no half-written file left behind
         agent.responder.delay = 0.0
         resumed = run_eval(agent, customer, out, "--task-ids", TASKS, "--resume", tasks=db.parent)
         assert resumed.exit_code == 0, resumed.stderr
