@@ -24,6 +24,7 @@ def build_app() -> typer.Typer:
     import typer
 
     from airline_agent.commands import call, chat, data, mcp, replay, serve, tui
+    from airline_agent.commands import eval as eval_command
 
     app = typer.Typer(
         name="airline-agent",
@@ -33,7 +34,7 @@ def build_app() -> typer.Typer:
         no_args_is_help=False,
         pretty_exceptions_enable=False,
     )
-    for module in (data, call, chat, replay, tui, serve, mcp):
+    for module in (data, call, chat, replay, eval_command, tui, serve, mcp):
         module.register(app)
 
     def _default(ctx: typer.Context) -> None:

@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     # llama-server only: ask for `prompt_progress` chunks while it reads the prompt (other
     # servers may refuse an unknown request field, so it is off unless asked for).
     prompt_progress: bool = False
+    # Make the tool calls a model wrote as text (shown as the framework's doing).
+    recover_text_tool_calls: bool = False
 
     @field_validator("now")
     @classmethod

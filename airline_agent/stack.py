@@ -2,11 +2,12 @@
 
 Every front end gets its stack here — the chat REPL and the TUI's live mode
 (`live_stack`), scenario playback in the TUI and `replay`, and the τ² runs
-(`scripted_stack`), `call` (`tool_caller`), `seed` and `export` (`build_database`,
-`open_existing_database`), and the MCP server's sessions (`session_tool_caller` over
-`private_copy` or the shared database) — so a change to how the parts fit together is
-made once. Heavy modules (sqlmodel, openai, the loop) are imported inside the builders:
-importing this module costs nothing at start-up.
+(`scripted_stack`), `eval` (`eval_backends` once per run, then `live_stack` per trial over
+its own database copy, and `reference_toolbox` for the reference end states), `call`
+(`tool_caller`), `seed` and `export` (`build_database`, `open_existing_database`), and the
+MCP server's sessions (`session_tool_caller` over `private_copy` or the shared database) —
+so a change to how the parts fit together is made once. Heavy modules (sqlmodel, openai,
+the loop) are imported inside the builders: importing this module costs nothing at start-up.
 """
 
 from __future__ import annotations
@@ -139,6 +140,36 @@ def live_stack(
     tools = toolbox(database, now=settings.now, guard=settings.guard if guard is None else guard)
     session = AgentSession(backend, tools, LoopOptions.from_settings(settings), customer=customer)
     return Stack(database, session)
+
+
+@dataclass
+class EvalBackends:
+    """The two models of an `eval` run, each one client shared by every trial: the agent
+    under test and the simulated customer (who may be another model on another server)."""
+
+    agent: ChatBackend
+    customer: ChatBackend
+
+    async def aclose(self) -> None:
+        for backend in dict.fromkeys((self.agent, self.customer)):  # maybe one client
+            close = getattr(backend, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def eval_backends(agent: Settings, customer: Settings) -> EvalBackends:
+    """Raises BackendConfigError (no model, no key for api.openai.com), said plainly."""
+    from airline_agent.agent.backends import OpenAIBackend
+
+    agent_backend = OpenAIBackend.from_settings(agent)
+    same = (customer.model, customer.base_url) == (agent.model, agent.base_url)
+    customer_backend = agent_backend if same else OpenAIBackend.from_settings(customer)
+    return EvalBackends(agent_backend, customer_backend)
+
+
+def reference_toolbox(database: Database, *, now: str | None = None) -> Toolbox:
+    """The tools as τ²'s reference solutions run: guard off (the benchmark's semantics)."""
+    return toolbox(database, now=now, guard=False)
 
 
 def scripted_stack(

@@ -2,7 +2,8 @@
 """Speed targets, each measured beside a baseline in the same run.
 
     .venv/bin/python scripts/bench.py            # every part
-    .venv/bin/python scripts/bench.py writes     # one part: domain writes loop replay tui prompt
+    .venv/bin/python scripts/bench.py writes     # one part: domain writes loop replay eval
+                                                 # tui prompt mcp
     .venv/bin/python scripts/bench.py --quick    # fewer repetitions, smaller scales
 
 Prints a table: median (p10–p90) of ours and of the baseline, the ratio, the target and
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks.common import Row
 
-PARTS = ("domain", "writes", "loop", "replay", "tui", "prompt", "mcp")
+PARTS = ("domain", "writes", "loop", "replay", "eval", "tui", "prompt", "mcp")
 
 
 def print_table(rows: list[Row]) -> None:

@@ -159,6 +159,17 @@ class AssistantMessage:
 
 
 @dataclass(frozen=True)
+class ToolCallsRecovered:
+    """The model wrote tool calls as text (`text`, its whole reply) and the framework made
+    them (`--recover-text-tool-calls`): the `AssistantMessage` that follows carries them,
+    with the framework's ids. The model did not call them: a front end says so."""
+
+    request: int
+    calls: tuple[ToolCall, ...]
+    text: str
+
+
+@dataclass(frozen=True)
 class UsageReported:
     request: int
     usage: Usage | None  # None: the server reported no usage at all
@@ -307,6 +318,7 @@ AgentEvent = (
     | ToolCallDelta
     | PromptProgress
     | AssistantMessage
+    | ToolCallsRecovered
     | UsageReported
     | ApprovalRequested
     | ToolStarted

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent import history as hist
@@ -25,6 +25,8 @@ from airline_agent.agent.events import (
     AssistantMessage,
     GroundingWarning,
     LimitReached,
+    ToolCall,
+    ToolCallsRecovered,
     TurnEnd,
     TurnFinished,
     TurnStarted,
@@ -37,6 +39,7 @@ from airline_agent.agent.prefix import PrefixTracker, token_counter
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.agent.requests import Answered, request_body, send_request
 from airline_agent.agent.streaming import ModelReply
+from airline_agent.agent.text_tool_calls import recovered_calls
 from airline_agent.agent.tool_round import (
     answer_calls,
     answer_without_running,
@@ -177,6 +180,10 @@ class AgentSession:
                 turn.reason = "error"
                 return
             reply = answered.reply
+            if self.options.recover_text_tool_calls:
+                reply, recovered = self._recover_text_tool_calls(reply, conversation.requests)
+                if recovered is not None:
+                    yield recovered
             for event in self._take_reply(reply, answered.latency_ms, conversation):
                 yield event
             if not reply.tool_calls:
@@ -186,6 +193,23 @@ class AgentSession:
                 yield event
             if turn.reason == "tool_call_limit":
                 return
+
+    def _recover_text_tool_calls(
+        self, reply: ModelReply, request: int
+    ) -> tuple[ModelReply, ToolCallsRecovered | None]:
+        """A reply that wrote tool calls as text instead of making them, made into one
+        that makes them (its text was the calls); otherwise the reply as it came."""
+        if reply.tool_calls or not reply.content:
+            return reply, None
+        found = recovered_calls(reply.content, self._tool_names, request)
+        if not found:
+            return reply, None
+        calls = tuple(
+            ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))
+            for call_id, name, arguments in found
+        )
+        recovered = replace(reply, content=None, tool_calls=calls)
+        return recovered, ToolCallsRecovered(request, calls, reply.content)
 
     def _limit_before_request(self, turn: _Turn, conversation: Conversation) -> LimitReached | None:
         o = self.options

@@ -32,6 +32,8 @@ class LoopOptions:
     retry_base_delay: float = 0.5  # seconds; doubled each attempt unless the server says
     retry_max_delay: float = 30.0
     grounding: bool = True
+    # A tool call the model wrote as text is made for it, and said so (ToolCallsRecovered).
+    recover_text_tool_calls: bool = False
     one_call_at_a_time: bool = True  # policy C4 in the system prompt
     prompt: PromptStyle = "lean"  # the system prompt's text (agent/prompt.py)
     extra_body: dict[str, Any] = field(default_factory=dict)  # sent as is (server-specific)
@@ -51,5 +53,6 @@ class LoopOptions:
             token_budget=settings.token_budget,
             cost_budget=settings.cost_budget,
             prompt=settings.prompt,
+            recover_text_tool_calls=settings.recover_text_tool_calls,
             extra_body={"return_progress": True} if settings.prompt_progress else {},
         )

@@ -8,6 +8,11 @@ not be told otherwise. The shapes recognised: a JSON object with `name` and `arg
 (or `parameters`), bare or inside `<tool_call>` tags or code fences, also with the
 doubled braces of a template; and `tool_name({...})` / `tool_name(key="value")` for a
 tool the agent has.
+
+With `--recover-text-tool-calls` the loop makes such calls for the model
+(`recovered_calls`): only calls of a tool the agent has, with arguments that could be
+read; each gets an id of the framework's (`recovered_…`) and the loop says so with a
+`ToolCallsRecovered` event, so that no front end shows them as the model's own.
 """
 
 from __future__ import annotations
@@ -63,6 +68,19 @@ def text_tool_calls(text: str, tool_names: frozenset[str] = frozenset()) -> list
             )
         found.append(TextToolCall(name, arguments, _shown(text[m.start() :]), m.start()))
     return sorted(found, key=lambda call: call.position)
+
+
+def recovered_calls(
+    text: str, tool_names: frozenset[str], request: int
+) -> tuple[tuple[str, str, dict[str, Any]], ...]:
+    """The calls written in `text` that can be made: (call id, tool, arguments), in order."""
+    return tuple(
+        (f"recovered_{request}_{position}", call.name, call.arguments)
+        for position, call in enumerate(
+            c for c in text_tool_calls(text, tool_names) if c.name in tool_names
+        )
+        if call.arguments is not None
+    )
 
 
 def _json_object(text: str, start: int) -> dict[str, Any] | None:

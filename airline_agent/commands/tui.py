@@ -34,6 +34,13 @@ def tui_command(
     prompt: Annotated[
         str | None, typer.Option("--prompt", help="System prompt: lean (default) or full.")
     ] = None,
+    recover_text_tool_calls: Annotated[
+        bool,
+        typer.Option(
+            "--recover-text-tool-calls",
+            help="Make a tool call the model wrote as text (shown as the framework's doing).",
+        ),
+    ] = False,
 ) -> None:
     """Open the Textual app: chat, tool trace and token usage side by side."""
     code = run_tui(
@@ -45,6 +52,7 @@ def tui_command(
         approve=approve,
         prompt=prompt,
         guard=False if no_guard else None,
+        recover_text_tool_calls=True if recover_text_tool_calls else None,
     )
     if code:
         raise typer.Exit(code)

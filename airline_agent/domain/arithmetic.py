@@ -19,8 +19,9 @@ _OPERATORS = {
 _ALLOWED_CHARACTERS = set("0123456789+-*/(). ")
 
 
-def evaluate_arithmetic(expression: str) -> str:
-    """`calculate`: numbers, + - * /, parentheses; the result rounded to 2 places."""
+def evaluate_arithmetic(expression: str) -> float:
+    """`calculate`: numbers, + - * /, parentheses; the result rounded to 2 places, a number
+    (τ²'s answers the text `1200.0`, which its evaluator reads as the JSON number)."""
     if not expression.strip():
         raise InvalidArguments("expression is empty; give an arithmetic expression like '2 + 2'")
     if not set(expression) <= _ALLOWED_CHARACTERS:
@@ -32,7 +33,7 @@ def evaluate_arithmetic(expression: str) -> str:
     try:
         tree = ast.parse(expression, mode="eval")
         value = _evaluate(tree.body)
-        return str(round(float(value), 2))
+        return round(float(value), 2)
     except ZeroDivisionError as exc:
         raise InvalidArguments("division by zero") from exc
     except (SyntaxError, ValueError, OverflowError, RecursionError) as exc:

@@ -1,10 +1,10 @@
 """The τ²-bench shape of the airline's records, built from rows in one place.
 
-The read tools (`get_user_details`, `get_reservation_details`) answer with a user or a
-reservation exactly as τ² writes it in `db.json`, and `export --format tau2` writes every
-record the same way: both build their dicts here, from rows whose columns come in the
-order of the `*_COLUMNS` tuples below (plain tuples from bare sqlite3, or SQLAlchemy
-rows; only positions are used, so either works).
+The tools answer with a user or a reservation exactly as τ²'s tools do (a reservation,
+read or written, always has `status`, null when none), and `export --format tau2` writes
+every record as τ²'s `db.json` has it (`status` only when set): both build their dicts
+here, from rows whose columns come in the order of the `*_COLUMNS` tuples below (plain
+tuples from bare sqlite3, or SQLAlchemy rows; only positions are used, so either works).
 """
 
 from __future__ import annotations
@@ -131,8 +131,13 @@ def reservation_record(
     segments: Iterable[Sequence[Any]],
     passengers: Iterable[Sequence[Any]],
     payments: Iterable[Sequence[Any]],
+    *,
+    as_tool_result: bool = False,
 ) -> dict[str, Any]:
-    """A reservation as in τ²'s `reservations` (`status` only when it has one)."""
+    """A reservation as in τ²'s `reservations`, where `status` is there only when it has
+    one; `as_tool_result`: as τ²'s tools answer (its `Reservation` model dumped), where
+    `status` is always there, `null` when none. τ²'s evaluator compares a replayed
+    write's result with the recorded one, so a missing key would fail it."""
     record: dict[str, Any] = {
         "reservation_id": reservation[0],
         "user_id": reservation[1],
@@ -160,7 +165,7 @@ def reservation_record(
         "nonfree_baggages": reservation[8],
         "insurance": reservation[9],
     }
-    if reservation[10] is not None:
+    if reservation[10] is not None or as_tool_result:
         record["status"] = reservation[10]
     return record
 

@@ -183,7 +183,7 @@ def calculate(
             description="Numbers, + - * / and parentheses.",
         ),
     ],
-) -> str:
+) -> float:
     """Calculate an arithmetic expression, rounded to 2 decimals. Use it for every price
     and refund."""
     return operations.calculate(expression)

@@ -14,6 +14,7 @@ from airline_agent.agent.events import (
     LimitReached,
     PendingWrite,
     RetryScheduled,
+    ToolCallsRecovered,
     TurnFinished,
 )
 from airline_agent.tui.run import ScenarioDiverged, ShownEvent
@@ -88,6 +89,18 @@ def framework_entry(event: ShownEvent) -> TraceEntry | None:
                     "unsupported": list(values),
                     "findings": [asdict(finding) for finding in findings],
                 },
+            )
+        case ToolCallsRecovered(request=request, calls=calls, text=text):
+            names = ", ".join(call.name for call in calls)
+            return TraceEntry(
+                "framework",
+                f"recovered from text · {names}",
+                body="The model wrote the call as text; the framework made it "
+                "(--recover-text-tool-calls).\n" + text,
+                warning=True,
+                request=request,
+                call_ids=tuple(call.call_id for call in calls),
+                details={"calls": [asdict(call) for call in calls], "text": text},
             )
         case ScenarioDiverged(where=where, findings=lines) as diverged:
             return TraceEntry(

@@ -18,7 +18,9 @@ sent in the next request is valid.
     server.requests[1]["messages"]              # what the client sent second
     server.close()
 
-A request with nothing queued gets HTTP 500 with a message saying so.
+A request with nothing queued gets HTTP 500 with a message saying so, unless the server
+has a `responder`: a function of the request body that answers it (a scripted role that
+reads the conversation so far, e.g. tests/support/eval_roles.py).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import json
 import os
 import threading
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -168,9 +170,11 @@ def stream_body(
 
 
 class ChatServer:
-    """Answers POST …/chat/completions from a queue of replies; records every body."""
+    """Answers POST …/chat/completions from a queue of replies (then from `responder`);
+    records every body."""
 
-    def __init__(self) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], Reply] | None = None) -> None:
+        self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self.raw_requests: list[bytes] = []  # the same bodies, byte for byte
         self.paths: list[str] = []
@@ -291,10 +295,12 @@ class ChatServer:
 
     # -- serving ------------------------------------------------------------------------
 
-    def _next_reply(self) -> Reply:
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
+        if self.responder is not None:
+            return self.responder(body)
         message = {"error": {"message": "chat_server: no reply queued for this request"}}
         return Reply(500, json.dumps(message).encode())
 
@@ -349,7 +355,7 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 server.paths.append(self.path)
                 server.headers.append({k.lower(): v for k, v in self.headers.items()})
                 server._received.notify_all()
-            reply = server._next_reply()
+            reply = server._next_reply(body)
             if reply.delay and server._stopping.wait(reply.delay):
                 return
             if reply.held:

@@ -1,11 +1,12 @@
-"""An independent oracle for the compatibility tests: the τ²-bench airline write tools'
-effects applied to the plain db.json dicts (written from the reference's documented
-behaviour, not from our operations). Only the effects matter here; the reads change
-nothing and are not modelled.
+"""An independent oracle for the compatibility tests: the τ²-bench airline tools applied
+to the plain db.json dicts (written from the reference's documented behaviour, not from
+our operations): the writes' effects, and every tool's result as τ²'s evaluator reads
+its tool message (the JSON it parses, or the text when it is not JSON).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 NOW = "2024-05-15T15:00:00"
@@ -31,7 +32,7 @@ def _new_reservation_id(db: dict) -> str:
     return code
 
 
-def book_reservation(db: dict, a: dict) -> None:
+def book_reservation(db: dict, a: dict) -> Any:
     user = db["users"][_key(db["users"], a["user_id"])]
     count = len(a["passengers"])
     rid = _new_reservation_id(db)
@@ -80,9 +81,15 @@ def book_reservation(db: dict, a: dict) -> None:
         "insurance": a["insurance"],
     }
     user["reservations"].append(rid)
+    return _reservation_result(db["reservations"][rid])
 
 
-def cancel_reservation(db: dict, a: dict) -> None:
+def _reservation_result(reservation: dict) -> dict:
+    """τ²'s tools answer with the `Reservation` model dumped: `status` always there."""
+    return copy.deepcopy({**reservation, "status": reservation.get("status")})
+
+
+def cancel_reservation(db: dict, a: dict) -> Any:
     reservation = db["reservations"][_key(db["reservations"], a["reservation_id"])]
     refunds = [
         {"payment_id": p["payment_id"], "amount": -p["amount"]}
@@ -90,6 +97,7 @@ def cancel_reservation(db: dict, a: dict) -> None:
     ]
     reservation["payment_history"].extend(refunds)
     reservation["status"] = "cancelled"
+    return _reservation_result(reservation)
 
 
 def _pay_change(user: dict, payment_id: str, amount: float) -> dict | None:
@@ -103,7 +111,7 @@ def _pay_change(user: dict, payment_id: str, amount: float) -> dict | None:
     return {"payment_id": payment_id, "amount": amount} if amount != 0 else None
 
 
-def update_reservation_baggages(db: dict, a: dict) -> None:
+def update_reservation_baggages(db: dict, a: dict) -> Any:
     reservation = db["reservations"][_key(db["reservations"], a["reservation_id"])]
     user = db["users"][reservation["user_id"]]
     price = 50 * max(0, a["nonfree_baggages"] - reservation["nonfree_baggages"])
@@ -112,9 +120,10 @@ def update_reservation_baggages(db: dict, a: dict) -> None:
         reservation["payment_history"].append(line)
     reservation["total_baggages"] = a["total_baggages"]
     reservation["nonfree_baggages"] = a["nonfree_baggages"]
+    return _reservation_result(reservation)
 
 
-def update_reservation_flights(db: dict, a: dict) -> None:
+def update_reservation_flights(db: dict, a: dict) -> Any:
     reservation = db["reservations"][_key(db["reservations"], a["reservation_id"])]
     user = db["users"][reservation["user_id"]]
     count = len(reservation["passengers"])
@@ -149,22 +158,25 @@ def update_reservation_flights(db: dict, a: dict) -> None:
         reservation["payment_history"].append(line)
     reservation["flights"] = new
     reservation["cabin"] = a["cabin"]
+    return _reservation_result(reservation)
 
 
-def update_reservation_passengers(db: dict, a: dict) -> None:
+def update_reservation_passengers(db: dict, a: dict) -> Any:
     reservation = db["reservations"][_key(db["reservations"], a["reservation_id"])]
     if len(a["passengers"]) != len(reservation["passengers"]):
         raise OracleError("passenger count")
     reservation["passengers"] = [dict(p) for p in a["passengers"]]
+    return _reservation_result(reservation)
 
 
-def send_certificate(db: dict, a: dict) -> None:
+def send_certificate(db: dict, a: dict) -> Any:
     user = db["users"][_key(db["users"], a["user_id"])]
     number = 3221322
     while f"certificate_{number}" in user["payment_methods"]:
         number += 1
     cid = f"certificate_{number}"
     user["payment_methods"][cid] = {"source": "certificate", "id": cid, "amount": a["amount"]}
+    return f"Certificate {cid} added to user {user['user_id']} with amount {a['amount']}."
 
 
 WRITES = {
@@ -177,8 +189,88 @@ WRITES = {
 }
 
 
-def apply(db: dict, name: str, arguments: dict[str, Any]) -> None:
-    """Apply one action to `db` in place; reads are no-ops."""
-    write = WRITES.get(name)
-    if write is not None:
-        write(db, arguments)
+def get_user_details(db: dict, a: dict) -> Any:
+    return copy.deepcopy(db["users"][_key(db["users"], a["user_id"])])
+
+
+def get_reservation_details(db: dict, a: dict) -> Any:
+    return _reservation_result(db["reservations"][_key(db["reservations"], a["reservation_id"])])
+
+
+def _direct(db: dict, date: str, origin: str | None, destination: str | None, after: str | None):
+    found = []
+    for flight in db["flights"].values():
+        day = flight["dates"].get(date)
+        if (
+            (origin is None or flight["origin"] == origin)
+            and (destination is None or flight["destination"] == destination)
+            and day is not None
+            and day["status"] == "available"
+            and (after is None or flight["scheduled_departure_time_est"] >= after)
+        ):
+            found.append(
+                {
+                    "flight_number": flight["flight_number"],
+                    "origin": flight["origin"],
+                    "destination": flight["destination"],
+                    "status": "available",
+                    "scheduled_departure_time_est": flight["scheduled_departure_time_est"],
+                    "scheduled_arrival_time_est": flight["scheduled_arrival_time_est"],
+                    "date": None,  # τ²'s DirectFlight: set only by the one-stop search
+                    "available_seats": dict(day["available_seats"]),
+                    "prices": dict(day["prices"]),
+                }
+            )
+    return found
+
+
+def search_direct_flight(db: dict, a: dict) -> Any:
+    return _direct(db, a["date"], a["origin"], a["destination"], None)
+
+
+def search_onestop_flight(db: dict, a: dict) -> Any:
+    date = a["date"]
+    pairs = []
+    for first in _direct(db, date, a["origin"], None, None):
+        first["date"] = date
+        # τ²'s own arithmetic on the day of the month (no zero padding)
+        second_date = (
+            f"2024-05-{int(date[-2:]) + 1}" if "+1" in first["scheduled_arrival_time_est"] else date
+        )
+        after = first["scheduled_arrival_time_est"]
+        for second in _direct(db, second_date, first["destination"], a["destination"], after):
+            second["date"] = second_date
+            pairs.append([dict(first), second])
+    return pairs
+
+
+def get_flight_status(db: dict, a: dict) -> Any:
+    return db["flights"][a["flight_number"]]["dates"][a["date"]]["status"]
+
+
+def calculate(db: dict, a: dict) -> Any:
+    # τ² answers str(round(float(...), 2)); its evaluator reads that text as JSON
+    return float(str(round(float(eval(a["expression"], {"__builtins__": None}, {})), 2)))
+
+
+def transfer_to_human_agents(db: dict, a: dict) -> Any:
+    return "Transfer successful"
+
+
+READS = {
+    "get_user_details": get_user_details,
+    "get_reservation_details": get_reservation_details,
+    "search_direct_flight": search_direct_flight,
+    "search_onestop_flight": search_onestop_flight,
+    "get_flight_status": get_flight_status,
+    "calculate": calculate,
+    "transfer_to_human_agents": transfer_to_human_agents,
+}
+
+
+def apply(db: dict, name: str, arguments: dict[str, Any]) -> Any:
+    """Apply one action to `db` in place; its result as τ²'s evaluator reads it."""
+    tool = WRITES.get(name) or READS.get(name)
+    if tool is None:
+        raise OracleError(f"{name}: not modelled")
+    return tool(db, arguments)

@@ -66,6 +66,14 @@ def chat_command(
             "--prompt", help="System prompt: lean (default) or full (AIRLINE_AGENT_PROMPT)."
         ),
     ] = None,
+    recover_text_tool_calls: Annotated[
+        bool,
+        typer.Option(
+            "--recover-text-tool-calls",
+            help="Make a tool call the model wrote as text, and say so "
+            "(AIRLINE_AGENT_RECOVER_TEXT_TOOL_CALLS).",
+        ),
+    ] = False,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
     no_guard: Annotated[
         bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
@@ -115,6 +123,7 @@ def chat_command(
         prompt=prompt,
         db=db,
         guard=False if no_guard else None,
+        recover_text_tool_calls=True if recover_text_tool_calls else None,
     )
     if not settings.model_configured:
         typer.echo(NO_MODEL, err=True)

@@ -66,6 +66,9 @@ class Printer:
                 self._show_message(message)
             case ev.UsageReported() as usage:
                 self.view.requests.append(usage)
+            case ev.ToolCallsRecovered(calls=calls):
+                names = ", ".join(call.name for call in calls)
+                self._line(f"  ↻ recovered from text: {names} (the model wrote the call as text)")
             case ev.CustomerBound(customer=customer, tool=tool):
                 self._line(f"  ✓ acting for {customer} (confirmed by {tool})")
             case ev.ToolFinished() as done:

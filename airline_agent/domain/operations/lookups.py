@@ -78,6 +78,7 @@ def reservation_in(reads: Reads, reservation_id: str) -> dict[str, Any]:
         reads.rows(_RESERVATION_SEGMENTS, key),
         reads.rows(_RESERVATION_PASSENGERS, key),
         reads.rows(_RESERVATION_PAYMENTS, key),
+        as_tool_result=True,
     )
 
 
@@ -100,8 +101,8 @@ def resolve_user_id(database: Database, user_id: str) -> str | None:
         return resolve(reads, USER_ID, user_id)
 
 
-def calculate(expression: str) -> str:
-    """Arithmetic with + - * / and parentheses, rounded to 2 places, as text."""
+def calculate(expression: str) -> float:
+    """Arithmetic with + - * / and parentheses, rounded to 2 places."""
     return policy.evaluate_arithmetic(expression)
 
 

@@ -1,0 +1,220 @@
+"""results.json (our contract, documented in the README), summary.md, and the comparison
+of two runs (`eval --compare`).
+
+results.json holds the run's figures and one record per trial (`TrialRecord.to_json`);
+a results view reads it alone: each trial names its scenario file, which plays it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from airline_agent.evaluation.pass_hat_k import pass_hat_ks
+from airline_agent.evaluation.tasks import EvalTask
+from airline_agent.evaluation.trial import TrialRecord
+
+FORMAT = "airline-agent eval results, version 1"
+
+
+def _sum_tokens(records: Iterable[TrialRecord], side: str) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for record in records:
+        total.update(getattr(record, side))
+    return dict(total)
+
+
+def _sum_cost(records: Sequence[TrialRecord], side: str) -> float | None:
+    costs = [record.cost.get(side) for record in records]
+    return None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6)
+
+
+def results_json(
+    tasks: Sequence[EvalTask],
+    trials: int,
+    records: Sequence[TrialRecord],
+    *,
+    settings: dict[str, Any],
+    complete: bool,
+) -> dict[str, Any]:
+    order = {task.id: position for position, task in enumerate(tasks)}
+    records = sorted(records, key=lambda r: (order.get(r.task_id, len(order)), r.trial))
+    counted = [r for r in records if r.counted]
+    outcomes = {task.id: [r.success for r in counted if r.task_id == task.id] for task in tasks}
+    strict = {
+        task.id: [r.strict_success for r in counted if r.task_id == task.id] for task in tasks
+    }
+    return {
+        "format": FORMAT,
+        "complete": complete,  # False: interrupted, some trials not run
+        "tasks": len(tasks),
+        "trials_per_task": trials,
+        "trials_run": len(records),
+        "counted_trials": len(counted),
+        "pass_hat_k": {str(k): value for k, value in pass_hat_ks(outcomes, trials).items()},
+        # A trial that needed a tool call recovered from text counts as failed here.
+        "pass_hat_k_strict": {str(k): value for k, value in pass_hat_ks(strict, trials).items()},
+        "average_reward": (sum(r.reward for r in counted) / len(counted)) if counted else None,
+        "infra_errors": sum(r.infra_error for r in records),
+        "customer_errors": sum(r.customer_error for r in records),
+        "recovered_tool_calls": sum(r.recovered_tool_calls for r in records),
+        "terminations": dict(Counter(r.termination for r in records)),
+        "tokens": {
+            "agent": _sum_tokens(records, "agent_tokens"),
+            "user": _sum_tokens(records, "user_tokens"),
+        },
+        "cost": {
+            "agent": _sum_cost(records, "agent"),
+            "user": _sum_cost(records, "user"),
+            "total": _sum_cost(records, "total"),
+        },
+        "settings": settings,
+        "trials": [record.to_json() for record in records],
+    }
+
+
+def _figure(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _money(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:.4f}"
+
+
+def summary_markdown(results: dict[str, Any]) -> str:
+    settings = results["settings"]
+    lines = [
+        "# airline-agent eval",
+        "",
+        f"- agent: `{settings.get('agent_model')}` · customer: `{settings.get('user_model')}`",
+        f"- guard {'on' if settings.get('guard') else 'off'} · prompt {settings.get('prompt')} · "
+        f"at most {settings.get('max_turns')} customer messages · recovery of tool calls "
+        f"written as text {'on' if settings.get('recover_text_tool_calls') else 'off'}",
+        f"- {results['tasks']} tasks × {results['trials_per_task']} trials: "
+        f"{results['trials_run']} run, {results['counted_trials']} counted, "
+        f"{results['infra_errors']} infrastructure errors, "
+        f"{results['customer_errors']} customer errors (left out of pass^k)"
+        + ("" if results["complete"] else " · **interrupted: not every trial ran**"),
+        f"- average reward {_figure(results['average_reward'])} · tokens: agent "
+        f"{results['tokens']['agent'].get('total', 0):,}, customer "
+        f"{results['tokens']['user'].get('total', 0):,} · cost: agent "
+        f"{_money(results['cost']['agent'])}, customer {_money(results['cost']['user'])}",
+        "",
+        "| k | pass^k | pass^k strict |",
+        "| --- | --- | --- |",
+    ]
+    strict = results["pass_hat_k_strict"]
+    for k, value in results["pass_hat_k"].items():
+        lines.append(f"| {k} | {_figure(value)} | {_figure(strict.get(k))} |")
+    if results["recovered_tool_calls"]:
+        lines += [
+            "",
+            f"{results['recovered_tool_calls']} tool calls were written as text and made by "
+            "the framework; pass^k strict counts those trials as failed.",
+        ]
+    lines += ["", "## Tasks", "", "| task | rewards | endings |", "| --- | --- | --- |"]
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for trial in results["trials"]:
+        by_task.setdefault(trial["task_id"], []).append(trial)
+    for task_id, trials in by_task.items():
+        rewards = " ".join(_mark(t) for t in trials)
+        endings = ", ".join(sorted({t["termination"] for t in trials}))
+        lines.append(f"| {task_id} | {rewards} | {endings} |")
+    failed = [t for t in results["trials"] if _mark(t) != "1"]
+    if failed:
+        lines += ["", "## Failed trials", ""]
+    for trial in failed:
+        lines += _failure_lines(trial)
+    return "\n".join(lines) + "\n"
+
+
+def _mark(trial: dict[str, Any]) -> str:
+    if trial["infra_error"]:
+        return "infra"
+    if trial["customer_error"]:
+        return "customer"
+    return f"{trial['reward']:g}"
+
+
+def _failure_lines(trial: dict[str, Any]) -> list[str]:
+    lines = [
+        f"### task {trial['task_id']}, trial {trial['trial']}: {_mark(trial)} "
+        f"({trial['termination']})",
+        "",
+        f"Scenario: `{trial['scenario']}`" if trial["scenario"] else "No scenario: no turn ran.",
+    ]
+    if trial.get("error"):
+        lines.append(f"- error: {trial['error']}")
+    if trial["db_match"] is False:
+        lines.append("- the database differs from the reference end state:")
+        for diff in trial["db_diff"]:
+            field = f".{diff['field']}" if diff["field"] else " (whole record)"
+            lines.append(
+                f"  - `{diff['record']}{field}`: reference `{json.dumps(diff['reference'])}`, "
+                f"actual `{json.dumps(diff['actual'])}`"
+            )
+    if trial["communicate"]["missing"]:
+        missing = ", ".join(f"`{info}`" for info in trial["communicate"]["missing"])
+        lines.append(f"- never told to the customer: {missing}")
+    for finding in trial["findings"]:
+        if finding["who"] == "customer":
+            lines.append(f"- {finding['why']}")
+    return [*lines, ""]
+
+
+# -- comparing two runs -----------------------------------------------------------------
+
+
+class ResultsUnreadable(Exception):
+    """A results.json that cannot be read as one; says which and why."""
+
+
+@dataclass(frozen=True)
+class TaskChange:
+    task_id: str
+    before: tuple[int, int] | None  # (successes, counted trials); None: not in that run
+    after: tuple[int, int] | None
+
+    def describe(self, side: tuple[int, int] | None) -> str:
+        return "–" if side is None else f"{side[0]}/{side[1]}"
+
+
+def read_results(path: Path) -> dict[str, Any]:
+    target = path / "results.json" if path.is_dir() else path
+    try:
+        data = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ResultsUnreadable(f"{target}: cannot be read ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ResultsUnreadable(f"{target}: not the results.json of an airline-agent eval run")
+    return data
+
+
+def task_outcomes(results: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    outcomes: dict[str, tuple[int, int]] = {}
+    for trial in results["trials"]:
+        if trial["infra_error"] or trial["customer_error"]:
+            continue
+        passed, counted = outcomes.get(trial["task_id"], (0, 0))
+        success = abs(trial["reward"] - 1.0) <= 1e-6
+        outcomes[trial["task_id"]] = (passed + success, counted + 1)
+    return outcomes
+
+
+def _rate(side: tuple[int, int] | None) -> float | None:
+    return None if not side or not side[1] else side[0] / side[1]
+
+
+def compare(before: dict[str, Any], after: dict[str, Any]) -> list[TaskChange]:
+    """The tasks whose outcome (the share of counted trials that passed) changed."""
+    old, new = task_outcomes(before), task_outcomes(after)
+    changes = []
+    for task_id in dict.fromkeys([*old, *new]):
+        a, b = old.get(task_id), new.get(task_id)
+        if _rate(a) != _rate(b):
+            changes.append(TaskChange(task_id, a, b))
+    return changes

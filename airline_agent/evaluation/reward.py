@@ -1,0 +1,204 @@
+"""The reward, as τ²-bench's evaluator computes it for the airline tasks.
+
+- DB: the trial's final database equals the one the task's reference actions give on a
+  fresh import of `db.json` (τ² compares the two databases' hashes). Here only the records
+  that a write of the trial or of the reference solution touched can differ (each tool
+  reports the rows it changed, `RowChange`; `replay --tau2` checks that against SQL), and
+  those are compared in `export --format tau2` shape, so a failure names each record and
+  field with the reference and the actual value. Comparing whole databases with SQL took
+  half a second a trial.
+- COMMUNICATE: every `communicate_info` string is in some message of the agent, matched
+  as τ²'s evaluator matches it: case-insensitive, in the message with its commas removed.
+- The reward is the product of the task's `reward_basis` parts (DB and COMMUNICATE for
+  every airline task), and 0 when the trial did not end by the customer's (or the agent's)
+  own stop, as τ² gives 0 to every other termination.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from airline_agent.evaluation.tasks import EvalTask
+from airline_agent.scenarios import datasets
+from airline_agent.scenarios.dbdiff import (
+    MISSING,
+    RecordChange,
+    RecordKey,
+    changed_paths,
+    export_records,
+    get_path,
+    owners_of,
+)
+
+
+@dataclass(frozen=True)
+class FieldDifference:
+    record: str  # "reservations/EHGLP3"
+    field: str  # a dotted path in the record, "" for the whole record
+    reference: Any  # the reference end state's value (None: no such record)
+    actual: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "record": self.record,
+            "field": self.field,
+            "reference": self.reference,
+            "actual": self.actual,
+        }
+
+
+@dataclass(frozen=True)
+class DatabaseCheck:
+    match: bool
+    differences: tuple[FieldDifference, ...]
+
+
+@dataclass(frozen=True)
+class CommunicateCheck:
+    expected: tuple[str, ...]
+    missing: tuple[str, ...]
+
+    @property
+    def met(self) -> bool:
+        return not self.missing
+
+
+def communicated(info: str, agent_messages: list[str]) -> str | None:
+    """The first agent message that says `info` as τ² matches it, or None."""
+    for message in agent_messages:
+        if message.strip() and info.lower() in message.lower().replace(",", ""):
+            return message
+    return None
+
+
+def communicate_check(task: EvalTask, agent_messages: list[str]) -> CommunicateCheck:
+    missing = tuple(i for i in task.communicate_info if communicated(i, agent_messages) is None)
+    return CommunicateCheck(task.communicate_info, missing)
+
+
+def touched(changes: Iterable[Any]) -> set[RecordKey]:
+    """The τ² records that these `RowChange`s belong to."""
+    keys: set[RecordKey] = set()
+    for change in changes:
+        keys |= owners_of(change)
+    return keys
+
+
+@dataclass(frozen=True)
+class EndStates:
+    """The records a trial or its reference touched, as they were, as the reference left
+    them and as the trial left them."""
+
+    keys: frozenset[RecordKey]
+    before: dict[RecordKey, dict]
+    reference: dict[RecordKey, dict]
+    actual: dict[RecordKey, dict]
+
+    def changes(self) -> list[RecordChange]:
+        """What the trial changed (`dbdiff.diff_databases`' shape, for its scenario)."""
+        found = []
+        for key in sorted(self.keys):
+            old, new = self.before.get(key), self.actual.get(key)
+            paths = changed_paths(old or {}, new or {})
+            if old is None and new is None:
+                continue
+            if old is None or new is None or paths:
+                found.append(RecordChange(key[0], key[1], old, new, tuple(paths)))
+        return found
+
+
+def end_states(pristine: Path, reference: Path, final: Path, keys: set[RecordKey]) -> EndStates:
+    return EndStates(
+        frozenset(keys),
+        export_records(pristine, keys),
+        export_records(reference, keys),
+        export_records(final, keys),
+    )
+
+
+def database_check(states: EndStates) -> DatabaseCheck:
+    expected, actual = states.reference, states.actual
+    differences: list[FieldDifference] = []
+    for key in sorted(states.keys):
+        record = f"{key[0]}/{key[1]}"
+        old, new = expected.get(key), actual.get(key)
+        if old is None or new is None:
+            if old is not None or new is not None:
+                differences.append(FieldDifference(record, "", old, new))
+            continue
+        for path in changed_paths(old, new):
+            differences.append(
+                FieldDifference(
+                    record, path, _value(get_path(old, path)), _value(get_path(new, path))
+                )
+            )
+    return DatabaseCheck(not differences, tuple(differences))
+
+
+def _value(value: Any) -> Any:
+    """A leaf's value, or None where one side has no such leaf."""
+    return None if value is MISSING else value
+
+
+def reward_of(
+    task: EvalTask, database: DatabaseCheck, communicate: CommunicateCheck, *, evaluated: bool
+) -> float:
+    """τ²'s reward: 0 for a trial it does not evaluate, else the product of the basis."""
+    if not evaluated:
+        return 0.0
+    reward = 1.0
+    if "DB" in task.reward_basis:
+        reward *= 1.0 if database.match else 0.0
+    if "COMMUNICATE" in task.reward_basis:
+        reward *= 1.0 if communicate.met else 0.0
+    return reward
+
+
+class ReferenceStates:
+    """Each task's reference end state: its reference actions replayed, guard off, on a
+    fresh import of `db.json` (as τ²'s evaluator replays them), made once per run.
+
+    An action that fails is skipped, as τ²'s evaluator skips one that raises."""
+
+    def __init__(self, tau2_directory: Path, now: str | None = None) -> None:
+        self.tau2_directory = tau2_directory
+        self.now = now
+        self._made: dict[str, tuple[Path, frozenset[RecordKey]]] = {}
+        self._lock = threading.Lock()
+
+    def pristine(self) -> Path:
+        return datasets.pristine("tau2", self.tau2_directory)
+
+    def fresh_copy(self, name: str) -> Path:
+        copy, _ = datasets.fresh_copy("tau2", name, self.tau2_directory)
+        return copy
+
+    def of(self, task: EvalTask) -> tuple[Path, frozenset[RecordKey]]:
+        """The reference end state's database file, and the records its actions touched
+        (made on first use; thread-safe)."""
+        with self._lock:
+            if task.id not in self._made:
+                self._made[task.id] = self._make(task)
+            return self._made[task.id]
+
+    def _make(self, task: EvalTask) -> tuple[Path, frozenset[RecordKey]]:
+        from airline_agent.stack import open_existing_database, reference_toolbox
+        from airline_agent.tools.conversation import ToolConversation
+
+        if not task.actions:
+            return self.pristine(), frozenset()
+        path = self.fresh_copy(f"reference-{task.id}")
+        database = open_existing_database(path)
+        keys: set[RecordKey] = set()
+        try:
+            tools = reference_toolbox(database, now=self.now)
+            conversation = ToolConversation()
+            for action in task.actions:
+                keys |= touched(tools.call(action.name, action.arguments, conversation).changes)
+        finally:
+            database.close()
+        return path, frozenset(keys)

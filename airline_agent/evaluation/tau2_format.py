@@ -1,0 +1,286 @@
+"""A run in τ²-bench's own results format (its `Results` model), so that τ²'s tools read it
+and its evaluator can check every trial.
+
+Each trial is a `SimulationRun`: τ²'s message shapes (`user`, `assistant` with
+`tool_calls`, `tool` answering each call by id, each with `turn_idx`, `timestamp`,
+`usage`, `cost`), `termination_reason` from τ²'s enum, `reward_info` as τ²'s evaluator
+makes it, and `trial`. τ²'s evaluator replays every write of a trajectory in its own
+environment and compares the result with the recorded tool message (strictly, as JSON).
+
+One representation is ours, and the README says why: **a write that failed here** (the
+guard refused it, or the tools answered an error; either way nothing changed) **is left
+out of the replayable trajectory**: its call and its answer are kept in the assistant
+message's `raw_data` (`airline_agent.not_replayed`). τ² has no way to say "refused before
+the environment": its replay would run a call the guard refused (and change the database
+where ours did not), or compare our error text with its own exception's text. Left out,
+τ²'s replay changes exactly what ours did. Reads and unknown tools are kept: τ² never
+replays them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from airline_agent.agent.events import (
+    AssistantMessage,
+    ToolCallsRecovered,
+    ToolFinished,
+    UsageReported,
+)
+from airline_agent.evaluation.tasks import EvalTask
+from airline_agent.evaluation.trial import TAU2_TERMINATION, CustomerSaid, TrialRun
+
+NOT_REPLAYED_WHY = (
+    "a write that failed here and changed nothing (the guard refused it, or the tools "
+    "answered an error); τ²'s replay would run it, so it is left out of the trajectory"
+)
+
+
+def tool_content(result: Any) -> str:
+    """A tool message's content, as the loop sends it (text as it is, else JSON)."""
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+
+
+def _arguments(text: str) -> tuple[dict[str, Any], bool]:
+    """The call's arguments as an object, and whether they were one."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return {}, False
+    return (value, True) if isinstance(value, dict) else ({}, False)
+
+
+def _usage_of(usage: UsageReported | None) -> dict[str, int] | None:
+    if usage is None or usage.usage is None:
+        return None
+    return {
+        "prompt_tokens": usage.usage.prompt_tokens,
+        "completion_tokens": usage.usage.completion_tokens,
+        "cached_tokens": usage.usage.cached_tokens,
+    }
+
+
+def simulation_messages(run: TrialRun) -> list[dict[str, Any]]:
+    """The trial's messages in τ²'s shapes, in order."""
+    events = run.log.events
+    usage = {e.request: e for e in events if isinstance(e, UsageReported)}
+    finished = {e.call_id: e for e in events if isinstance(e, ToolFinished)}
+    recovered = {e.request: e.text for e in events if isinstance(e, ToolCallsRecovered)}
+    messages: list[dict[str, Any]] = []
+
+    def add(message: dict[str, Any]) -> None:
+        message["turn_idx"] = len(messages)
+        messages.append(message)
+
+    for entry in run.log.entries:
+        if isinstance(entry, CustomerSaid):
+            said = entry.message
+            add(
+                {
+                    "role": "user",
+                    "content": said.text,
+                    "timestamp": entry.at,
+                    "usage": _user_usage(said),
+                    "cost": said.cost,
+                }
+            )
+        elif isinstance(entry, AssistantMessage):
+            message = _assistant(entry, usage.get(entry.request), finished, run)
+            if entry.request in recovered:  # the framework made these calls from the text
+                raw = message.setdefault("raw_data", {"airline_agent": {}})["airline_agent"]
+                raw["recovered_from_text"] = recovered[entry.request]
+            add(message)
+        elif isinstance(entry, ToolFinished) and entry.call_id not in _left_out(run, finished):
+            add(
+                {
+                    "role": "tool",
+                    "id": entry.call_id,
+                    "content": tool_content(entry.result),
+                    "requestor": "assistant",
+                    "error": entry.error is not None,
+                    "timestamp": run.log.event_times.get(id(entry)),
+                }
+            )
+    return messages
+
+
+def _user_usage(said: Any) -> dict[str, int] | None:
+    if said.usage is None:
+        return None
+    return {
+        "prompt_tokens": said.usage.prompt_tokens,
+        "completion_tokens": said.usage.completion_tokens,
+    }
+
+
+def _left_out(run: TrialRun, finished: dict[str, ToolFinished]) -> set[str]:
+    """The ids of the writes that failed here (see the module's docstring)."""
+    return {
+        call_id
+        for call_id, event in finished.items()
+        if event.error is not None and event.name in run.write_tools
+    }
+
+
+def _assistant(
+    event: AssistantMessage,
+    usage: UsageReported | None,
+    finished: dict[str, ToolFinished],
+    run: TrialRun,
+) -> dict[str, Any]:
+    left_out = _left_out(run, finished)
+    calls, kept_aside, raw_data = [], [], {}
+    for call in event.tool_calls:
+        arguments, readable = _arguments(call.arguments)
+        if call.call_id in left_out:
+            done = finished[call.call_id]
+            kept_aside.append(
+                {
+                    "id": call.call_id,
+                    "name": call.name,
+                    "arguments": arguments if readable else call.arguments,
+                    "result": done.result,
+                    "error": done.error,
+                }
+            )
+            continue
+        if not readable:
+            raw_data.setdefault("unreadable_arguments", {})[call.call_id] = call.arguments
+        calls.append(
+            {
+                "id": call.call_id,
+                "name": call.name,
+                "arguments": arguments,
+                "requestor": "assistant",
+            }
+        )
+    if kept_aside:
+        raw_data["not_replayed"] = {"why": NOT_REPLAYED_WHY, "calls": kept_aside}
+    if event.reasoning:
+        raw_data["reasoning_content"] = event.reasoning
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": event.content,
+        "tool_calls": calls or None,
+        "timestamp": run.log.event_times.get(id(event)),
+        "usage": _usage_of(usage),
+        "cost": usage.cost if usage is not None else None,
+    }
+    if raw_data:
+        message["raw_data"] = {"airline_agent": raw_data}
+    return message
+
+
+def reward_info(task: EvalTask, run: TrialRun) -> dict[str, Any]:
+    """τ²'s `RewardInfo` for the trial, as its evaluator makes it."""
+    record = run.record
+    reason = TAU2_TERMINATION[record.termination]
+    if reason not in ("user_stop", "agent_stop"):
+        return {
+            "reward": 0.0,
+            "reward_basis": None,
+            "info": {"note": f"Simulation terminated prematurely. Termination reason: {reason}"},
+        }
+    missing = set(record.communicate["missing"])
+    checks = [
+        {
+            "info": info,
+            "met": info not in missing,
+            "justification": f"Information '{info}' "
+            + ("not communicated." if info in missing else "communicated."),
+        }
+        for info in record.communicate["expected"]
+    ]
+    db_reward = 1.0 if record.db_match else 0.0
+    breakdown = {}
+    if "DB" in task.reward_basis:
+        breakdown["DB"] = db_reward
+    if "COMMUNICATE" in task.reward_basis:
+        breakdown["COMMUNICATE"] = 0.0 if missing else 1.0
+    return {
+        "reward": record.reward,
+        "db_check": {"db_match": bool(record.db_match), "db_reward": db_reward},
+        "communicate_checks": checks,
+        "nl_assertions": None,  # τ² needs an LLM judge for them: reported, not scored
+        "reward_basis": list(task.reward_basis),
+        "reward_breakdown": breakdown,
+        "info": {"airline_agent": {"db_diff": record.db_diff}},
+    }
+
+
+def simulation(task: EvalTask, run: TrialRun, run_id: str) -> dict[str, Any]:
+    record = run.record
+    invented = [f for f in record.findings if f["who"] == "customer"]
+    return {
+        "id": f"{run_id}-task-{task.id}-trial-{record.trial}",
+        "task_id": task.id,
+        "timestamp": record.started_at,
+        "start_time": record.started_at,
+        "end_time": record.ended_at,
+        "duration": record.duration_s,
+        "termination_reason": TAU2_TERMINATION[record.termination],
+        "agent_cost": record.cost.get("agent"),
+        "user_cost": record.cost.get("user"),
+        "reward_info": reward_info(task, run),
+        "messages": simulation_messages(run),
+        "trial": record.trial,
+        "mode": "half_duplex",
+        # τ²'s own record of a user simulator that invented facts (it re-runs such trials).
+        "hallucination_check": {
+            "hallucination_found": bool(invented),
+            "errors": [{"reasoning": f["why"], "user_message": f["value"]} for f in invented],
+            "summary": "; ".join(f["why"] for f in invented),
+        },
+        "hallucination_retries_used": record.attempt - 1,
+        "info": {
+            "airline_agent": {
+                "termination": record.termination,
+                "customer_error": record.customer_error,
+                "recovered_tool_calls": record.recovered_tool_calls,
+                "scenario": record.scenario,
+                "error": record.error,
+            }
+        },
+    }
+
+
+def results_document(
+    tasks: Iterable[EvalTask],
+    simulations: list[dict[str, Any]],
+    *,
+    trials: int,
+    max_turns: int,
+    agent_model: str,
+    customer_model: str,
+    policy: str,
+    customer_guidelines: str,
+    timestamp: str,
+    commit: str,
+) -> dict[str, Any]:
+    """τ²'s `Results`: `info`, the tasks as τ² wrote them, and the simulations."""
+    return {
+        "timestamp": timestamp,
+        "info": {
+            "git_commit": commit,
+            "num_trials": trials,
+            "max_steps": max_turns,
+            "max_errors": 0,
+            "user_info": {
+                "implementation": "airline_agent.evaluation.customer",
+                "llm": customer_model,
+                "llm_args": {},
+                "global_simulation_guidelines": customer_guidelines,
+            },
+            "agent_info": {
+                "implementation": "airline_agent.agent.loop",
+                "llm": agent_model,
+                "llm_args": {},
+            },
+            "environment_info": {"domain_name": "airline", "policy": policy, "tool_defs": None},
+            "seed": None,
+        },
+        "tasks": [task.source for task in tasks],
+        "simulations": simulations,
+    }

@@ -1,0 +1,393 @@
+"""One trial: the agent and the simulated customer on one task, on its own database copy.
+
+The customer speaks first; each of its messages is one turn of the agent's loop (its
+system prompt, tools, guard as chosen, approvals answered yes: the customer consents in
+words, as in τ²). The call ends when the customer writes a stop signal, when the agent
+has transferred it to a human (`transfer_to_human_agents` succeeded), after
+`max_turns` customer messages, or on a failure. Then the final database is compared
+with the task's reference end state and the agent's messages with `communicate_info`.
+
+What a trial leaves: its record (`TrialRecord`, a line of results.json), its log (every
+customer message and agent event, for tau2_results.json) and its scenario file (the
+customer's messages and the agent model's responses as they happened, the final
+database as the expectation: `replay` reproduces the run offline).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from airline_agent.agent.events import (
+    AgentEvent,
+    AssistantMessage,
+    ErrorOccurred,
+    GroundingWarning,
+    LimitReached,
+    ToolCallsRecovered,
+    ToolFinished,
+    TurnStarted,
+    Usage,
+    UsageReported,
+)
+from airline_agent.evaluation.customer import (
+    CustomerMessage,
+    CustomerSimulator,
+    CustomerUnavailable,
+    StopSignal,
+)
+from airline_agent.evaluation.customer_check import CustomerCheck, InventedFact
+from airline_agent.evaluation.reward import (
+    CommunicateCheck,
+    DatabaseCheck,
+    EndStates,
+    ReferenceStates,
+    communicate_check,
+    database_check,
+    end_states,
+    reward_of,
+    touched,
+)
+from airline_agent.evaluation.tasks import EvalTask
+from airline_agent.scenarios import datasets
+
+if TYPE_CHECKING:
+    from airline_agent.config import Settings
+    from airline_agent.stack import EvalBackends, Stack
+
+# How a trial ended (results.json's `termination`), and τ²'s TerminationReason for it.
+Termination = Literal[
+    "customer_stop",
+    "customer_transfer",
+    "customer_out_of_scope",
+    "agent_transfer",
+    "max_turns",
+    "customer_silent",
+    "infrastructure_error",
+    "context_window_exceeded",
+    "unexpected_error",
+]
+TAU2_TERMINATION: dict[Termination, str] = {
+    "customer_stop": "user_stop",
+    "customer_transfer": "user_stop",
+    "customer_out_of_scope": "user_stop",
+    # τ²'s simulated customer answers a transfer with ###TRANSFER###: its user_stop.
+    "agent_transfer": "user_stop",
+    "max_turns": "max_steps",
+    "customer_silent": "user_error",
+    "infrastructure_error": "infrastructure_error",
+    "context_window_exceeded": "context_window_exceeded",
+    "unexpected_error": "unexpected_error",
+}
+# τ² evaluates a trial only when it ended by a stop (every other ending scores 0).
+EVALUATED = frozenset(t for t, reason in TAU2_TERMINATION.items() if reason == "user_stop")
+_BY_SIGNAL: dict[StopSignal, Termination] = {
+    "stop": "customer_stop",
+    "transfer": "customer_transfer",
+    "out_of_scope": "customer_out_of_scope",
+}
+_CONTEXT_MARKERS = ("context_length", "context length", "maximum context", "context window")
+
+
+@dataclass(frozen=True)
+class TrialSettings:
+    """What every trial of a run shares."""
+
+    agent: Settings  # the agent's settings (model, server, prompt, limits, clock)
+    customer_model: str
+    guard: bool
+    max_turns: int
+
+
+@dataclass(frozen=True)
+class CustomerSaid:
+    """A customer message, in the trial's log (between the agent's events)."""
+
+    turn: int
+    message: CustomerMessage
+    invented: tuple[InventedFact, ...]
+    at: str  # ISO time
+
+
+@dataclass
+class TrialLog:
+    """Everything that was said and done, in order."""
+
+    entries: list[CustomerSaid | AgentEvent] = field(default_factory=list)
+    event_times: dict[int, str] = field(default_factory=dict)  # id(event) -> ISO time
+
+    @property
+    def events(self) -> list[AgentEvent]:
+        return [entry for entry in self.entries if not isinstance(entry, CustomerSaid)]
+
+
+@dataclass
+class TrialRecord:
+    """One trial's line of results.json (the README documents each field)."""
+
+    task_id: str
+    trial: int
+    reward: float
+    db_match: bool | None  # None: not evaluated
+    db_diff: list[dict[str, Any]]
+    communicate: dict[str, list[str]]
+    termination: Termination
+    turns: int
+    agent_tokens: dict[str, int]
+    user_tokens: dict[str, int]
+    cost: dict[str, float | None]
+    findings: list[dict[str, Any]]
+    scenario: str | None  # the scenario file, relative to the run folder (None: no turn ran)
+    customer_error: bool = False
+    infra_error: bool = False
+    error: str | None = None
+    recovered_tool_calls: int = 0
+    nl_assertions: list[str] = field(default_factory=list)
+    started_at: str = ""
+    ended_at: str = ""
+    duration_s: float = 0.0
+    attempt: int = 1  # >1: re-run after customer errors (--rerun-customer-errors)
+
+    @property
+    def counted(self) -> bool:
+        """Whether pass^k counts it (infrastructure and customer errors are left out)."""
+        return not (self.infra_error or self.customer_error)
+
+    @property
+    def success(self) -> bool:
+        return abs(self.reward - 1.0) <= 1e-6
+
+    @property
+    def strict_success(self) -> bool:
+        """Without the framework's help: a trial that needed a recovered call fails."""
+        return self.success and self.recovered_tool_calls == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TrialRecord:
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+
+
+@dataclass
+class TrialRun:
+    record: TrialRecord
+    log: TrialLog
+    scenario_yaml: str | None  # None when the agent never had a turn (nothing to replay)
+    write_tools: frozenset[str]
+    system_prompt: str
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def scenario_name(task_id: str, trial: int) -> str:
+    return f"task-{task_id}-trial-{trial}"
+
+
+async def run_trial(
+    task: EvalTask,
+    trial: int,
+    settings: TrialSettings,
+    backends: EvalBackends,
+    references: ReferenceStates,
+    *,
+    attempt: int = 1,
+) -> TrialRun:
+    """Run one trial to its end; a failure of either model ends it as an error trial
+    (never raises for one). Cancellation (Ctrl-C) propagates, leaving nothing behind."""
+    from airline_agent.stack import live_stack, open_existing_database
+
+    started, clock = now_iso(), time.perf_counter()
+    reference, reference_touched = references.of(task)
+    copy = references.fresh_copy(scenario_name(task.id, trial))
+    stack = live_stack(
+        settings.agent,
+        guard=settings.guard,
+        database=open_existing_database(copy),
+        backend=backends.agent,
+    )
+    customer = CustomerSimulator(
+        backends.customer, task.instructions, model=settings.customer_model
+    )
+    check = CustomerCheck(task.instructions.texts())
+    log = TrialLog()
+    write_tools = frozenset(n for n in stack.toolbox.names() if stack.toolbox.is_write(n))
+    try:
+        try:
+            termination, error, turns = await _converse(stack, customer, check, log, settings)
+        finally:
+            stack.close()
+        states = end_states(
+            references.pristine(),
+            reference,
+            copy,
+            set(reference_touched)
+            | touched(c for e in log.events if isinstance(e, ToolFinished) for c in e.changes),
+        )
+        record, scenario_yaml = _score(task, trial, settings, states, log)
+    finally:
+        datasets.discard(copy)  # also when cancelled: nothing of an unfinished trial stays
+    record.termination, record.error, record.turns = termination, error, turns
+    _settle_reward(task, record, termination)
+    record.user_tokens = _tokens(customer.usage)
+    record.cost["user"] = customer.cost if customer.usage_complete else None
+    record.cost["total"] = _total(record.cost["agent"], record.cost["user"])
+    record.started_at, record.ended_at = started, now_iso()
+    record.duration_s = round(time.perf_counter() - clock, 3)
+    record.attempt = attempt
+    return TrialRun(record, log, scenario_yaml, write_tools, stack.session.system_prompt)
+
+
+async def _converse(
+    stack: Stack,
+    customer: CustomerSimulator,
+    check: CustomerCheck,
+    log: TrialLog,
+    settings: TrialSettings,
+) -> tuple[Termination, str | None, int]:
+    """The call, message by message: (how it ended, the error if any, agent turns)."""
+    agent_said: str | None = None
+    turns = 0
+    while True:
+        try:
+            message = await customer.speak(agent_said)
+        except CustomerUnavailable as exc:
+            return "infrastructure_error", str(exc), turns
+        invented = check.said(message.said) if message.said else ()
+        log.entries.append(CustomerSaid(turns + 1, message, invented, now_iso()))
+        if message.stop is not None:
+            return _BY_SIGNAL[message.stop], None, turns
+        if not message.said:
+            return "customer_silent", "the simulated customer sent an empty message", turns
+        if turns >= settings.max_turns:
+            return "max_turns", None, turns
+        turns += 1
+        replies: list[str] = []
+        failure: ErrorOccurred | None = None
+        transferred = False
+        async for event in stack.session.run_turn(message.said):
+            log.entries.append(event)
+            log.event_times[id(event)] = now_iso()
+            match event:
+                case AssistantMessage(content=content) if content and content.strip():
+                    replies.append(content)
+                case LimitReached(message=text):
+                    replies.append(text)
+                case ToolFinished(name="transfer_to_human_agents", error=None):
+                    transferred = True
+                case ErrorOccurred() as failure:
+                    pass
+        if failure is not None:
+            return _failure_termination(failure), failure.message, turns
+        agent_said = "\n\n".join(replies) or "…"
+        for reply in replies:
+            check.heard(reply)
+        if transferred:
+            return "agent_transfer", None, turns
+
+
+def _failure_termination(failure: ErrorOccurred) -> Termination:
+    text = f"{failure.kind} {failure.message}".lower()
+    if any(marker in text for marker in _CONTEXT_MARKERS):
+        return "context_window_exceeded"
+    if failure.kind == "internal":
+        return "unexpected_error"
+    return "infrastructure_error"  # the server: unreachable, 4xx/5xx after retries, …
+
+
+def _score(
+    task: EvalTask,
+    trial: int,
+    settings: TrialSettings,
+    states: EndStates,
+    log: TrialLog,
+) -> tuple[TrialRecord, str | None]:
+    from airline_agent.scenarios.model import ScenarioSettings
+    from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
+
+    events = log.events
+    agent_messages = [e.content for e in events if isinstance(e, AssistantMessage) and e.content]
+    database = database_check(states)
+    communicate = communicate_check(task, agent_messages)
+    usage = sum((e.usage for e in events if isinstance(e, UsageReported) and e.usage), Usage())
+    costs = [e.cost for e in events if isinstance(e, UsageReported)]
+    agent_cost = None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6)
+    findings: list[dict[str, Any]] = []
+    for entry in log.entries:
+        if isinstance(entry, CustomerSaid):
+            findings += [
+                {"who": "customer", "kind": f.kind, "value": f.value, "why": f.describe()}
+                for f in entry.invented
+            ]
+        elif isinstance(entry, GroundingWarning):
+            findings += [
+                {"who": "agent", "kind": f.kind, "value": f.value, "why": f.why}
+                for f in entry.findings
+            ]
+    name = scenario_name(task.id, trial)
+    scenario = None
+    if any(isinstance(e, TurnStarted) for e in events):  # else the agent never had a turn
+        scenario = record_scenario(
+            events,
+            name=name,
+            description=f"τ² airline task {task.id}, trial {trial}, as `airline-agent eval` ran.",
+            dataset="tau2",
+            settings=ScenarioSettings(
+                guard=settings.guard,
+                approval="auto",
+                max_tool_calls=settings.agent.max_tool_calls,
+                model=settings.agent.model or "scripted",
+                now=settings.agent.now,
+            ),
+            changes=states.changes(),
+        )
+    record = TrialRecord(
+        task_id=task.id,
+        trial=trial,
+        reward=0.0,
+        db_match=database.match,
+        db_diff=[d.to_json() for d in database.differences],
+        communicate={"expected": list(communicate.expected), "missing": list(communicate.missing)},
+        termination="customer_stop",
+        turns=0,
+        agent_tokens=_tokens(usage),
+        user_tokens={},
+        cost={"agent": agent_cost},
+        findings=findings,
+        scenario=f"scenarios/{name}.yaml" if scenario else None,
+        customer_error=any(f["who"] == "customer" for f in findings),
+        recovered_tool_calls=sum(len(e.calls) for e in events if isinstance(e, ToolCallsRecovered)),
+        nl_assertions=list(task.nl_assertions),
+    )
+    return record, scenario_to_yaml(scenario) if scenario else None
+
+
+def _settle_reward(task: EvalTask, record: TrialRecord, termination: Termination) -> None:
+    """The reward once the ending is known: τ² scores only a trial that ended by a stop."""
+    evaluated = termination in EVALUATED
+    record.infra_error = termination == "infrastructure_error"
+    if not evaluated:
+        record.db_match = None
+    database = DatabaseCheck(bool(record.db_match), ())
+    communicate = CommunicateCheck(
+        tuple(record.communicate["expected"]), tuple(record.communicate["missing"])
+    )
+    record.reward = reward_of(task, database, communicate, evaluated=evaluated)
+
+
+def _tokens(usage: Usage) -> dict[str, int]:
+    return {
+        "prompt": usage.prompt_tokens,
+        "completion": usage.completion_tokens,
+        "cached": usage.cached_tokens,
+        "total": usage.total_tokens,
+    }
+
+
+def _total(*costs: float | None) -> float | None:
+    return None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6)

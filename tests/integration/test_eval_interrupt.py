@@ -1,0 +1,67 @@
+"""Ctrl-C stops `airline-agent eval` cleanly: a real SIGINT to the command in a child
+process keeps every finished trial (its record and scenario on disk, results.json
+written, marked incomplete), exits 130, and `--resume` finishes the rest."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import tau2_files
+from tests.support.chat_server import ChatServer
+from tests.support.cli import cli_env
+from tests.support.eval_roles import OracleAgent, ScriptedCustomer
+from tests.support.eval_run import eval_arguments, run_eval
+
+TASKS = "1,3,4,7,12,24"
+
+
+def _wait_for(predicate, deadline_s: float) -> bool:
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def test_ctrl_c_keeps_the_finished_trials_and_resume_finishes(tmp_path: Path) -> None:
+    db, tasks_json = tau2_files()
+    agent = ChatServer(OracleAgent(tasks_json, delay=0.25))  # a slow model: time to interrupt
+    customer = ChatServer(ScriptedCustomer(tasks_json))
+    out = tmp_path / "run"
+    try:
+        arguments = eval_arguments(agent, customer, out, "--task-ids", TASKS, tasks=db.parent)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "airline_agent", *arguments],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(model=None),
+        )
+        finished = lambda: len(list((out / "trials").glob("*.json"))) >= 1  # noqa: E731
+        assert _wait_for(finished, 180), child.communicate(timeout=60)
+        child.send_signal(signal.SIGINT)
+        _, stderr = child.communicate(timeout=120)
+        assert child.returncode == 130, stderr
+        assert "interrupted; the finished trials are kept" in stderr
+        assert "Traceback" not in stderr
+        results = json.loads((out / "results.json").read_text())
+        kept = {(t["task_id"], t["trial"]): t["started_at"] for t in results["trials"]}
+        assert 1 <= len(kept) < 6 and results["complete"] is False
+        assert len(list((out / "trials").glob("*.json"))) == len(kept)
+        assert not list(out.rglob(".*.writing-*"))  # no half-written file left behind
+        agent.responder.delay = 0.0
+        resumed = run_eval(agent, customer, out, "--task-ids", TASKS, "--resume", tasks=db.parent)
+        assert resumed.exit_code == 0, resumed.stderr
+        trials = resumed.trials()
+        assert len(trials) == 6 and resumed.results["complete"] is True
+        assert {key: trials[key]["started_at"] for key in kept} == kept
+        assert all(trial["reward"] == 1.0 for trial in trials.values())
+    finally:
+        agent.close()
+        customer.close()

@@ -1,0 +1,92 @@
+"""Every call of the 50 τ² reference solutions answers what τ²'s own tool answers, as τ²'s
+evaluator reads a tool message (the JSON it parses, else the text): its strict replay
+compares every write's result so, and a trial whose write results differ cannot be
+scored by it. The one deliberate difference (a read, which τ² never replays) is listed in
+the README: `search_direct_flight` gives each flight's `date`, where τ²'s leaves null."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from airline_agent.domain.clock import Clock
+from airline_agent.tools.conversation import ToolConversation
+from airline_agent.tools.toolbox import Toolbox
+from tests.support import tau2_oracle
+from tests.support.toolbox_fixtures import Tools
+
+CLOCK = Clock.at("2024-05-15T15:00:00")
+
+
+def as_tau2_reads(content: str) -> Any:
+    """A tool message's content as τ²'s `Environment.set_state` compares it."""
+    try:
+        return json.loads(content)
+    except json.JSONDecodeError:
+        return content
+
+
+def _deliberate(name: str, arguments: dict, ours: Any) -> Any:
+    """Our result with the README's deliberate differences put back in τ²'s form."""
+    if name == "search_direct_flight":
+        assert all(flight["date"] == arguments["date"] for flight in ours)
+        return [{**flight, "date": None} for flight in ours]
+    return ours
+
+
+def test_every_reference_call_answers_as_tau2_does(tau2_reference, tmp_path: Path) -> None:
+    _, initial, tasks = tau2_reference
+    calls = writes = 0
+    differing: list[str] = []
+    for task in tasks:
+        database = tau2_reference.fresh(tmp_path)
+        expected_db = copy.deepcopy(initial)
+        try:
+            tools = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
+            for action in task["evaluation_criteria"]["actions"]:
+                name, arguments = action["name"], action["arguments"]
+                outcome = tools.call(name, arguments)
+                assert outcome.error is None, (task["id"], name, outcome.result)
+                theirs = tau2_oracle.apply(expected_db, name, arguments)
+                ours = _deliberate(name, arguments, as_tau2_reads(outcome.content()))
+                calls += 1
+                writes += name in tau2_oracle.WRITES
+                if ours != theirs:
+                    differing.append(f"task {task['id']} {name}")
+        finally:
+            database.close()
+    assert (calls, writes) == (142, 49)
+    assert differing == []
+
+
+def test_a_reservation_result_has_status_null_as_tau2s_model(tau2_reference, tmp_path) -> None:
+    database = tau2_reference.fresh(tmp_path)
+    try:
+        tools = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
+        read = tools.call("get_reservation_details", {"reservation_id": "EHGLP3"})
+        assert read.result["status"] is None and "status" in json.loads(read.content())
+        bags = tools.call(
+            "update_reservation_baggages",
+            {
+                "reservation_id": "EHGLP3",
+                "total_baggages": 0,
+                "nonfree_baggages": 0,
+                "payment_id": "credit_card_5832574",
+            },
+        )
+        assert bags.error is None and bags.result["status"] is None
+    finally:
+        database.close()
+
+
+def test_calculate_answers_a_number_as_tau2s_evaluator_reads_it(tau2_reference, tmp_path) -> None:
+    database = tau2_reference.fresh(tmp_path)
+    try:
+        tools = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
+        outcome = tools.call("calculate", {"expression": "(500 + 700) * 1"})
+        assert outcome.result == 1200.0 and isinstance(outcome.result, float)
+        assert outcome.content() == "1200.0"  # τ²'s text, byte for byte
+    finally:
+        database.close()
