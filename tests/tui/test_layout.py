@@ -91,3 +91,37 @@ async def test_the_palette_says_what_each_action_does_with_one_help() -> None:
         assert len(titles) == len(set(titles))
         step = next(command for command in commands if command.title == "Step")
         assert step.help.startswith("Play the scenario's next turn") and "(space)" in step.help
+
+
+async def test_two_f2_in_one_read_show_the_pane_after_next_and_the_app_rests() -> None:
+    """Issue 19 item 16: two f2 in one input read (a held key, a paste) at 80x24 set the
+    tab bar twice before its first TabActivated arrived; the screen and the tab bar then
+    re-activated each other's pane forever (a core spinning, enter and esc unanswered)."""
+    from textual import events
+
+    app = AirlineApp(two_turn_controller(), pace=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await close_the_library(pilot)
+        main = app.main
+        shown: list[str] = []
+        original = main.show_pane
+
+        def counted(pane: str) -> None:
+            shown.append(pane)
+            original(pane)
+
+        main.show_pane = counted  # type: ignore[method-assign]
+        for _ in range(2):  # both queued before either is handled, as one read delivers
+            app.post_message(events.Key("f2", None))
+        tabs = main.query_one(Tabs)
+
+        def at_rest() -> bool:
+            # A ping-pong keeps both queues busy and show_pane called: never at rest.
+            quiet = main._message_queue.empty() and tabs._message_queue.empty()
+            return len(shown) > 2 or (quiet and main.shown_pane == "usage")
+
+        await wait_until(pilot, at_rest)
+        assert shown == ["trace", "usage"]
+        assert tabs.active == "tab-usage" and _shown(app) == ["usage"]
+        await pilot.press("f2")  # and the app still answers
+        await wait_until(pilot, lambda: _shown(app) == ["chat"])

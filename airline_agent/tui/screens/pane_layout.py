@@ -97,6 +97,11 @@ class PaneSwitcher(Screen[None]):
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_chosen(self, event: Tabs.TabActivated) -> None:
         event.stop()
+        if event.tab.id != event.tabs.active:
+            # Told of a tab that is no longer active: `show_pane` moved on since (two f2
+            # in one read). Following it would set the tab bar back, whose message would
+            # set it forward again: the two re-activating each other forever.
+            return
         pane = (event.tab.id or "tab-chat").removeprefix("tab-")
         if pane != self.shown_pane:
             self.show_pane(pane)
