@@ -83,3 +83,49 @@ async def test_auto_play_runs_every_turn() -> None:
         controller.approvals[0].decide(True)
         await wait_until(pilot, lambda: controller.position == 2 and not app.main.turn_running)
         assert controller.received == [turn for turn, _ in controller.turns]
+
+
+async def test_space_pressed_while_the_chosen_scenario_loads_plays_its_first_step(
+    tmp_path, monkeypatch
+) -> None:
+    """Issue 19 item 17: enter then space within the load (a second or so) reopened the
+    library: the space found no scenario yet. A key pressed while a scenario loads waits
+    for it."""
+    import shutil
+    import threading
+
+    from airline_agent.agent.events import TurnStarted
+    from airline_agent.config import Settings
+    from airline_agent.scenarios.library import library_dir
+    from airline_agent.tui.controller import AgentController
+    from airline_agent.tui.playback import ScenarioPlayback
+
+    library = tmp_path / "library"
+    library.mkdir()
+    shutil.copy(library_dir() / "cancel-ehglp3.yaml", library)
+    loading = threading.Event()  # the dataset's copy, held until the keys are in
+    original_open = ScenarioPlayback.open
+
+    def held_open(self: ScenarioPlayback) -> None:
+        assert loading.wait(30)
+        original_open(self)
+
+    monkeypatch.setattr(ScenarioPlayback, "open", held_open)
+    controller = AgentController(Settings(db=str(tmp_path / "unused.db")), library=library)
+    app = AirlineApp(controller, pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: library_shown(app))
+        await pilot.press("enter", "space")
+        assert controller.scenario_name is None  # still loading
+        loading.set()
+
+        def first_turn_or_library() -> bool:
+            started = any(isinstance(e, TurnStarted) for e in controller.events)
+            return started or isinstance(app.screen, ScenarioPicker)
+
+        await wait_until(pilot, first_turn_or_library, timeout=60)
+        assert not isinstance(app.screen, ScenarioPicker)
+        assert controller.scenario_name == "cancel-ehglp3"
+        started = [e for e in controller.events if isinstance(e, TurnStarted)]
+        assert [e.turn for e in started] == [1]
+        assert started[0].user_text.startswith("Hi, this is Emma Kim")

@@ -40,6 +40,9 @@ class ModalFlows(Screen[None]):
     controller: SessionController
     autoplay: bool
     ready: bool  # live: the database is open and no reset is under way
+    scenario_coming = False  # the library is open, or its choice loads: keys wait
+    scenario_loading = False  # a chosen scenario loads
+    _waiting_keys: list[str]  # actions of keys pressed meanwhile, in order
 
     if TYPE_CHECKING:  # provided by MainScreen
 
@@ -63,10 +66,36 @@ class ModalFlows(Screen[None]):
 
     # -- the library ------------------------------------------------------------------
     def action_library(self) -> None:
+        self.scenario_coming = True  # until the choice is made and its scenario loaded
         self.choose_scenario()
+
+    def waits_for_scenario(self, action: str) -> bool:
+        """Whether this key's action waits: a key that acts on the scenario (space, a,
+        g, r, …), pressed while a chosen scenario loads (or the library's answer is on
+        its way), runs once it is in place, in the order pressed; before, a space found
+        no scenario and opened the library again."""
+        if not self.scenario_coming:
+            return False
+        self._waiting_keys.append(action)
+        return True
+
+    def _scenario_in_place(self, *, keys_run: bool = True) -> None:
+        """The choice is made and loaded (or given up): the keys that waited run now."""
+        self.scenario_coming = False
+        waiting, self._waiting_keys = self._waiting_keys, []
+        if keys_run:
+            for action in waiting:
+                self.call_later(self.run_action, action)
 
     @work(exclusive=True, group="library")
     async def choose_scenario(self) -> None:
+        try:
+            await self._choose_scenario()
+        finally:
+            if not self.scenario_loading:
+                self._scenario_in_place()
+
+    async def _choose_scenario(self) -> None:
         from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
 
         controller = self.controller
@@ -92,18 +121,31 @@ class ModalFlows(Screen[None]):
         elif chosen:
             self.play_scenario(chosen)
 
+    def play_scenario(self, name: str) -> None:
+        self.scenario_coming = self.scenario_loading = True
+        self._load_scenario(name)
+
     @work(exclusive=True, group="turn")
-    async def play_scenario(self, name: str) -> None:
+    async def _load_scenario(self, name: str) -> None:
+        loaded = False
+        try:
+            loaded = await self._start_scenario(name)
+        finally:
+            self.scenario_loading = False
+            # A scenario that did not load leaves nothing for the keys to act on.
+            self._scenario_in_place(keys_run=loaded)
+
+    async def _start_scenario(self, name: str) -> bool:
         self.autoplay = False
         if not await self._settled():
-            return
+            return False
         was_live = self.controller.mode == "live"
         self.show_activity(f"preparing scenario {name}…")
         try:
             said = await self.controller.start_scenario(name, self._progress)
         except Exception as error:
             await self.chat.add_message("error", f"Could not start {name}: {error}")
-            return
+            return False
         finally:
             self.query_one("#seeding").display = False
             self.show_activity()
@@ -111,6 +153,7 @@ class ModalFlows(Screen[None]):
         self.show_input()
         leaving = " The live chat waits: l brings it back." if was_live else ""
         self.notify(f"{said}{leaving} space plays the next step, a auto-plays.", timeout=10)
+        return True
 
     async def return_to_live(self) -> None:
         await self.controller.back_to_live()
@@ -123,6 +166,8 @@ class ModalFlows(Screen[None]):
     async def action_switch_customer(self) -> None:
         from airline_agent.tui.screens.customer_picker import CustomerPicker
 
+        if self.waits_for_scenario("switch_customer"):
+            return
         if self.controller.mode != "live":
             self._customer_is_the_scenarios()
             return
@@ -158,6 +203,8 @@ class ModalFlows(Screen[None]):
     # -- reset ------------------------------------------------------------------------
     @work(exclusive=True, group="reset")
     async def action_reset_database(self) -> None:
+        if self.waits_for_scenario("reset_database"):
+            return
         if self.turn_running:
             self.notify("Cancel the running turn first (esc).", severity="warning")
             return
@@ -237,11 +284,15 @@ class ModalFlows(Screen[None]):
 
     # -- saving -----------------------------------------------------------------------
     def action_save_scenario(self) -> None:
+        if self.waits_for_scenario("save_scenario"):
+            return
         self._ask_and_save(
             "Save the conversation as a scenario file:", ".yaml", self.controller.save_scenario
         )
 
     def action_save_transcript(self) -> None:
+        if self.waits_for_scenario("save_transcript"):
+            return
         self._ask_and_save(
             "Save the transcript (JSONL + Markdown) in directory:",
             "",

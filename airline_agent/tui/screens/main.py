@@ -69,6 +69,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         self.current_turn = 0
         self.ready = controller.mode == "offline"
         self.waiting = ResponseWait(self.show_activity)  # live: seconds waited, prompt read
+        self._waiting_keys: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.controller.state, id="status")
@@ -325,6 +326,8 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
 
     # -- actions that ask nothing ----------------------------------------------------
     def action_step(self) -> None:
+        if self.waits_for_scenario("step"):
+            return
         if self.controller.mode == "live":
             self.notify("Live mode: type as the customer. Scenarios: l.")
             return
@@ -341,6 +344,8 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         self.start_turn(text)
 
     def action_autoplay(self) -> None:
+        if self.waits_for_scenario("autoplay"):
+            return
         self.autoplay = not self.autoplay
         self.notify(f"Auto-play {'on' if self.autoplay else 'off'}.")
         if self.autoplay and not self.turn_running:
@@ -361,6 +366,8 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         self.app.push_screen(InspectorScreen(self.requests, last, redactor=redactor))
 
     def action_new_conversation(self) -> None:
+        if self.waits_for_scenario("new_conversation"):
+            return
         if self.turn_running:
             self.notify("Cancel the running turn first (esc).", severity="warning")
             return
@@ -377,6 +384,8 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         self.notify("New conversation.")
 
     def action_toggle_guard(self) -> None:
+        if self.waits_for_scenario("toggle_guard"):
+            return
         # The status line shows "guard on" / "guard OFF" in colour; a toast as well would
         # cost a full layout of the screen on every toggle (a slower key while playing).
         self.controller.set_guard(not self.controller.state.guard)
