@@ -164,8 +164,11 @@ async def test_wide_terminal_puts_the_panes_side_by_side() -> None:
         chat, trace, usage = (
             app.main.query_one(f"#{n}").region for n in ("chat", "trace", "usage")
         )
-        assert chat.right <= trace.x and trace.right <= usage.x and usage.right <= SIZE[0]
-        assert chat.y == trace.y == usage.y
+        # The chat and, under it, the usage on the left; the trace, at full height and the
+        # widest, on the right (issue 19 item 18: a tool call's arguments were cut there).
+        assert chat.right <= trace.x and usage.right <= trace.x and trace.right <= SIZE[0]
+        assert chat.y == trace.y and chat.bottom <= usage.y and usage.bottom == trace.bottom
+        assert trace.width > chat.width
 
 
 async def test_f1_opens_help_listing_the_keys() -> None:

@@ -14,7 +14,7 @@ from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from tests.support.chat_server import ChatServer
-from tests.tui.helpers import library_shown, wait_until
+from tests.tui.helpers import chat_notes, library_shown, wait_until
 
 SIZE = (140, 40)
 
@@ -76,8 +76,8 @@ async def test_the_library_from_the_live_chat_stays_live_unless_a_scenario_is_ch
         assert app.controller.mode == "offline"
         status = _status(app)
         assert status.startswith("scenario: cancel-ehglp3 · offline, the live chat waits (l)")
-        await wait_until(pilot, lambda: bool(app._notifications))
-        assert any("The live chat waits" in n.message for n in app._notifications)
+        await wait_until(pilot, lambda: bool(chat_notes(app)))
+        assert any("The live chat waits" in text for text in chat_notes(app))
         # Back from the library: the live chat and its settings.
         await pilot.press("l")
         await wait_until(pilot, lambda: library_shown(app))

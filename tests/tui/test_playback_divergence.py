@@ -16,7 +16,7 @@ from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
-from tests.tui.helpers import close_the_library, library_shown, wait_until
+from tests.tui.helpers import chat_notes, close_the_library, library_shown, wait_until
 
 SIZE = (140, 40)
 SCENARIO = "refuse-basic-economy-change"
@@ -97,9 +97,10 @@ async def test_choosing_a_scenario_says_what_it_sets_and_what_it_changed(
         options.highlighted = options.get_option_index(SCENARIO)
         await pilot.press("enter")
         await _started(pilot, app)
-        await wait_until(pilot, lambda: any(SCENARIO in n.message for n in app._notifications))
-        [note] = [n for n in app._notifications if SCENARIO in n.message]
-        assert note.message.startswith(
+        # Said in a note above the chat (a toast covered the first reply at 80x24).
+        await wait_until(pilot, lambda: any(SCENARIO in text for text in chat_notes(app)))
+        [note] = [text for text in chat_notes(app) if SCENARIO in text]
+        assert note.startswith(
             f"{SCENARIO} sets guard on (was OFF), approval auto, customer arjun_rossi_5527, "
             "clock 2024-05-15T15:00:00."
         )

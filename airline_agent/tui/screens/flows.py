@@ -152,7 +152,8 @@ class ModalFlows(Screen[None]):
         await self.clear_panes()
         self.show_input()
         leaving = " The live chat waits: l brings it back." if was_live else ""
-        self.notify(f"{said}{leaving} space plays the next step, a auto-plays.", timeout=10)
+        # In the chat, not a toast: at 80×24 a toast covered the first reply for seconds.
+        await self.chat.add_note(f"{said}{leaving} space plays the next step, a auto-plays.")
         return True
 
     async def return_to_live(self) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal
+from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar
 from textual.worker import Worker, WorkerState
@@ -75,12 +75,10 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         yield StatusBar(self.controller.state, id="status")
         yield ProgressBar(id="seeding", show_eta=False)
         yield self.compose_pane_tabs()
-        with Horizontal(id="panes"):
+        with Container(id="panes"):
             yield ChatPane(id="chat")
             yield TracePane(id="trace")
-            usage = UsagePane(id="usage")
-            usage.ALLOW_MAXIMIZE = True  # f3 zooms it like the other panes
-            yield usage
+            yield UsagePane(id="usage")
         yield Footer(compact=True)
 
     # -- panes ---------------------------------------------------------------------

@@ -124,6 +124,16 @@ class ChatPane(Vertical):
             self._hidden_note = Static(label, classes="hidden-note")
             await self.message_list.mount(self._hidden_note, before=0)
 
+    async def add_note(self, text: str) -> None:
+        """A note above the conversation (what a chosen scenario set): not a message of
+        it, so it stays where it is while the messages come and go."""
+        note = Static(self.redactor.redact(text), classes="chat-note", markup=False)
+        await self.message_list.mount(note, before=0)
+
+    def notes(self) -> list[str]:
+        """The notes above the conversation, as text (tests read them)."""
+        return [str(note.render()) for note in self.message_list.query(".chat-note")]
+
     async def clear(self) -> None:
         self._reply = None
         self._by_request.clear()
