@@ -25,6 +25,7 @@ from airline_agent.tui.run import Mode, Run, ShownEvent
 from airline_agent.tui.session_state import DatabaseOrigin, SessionState, StateSnapshot
 
 if TYPE_CHECKING:
+    from airline_agent.agent.conversation import Conversation
     from airline_agent.agent.events import AgentEvent, TurnFinished
     from airline_agent.config import Settings
     from airline_agent.domain.loading import Progress
@@ -66,6 +67,11 @@ class SessionController:
     @property
     def events(self) -> list[AgentEvent]:
         return self.run.events if self.run is not None else []
+
+    @property
+    def conversation(self) -> Conversation | None:
+        """The conversation going on (its usage and cost are what the usage pane shows)."""
+        return self.run.conversation if self.run is not None else None
 
     @property
     def scenario_name(self) -> str | None:

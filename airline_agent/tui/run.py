@@ -30,6 +30,7 @@ from airline_agent.agent.events import (
 from airline_agent.tui.session_state import CustomerBinding, SessionState
 
 if TYPE_CHECKING:
+    from airline_agent.agent.conversation import Conversation
     from airline_agent.agent.loop import AgentSession
     from airline_agent.redaction import Redactor
     from airline_agent.stack import Stack
@@ -68,6 +69,19 @@ class Run:
     @property
     def session(self) -> AgentSession | None:
         return self.stack.session if self.stack is not None else None
+
+    @property
+    def conversation(self) -> Conversation | None:
+        """The conversation going on: its customer, history, usage and cost."""
+        return self.session.conversation if self.session is not None else None
+
+    def database_file(self) -> Path | None:
+        """The SQLite file the run's tools work on (None: not open, or not SQLite)."""
+        from airline_agent.scenarios.live import sqlite_file
+
+        if self.stack is None:
+            return None
+        return sqlite_file(self.stack.database.engine.url)
 
     @property
     def scenario_name(self) -> str | None:

@@ -10,6 +10,7 @@ import dataclasses
 import json
 from collections.abc import AsyncIterator
 
+from airline_agent.agent.conversation import Conversation
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -229,7 +230,8 @@ class EventRun(Run):
     """Plays prepared turns of events; `gate` (if set) holds a turn until released.
 
     Only where the events come from is made up: the run's bookkeeping (the events kept,
-    a cancelled turn recorded) is the real `Run`'s."""
+    a cancelled turn recorded) is the real `Run`'s, and its conversation is a real
+    `Conversation` that counts each request and its usage as the loop does."""
 
     def __init__(
         self, state: SessionState, turns: list[tuple[str, list[AgentEvent]]], mode: str
@@ -243,6 +245,15 @@ class EventRun(Run):
         self.received: list[str] = []
         self.cancelled = False
         self.approvals: list[ApprovalRequested] = []
+        self.talk = Conversation.start(SYSTEM, state.customer)
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.talk
+
+    def new_conversation(self) -> None:
+        super().new_conversation()
+        self.talk = Conversation.start(SYSTEM, self.state.customer)
 
     @property
     def scenario_name(self) -> str:
@@ -269,6 +280,10 @@ class EventRun(Run):
                     self.approvals.append(event)
                 if self.gate is not None and isinstance(event, AssistantMessage):
                     await self.gate.wait()
+                if isinstance(event, RequestSent):
+                    self.talk.requests += 1  # as agent/requests.py counts them
+                if isinstance(event, UsageReported):
+                    self.talk.count_usage(event.usage, event.cost)
                 yield event
                 if isinstance(event, ApprovalRequested):
                     await event.decision
@@ -333,12 +348,14 @@ class EventController(SessionController):
     async def start_scenario(self, name, progress=None) -> str:
         self.fake.name = name
         self.fake.position = 0
+        self.fake.new_conversation()  # a playback of its own, as the real one is
         self.state.update(source=f"scenario: {name}")
         return f"{name} sets guard on."
 
     async def restart_scenario(self, progress=None) -> None:
         self.resets += 1
         self.fake.position = 0
+        self.fake.new_conversation()
         if progress:
             progress("flights", 1, 2)
 

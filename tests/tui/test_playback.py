@@ -50,8 +50,12 @@ async def test_one_step_fills_the_three_panes_in_order() -> None:
         assert messages[1].warnings and "2024-05-04" in messages[1].warnings[0]
         usage = app.main.query_one(UsagePane)
         assert usage.table.row_count == 3  # two requests and the turn's subtotal
-        assert usage.total.prompt_tokens == 1850 + 2410
-        assert usage.total_cost is None  # no price for "scripted": unknown, never 0
+        # The totals are the conversation's (the pane keeps none): shown as it counts them.
+        conversation = app.controller.conversation
+        assert conversation.usage.prompt_tokens == 1850 + 2410
+        assert "4,260" in str(usage.query_one("#usage-totals").render())
+        assert conversation.cost is None  # no price for "scripted": unknown, never 0
+        assert "cost unknown" in str(usage.query_one("#usage-cost").render())
 
 
 async def test_the_second_step_plays_the_second_turn_and_errors_stand_out() -> None:

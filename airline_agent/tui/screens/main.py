@@ -162,7 +162,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         self.trace.add_entries(entries)
 
     def show_usage(self, events: list[ShownEvent]) -> None:
-        self.usage.show_all(events)
+        self.usage.show(events, self.controller.conversation)
 
     def chat_streaming(self, request: int) -> bool:
         return self.chat.streaming(request)
@@ -313,7 +313,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         self.scheduler.clear()
         self.trace_builder.new_conversation()
         self.trace.clear()
-        self.usage.clear()
+        self.usage.clear(self.controller.conversation)
         await self.chat.clear()
 
     async def show_conversation(self) -> None:
