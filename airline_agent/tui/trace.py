@@ -25,6 +25,8 @@ from airline_agent.tui.trace_framework import approval_answer, framework_entry
 __all__ = ["EntryProducer", "TraceBuilder", "TraceEntry"]
 
 RESULT_LINES = 6  # a tool result longer than this is folded; the details show it whole
+# What an `api` entry is, said on the first one of a conversation (where the label is met).
+API_MEANS = "api: the request the framework sent to the model's API (enter: exactly as sent)"
 
 
 class TraceBuilder:
@@ -37,6 +39,7 @@ class TraceBuilder:
 
     def new_conversation(self) -> None:
         self._developer_shown = False
+        self._api_explained = False  # the first request says what its `api` label means
         self._held_customer: TraceEntry | None = None  # until the developer entry is out
         self._prefix_since: int | None = None  # the first request of the current prefix
         self._reasoned: list[int] = []  # responses with reasoning since the last request
@@ -106,6 +109,9 @@ class TraceBuilder:
     def _request(self, sent: RequestSent) -> TraceEntry:
         params = ", ".join(f"{key}={value}" for key, value in sent.params.items())
         lines = [f"{len(sent.messages)} messages · {len(sent.tools)} tools"]
+        if not self._api_explained:
+            self._api_explained = True
+            lines.insert(0, API_MEANS)
         lines += [params] if params else []
         lines += [self._prefix_line(sent)] if sent.prefix is not None else []
         lines += self._reasoning_left_out(sent)
@@ -156,7 +162,7 @@ def _model(message: AssistantMessage) -> TraceEntry:
         call_ids=tuple(call.call_id for call in message.tool_calls),
         details={
             "content": message.content,
-            "reasoning": message.reasoning,
+            "reasoning_content": message.reasoning,  # the wire's name for it
             "tool_calls": [
                 {"id": c.call_id, "name": c.name, "arguments": c.arguments}
                 for c in message.tool_calls

@@ -1,15 +1,16 @@
-"""Rows a write changed, in words: "reservations EHGLP3: status active → cancelled".
+"""Rows a write changed, in words: "reservation EHGLP3: status active → cancelled".
 
-A value the row did not have before is "(new)", one it no longer has "(removed)"; an
-inserted or deleted row says so. τ²'s reservations keep `status` null while a booking
-is active (only "cancelled" is ever written), so a null status reads "active".
+Values are worded as the approval preview words them (tools/describe.py: a null
+reservation status is "active"); a value the row did not have before is "(new)", one it
+no longer has "(removed)"; an inserted row says what it is in the airline's words ("…
+inserted, refund $523 to gift_card_… (reservation GWL0HE)"), a deleted one that it went.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from airline_agent.tools.describe import describe_row_change, value_words
 from airline_agent.tools.outcome import RowChange
 
 VALUE_CHARS = 40  # a long value (a list of flights) is cut; the details show it whole
@@ -20,7 +21,8 @@ def describe_change(change: RowChange) -> str:
     """One line per changed row: the table, the key and each field before → after."""
     where = f"{change.table} {change.key}"
     if change.before is None:
-        return f"{where}: inserted"
+        words = describe_row_change(change)
+        return f"{where}: inserted" + (f", {words}" if words else "")
     if change.after is None:
         return f"{where}: deleted"
     fields = [
@@ -38,8 +40,5 @@ def _changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 def _value(change: RowChange, name: str, row: dict[str, Any]) -> str:
     if name not in row:
         return "(new)" if row is change.before else "(removed)"
-    value = row[name]
-    if value is None:
-        return "active" if (change.table, name) == ("reservations", "status") else "(none)"
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = value_words(change.table, name, row[name])
     return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"

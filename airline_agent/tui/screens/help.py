@@ -37,7 +37,11 @@ HELP = """\
 
 The trace labels each entry by who produced it: **developer** (system prompt and tool
 schemas), **customer**, **model** (tool calls, reasoning, reply), **framework** (tool
-results, limits, errors) and **api** (the request itself).
+results, limits, errors) and **api** (the request the framework sent to the model's API).
+The details of a model entry name its parts as the wire does (`reasoning_content`). In
+the inspector's "who produced what", step **A** is what was in the request sent, step
+**B** what came back in its response. The usage pane's cost is unknown, never $0, for a
+model without a price in `data/prices.toml` (or a response that reported no usage).
 """
 
 
