@@ -56,6 +56,10 @@ class InspectorScreen(ModalScreen[None]):
         Binding("[", "step(-1)", "Previous request"),
         Binding("]", "step(1)", "Next request"),
         Binding("c", "copy", "Copy JSON"),
+        # A key per tab (priority: a text area with the focus would take a digit first).
+        Binding("1", "tab('request-tab')", "Request", priority=True),
+        Binding("2", "tab('response-tab')", "Response", priority=True),
+        Binding("3", "tab('anatomy-tab')", "Who", priority=True),
     ]
 
     def __init__(
@@ -195,6 +199,9 @@ class InspectorScreen(ModalScreen[None]):
         if self.numbers:
             self.index = max(0, min(len(self.numbers) - 1, self.index + delta))
             self._show()
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.shown_json)

@@ -10,12 +10,13 @@ full collection (a long pause after a long conversation) frees.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Static
+from textual.widgets import Collapsible, Input, Static
 
 from airline_agent.agent.events import (
     AssistantMessage,
@@ -38,6 +39,12 @@ MAX_MESSAGES = 10
 
 
 class ChatPane(Vertical):
+    # The messages are one stop of `tab`; enter there (not in the input, which sends)
+    # shows or hides every reasoning block.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_reasoning", "Reasoning", tooltip="Show or hide the reasoning")
+    ]
+
     class Submitted(Message):
         """The customer sent a message."""
 
@@ -81,6 +88,12 @@ class ChatPane(Vertical):
 
         # The list's children, not a query: a query walks every widget inside the messages.
         return [child for child in self.message_list.children if isinstance(child, ChatMessage)]
+
+    def action_toggle_reasoning(self) -> None:
+        blocks = list(self.message_list.query(Collapsible))
+        expand = any(block.collapsed for block in blocks)
+        for block in blocks:
+            block.collapsed = not expand
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
