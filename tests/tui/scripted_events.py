@@ -1,6 +1,10 @@
 """Hand-made agent events (the cancel-EHGLP3 conversation) and a controller that plays them.
 
 Every value is pinned (ids, latencies, durations) so snapshots and assertions are stable.
+A grounding warning is never written by hand: each reply is read by the product's own
+check (agent/grounding.py) against what the scripted conversation gave so far, as the
+loop reads it, and warned about only where that check finds something. The refusal
+misstates the booking's date (the record says 2024-05-03): a genuine finding.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
+from airline_agent.agent.grounding import Evidence, ground_reply
 from airline_agent.tools.outcome import RowChange
 from airline_agent.tui.controller import ScenarioChoice, SessionController
 from airline_agent.tui.run import Run
@@ -38,6 +43,7 @@ TOOLS = [
     {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
     for name in ("get_user_details", "get_reservation_details", "cancel_reservation")
 ]
+TOOL_NAMES = frozenset(tool["function"]["name"] for tool in TOOLS)
 RESERVATION = {
     "reservation_id": "EHGLP3",
     "user_id": "emma_kim_9957",
@@ -53,7 +59,7 @@ RESERVATION = {
         {"first_name": "Emma", "last_name": "Kim", "dob": "1967-07-04"},
         {"first_name": "Mason", "last_name": "Gonzalez", "dob": "1952-04-21"},
     ],
-    "created_at": "2024-05-04T23:12:06",
+    "created_at": "2024-05-03T23:12:06",  # the refusal says 2024-05-04: a finding
     "insurance": "no",
     "status": None,
 }
@@ -68,6 +74,23 @@ class EventCounter:
     def __init__(self) -> None:
         self.request = 0
         self.messages: list[dict] = [{"role": "system", "content": SYSTEM}]
+        # What the grounding check accepts as given, fed as the loop feeds it.
+        self.evidence = Evidence(rules=[SYSTEM])
+
+    def customer_says(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": text})
+        self.evidence.add(text)
+
+    def tool_answers(self, finished: ToolFinished) -> None:
+        content = json.dumps(finished.result)
+        self.messages.append({"role": "tool", "tool_call_id": finished.call_id, "content": content})
+        self.evidence.add_tool_result(finished.name, content, ok=finished.error is None)
+
+    def grounding(self, reply: str) -> list[AgentEvent]:
+        """The warning the loop would give for this reply of the latest request (none
+        when the product's check finds nothing)."""
+        findings = ground_reply(reply, self.evidence, TOOL_NAMES)
+        return [GroundingWarning.of(self.request, reply, findings)] if findings else []
 
     def request_sent(self, turn: int) -> RequestSent:
         self.request += 1
@@ -114,9 +137,17 @@ def tool_response(
 
 
 def turn_one(counter: EventCounter) -> list[AgentEvent]:
-    counter.messages.append({"role": "user", "content": "Please cancel my reservation EHGLP3."})
+    counter.customer_says("Please cancel my reservation EHGLP3.")
     events: list[AgentEvent] = [TurnStarted(1, "Please cancel my reservation EHGLP3.")]
     events += tool_response(counter, 1, [("get_reservation_details", {"reservation_id": "EHGLP3"})])
+    looked_up = ToolFinished(
+        "call_1_0",
+        "get_reservation_details",
+        {"reservation_id": "EHGLP3"},
+        RESERVATION,
+        None,
+        3.0,
+    )
     events += [
         ToolStarted(
             "call_1_0",
@@ -124,25 +155,16 @@ def turn_one(counter: EventCounter) -> list[AgentEvent]:
             {"reservation_id": "EHGLP3"},
             '{"reservation_id": "EHGLP3"}',
         ),
-        ToolFinished(
-            "call_1_0",
-            "get_reservation_details",
-            {"reservation_id": "EHGLP3"},
-            RESERVATION,
-            None,
-            3.0,
-        ),
+        looked_up,
     ]
-    counter.messages.append(
-        {"role": "tool", "tool_call_id": "call_1_0", "content": json.dumps(RESERVATION)}
-    )
+    counter.tool_answers(looked_up)
     sent = counter.request_sent(1)
     events += [sent]
     events += [TextDelta(sent.request, chunk) for chunk in _chunks(REFUSAL)]
     events += [
         AssistantMessage(sent.request, REFUSAL, (), None, "stop", 655.0),
         UsageReported(sent.request, Usage(2410, 96, 1792, 0), None, "scripted", 655.0, 128000),
-        GroundingWarning(sent.request, ("2024-05-04",), REFUSAL),
+        *counter.grounding(REFUSAL),
         TurnFinished(1, "answered", Usage(4260, 120, 2816, 12), None),
     ]
     counter.messages.append({"role": "assistant", "content": REFUSAL})
@@ -152,7 +174,7 @@ def turn_one(counter: EventCounter) -> list[AgentEvent]:
 def turn_two(counter: EventCounter, decision: asyncio.Future | None = None) -> list[AgentEvent]:
     """A write that needs approval (then an error result, to show errors standing out)."""
     text = "Then add one checked bag, paid with my gift card."
-    counter.messages.append({"role": "user", "content": text})
+    counter.customer_says(text)
     events: list[AgentEvent] = [TurnStarted(2, text)]
     args = {
         "reservation_id": "EHGLP3",
@@ -179,32 +201,34 @@ def turn_two(counter: EventCounter, decision: asyncio.Future | None = None) -> l
             decision,  # type: ignore[arg-type]  # a fresh future is made when played
         )
     )
-    events.append(
-        ToolFinished(
-            f"call_{counter.request}_0",
-            "update_reservation_baggages",
-            args,
-            {"reservation_id": "EHGLP3", "total_baggages": 1},
-            None,
-            5.0,
-            (RowChange("reservations", "EHGLP3", {"total_baggages": 0}, {"total_baggages": 1}),),
-        )
+    bag = ToolFinished(
+        f"call_{counter.request}_0",
+        "update_reservation_baggages",
+        args,
+        {"reservation_id": "EHGLP3", "total_baggages": 1},
+        None,
+        5.0,
+        (RowChange("reservations", "EHGLP3", {"total_baggages": 0}, {"total_baggages": 1}),),
     )
+    events.append(bag)
+    counter.tool_answers(bag)
     sent = counter.request_sent(2)
+    nobody = ToolFinished(
+        "call_x",
+        "get_user_details",
+        {"user_id": "nobody"},
+        {"error": "NOT_FOUND", "message": "no user nobody"},
+        "NOT_FOUND",
+        1.0,
+    )
+    counter.tool_answers(nobody)
+    done = "Done: one checked bag is on EHGLP3."
     events += [
         sent,
-        ToolFinished(
-            "call_x",
-            "get_user_details",
-            {"user_id": "nobody"},
-            {"error": "NOT_FOUND", "message": "no user nobody"},
-            "NOT_FOUND",
-            1.0,
-        ),
-        AssistantMessage(
-            sent.request, "Done: one checked bag is on EHGLP3.", (), None, "stop", 300.0
-        ),
+        nobody,
+        AssistantMessage(sent.request, done, (), None, "stop", 300.0),
         UsageReported(sent.request, Usage(2600, 20, 2048, 0), None, "scripted", 300.0, 128000),
+        *counter.grounding(done),
         TurnFinished(2, "answered", Usage(4450, 44, 3072, 12), None),
     ]
     return events
