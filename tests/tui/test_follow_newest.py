@@ -97,7 +97,12 @@ async def test_a_user_who_scrolled_up_is_not_yanked_down() -> None:
         await wait_until(pilot, lambda: len(controller.approvals) == 1)
         controller.approvals[0].decide(True)
         await wait_until(pilot, lambda: trace.titles()[-1] == "model: response #4 · reply")
+        # Not a fixed pause (issue 19 item 27): every event shown and the newest message
+        # laid out at its size, so a scroll that follows it would have happened by now.
         await wait_until(pilot, lambda: len(chat.messages()) == 4)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog)
+        newest = chat.messages()[-1]
+        await wait_until(pilot, lambda: newest.size.height > 0)
+        await pilot.pause()  # the refresh after that layout (where an anchor scrolls)
         assert chat.message_list.scroll_y == 0
         assert trace.scroll_y == 0

@@ -22,6 +22,7 @@ from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 SIZE = (140, 40)
+HELD = 3600.0  # seconds: a reply held until the server closes at the test's end
 CANCELLED = "framework: turn 1 ended · cancelled"
 
 
@@ -59,7 +60,9 @@ async def test_a_cancelled_turn_is_recorded_once_and_the_trace_shows_that_record
 async def test_a_live_turn_cancelled_while_the_model_answers_is_recorded_as_cancelled(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
-    chat_server.stream(content="Too late.", delay=5)  # still answering when esc comes
+    # Never answered while the test runs (the server lets go when it closes): esc always
+    # comes while the model answers, however busy the machine (a 5 s delay raced it).
+    chat_server.stream(content="Too late.", delay=HELD)
     chat_server.stream(content="Hello again.", usage=(900, 3))
     app = AirlineApp(_live(chat_server, tmp_path), pace=0)
     async with app.run_test(size=SIZE) as pilot:
@@ -191,7 +194,9 @@ async def test_a_live_conversation_with_a_cancelled_turn_saves_and_replays_it_ca
     from airline_agent.scenarios.loader import load_scenario
     from airline_agent.scenarios.runner import replay_scenario_async
 
-    chat_server.stream(content="Too late.", delay=5)  # still answering when esc comes
+    # Never answered while the test runs (the server lets go when it closes): esc always
+    # comes while the model answers, however busy the machine (a 5 s delay raced it).
+    chat_server.stream(content="Too late.", delay=HELD)
     chat_server.stream(content="Hello again.", usage=(900, 3))
     controller = _live(chat_server, tmp_path)
     app = AirlineApp(controller, pace=0)
