@@ -85,13 +85,6 @@ class LiveRun(Run):
             copy_sqlite(location, self._opened_copy)
         return self.built
 
-    def database_file(self) -> Path | None:
-        from airline_agent.scenarios.live import sqlite_file
-
-        if self.stack is None:
-            return None
-        return sqlite_file(self.stack.database.engine.url)
-
     # -- turns --------------------------------------------------------------------------
     async def _before_turn(self) -> None:
         if not self.events:  # the conversation begins: copy the database as it is

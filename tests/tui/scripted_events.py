@@ -234,6 +234,59 @@ def turn_two(counter: EventCounter, decision: asyncio.Future | None = None) -> l
     return events
 
 
+PASSENGER_FIX = {
+    "reservation_id": "EHGLP3",
+    "passengers": [
+        {"first_name": "Emma", "last_name": "Kim", "dob": "1967-07-04"},
+        {"first_name": "Mason", "last_name": "Gonzales", "dob": "1952-04-21"},
+    ],
+}
+
+
+def turn_two_writes(counter: EventCounter) -> list[AgentEvent]:
+    """One response with two write calls, both asked about in one approval."""
+    text = "Add a checked bag, and my companion's name is Gonzales, with an s."
+    counter.customer_says(text)
+    events: list[AgentEvent] = [TurnStarted(2, text)]
+    bags = {"reservation_id": "EHGLP3", "total_baggages": 1, "nonfree_baggages": 1,
+            "payment_id": "gift_card_9562694"}  # fmt: skip
+    calls = [
+        ("update_reservation_baggages", bags),
+        ("update_reservation_passengers", PASSENGER_FIX),
+    ]
+    events += tool_response(counter, 2, calls)
+    request = counter.request
+    pending = (
+        PendingWrite(f"call_{request}_0", "update_reservation_baggages", bags,
+                     "EHGLP3: bags 0 → 1 (1 paid, $50 from gift_card_9562694)"),
+        PendingWrite(f"call_{request}_1", "update_reservation_passengers", PASSENGER_FIX,
+                     "EHGLP3 passenger 2: last_name Gonzalez → Gonzales"),
+    )  # fmt: skip
+    events.append(ApprovalRequested(request, pending, None))  # type: ignore[arg-type]
+    for write in pending:
+        finished = ToolFinished(write.call_id, write.name, write.arguments, {}, None, 4.0)
+        counter.tool_answers(finished)
+        events.append(finished)
+    sent = counter.request_sent(2)
+    done = "Both changes are made."
+    events += [
+        sent,
+        AssistantMessage(sent.request, done, (), None, "stop", 300.0),
+        UsageReported(sent.request, Usage(2700, 12, 2048, 0), None, "scripted", 300.0, 128000),
+        *counter.grounding(done),
+        TurnFinished(2, "answered", Usage(4550, 36, 3072, 12), None),
+    ]
+    return events
+
+
+def two_writes_controller(**kwargs) -> EventController:
+    """Turn one, then a turn whose one response makes two write calls."""
+    counter = EventCounter()
+    first = turn_one(counter)
+    second = turn_two_writes(counter)
+    return EventController([(first[0].user_text, first), (second[0].user_text, second)], **kwargs)
+
+
 def _chunks(text: str, size: int = 24) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 

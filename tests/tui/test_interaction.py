@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
-from textual.widgets import Markdown
+from textual.widgets import Checkbox, Markdown, Static
 
 from airline_agent.agent.events import AssistantMessage
 from airline_agent.agent.raw_response import RawResponse
@@ -18,7 +18,7 @@ from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
 from tests.tui.helpers import close_the_library, wait_until
-from tests.tui.scripted_events import two_turn_controller
+from tests.tui.scripted_events import two_turn_controller, two_writes_controller
 
 SIZE = (140, 40)
 
@@ -44,25 +44,47 @@ async def _reach_approval(pilot, app: AirlineApp) -> ApprovalScreen:
 
 
 async def test_approval_modal_shows_every_write_call_and_accepts() -> None:
-    app = AirlineApp(two_turn_controller(), pace=0)
+    # Two write calls in one response (issue 19 item 28: "every write call" with one).
+    app = AirlineApp(two_writes_controller(), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         modal = await _reach_approval(pilot, app)
-        assert [call.name for call in modal.calls] == ["update_reservation_baggages"]
-        shown = " ".join(str(s.render()) for s in modal.query(".pending-write Static"))
-        assert "gift_card_9562694" in shown  # the arguments
-        assert "bags 0 → 1" in shown  # the preview of what it will change
+        assert [call.name for call in modal.calls] == [
+            "update_reservation_baggages",
+            "update_reservation_passengers",
+        ]
+        blocks = [
+            " ".join(str(s.render()) for s in block.query(Static))
+            for block in modal.query(".pending-write")
+        ]
+        assert len(blocks) == 2
+        shown = " ".join(blocks)
+        assert "gift_card_9562694" in blocks[0]  # the arguments, each call its own
+        assert "Gonzales" in blocks[1]
+        assert "bags 0 → 1" in blocks[0]  # the preview of what it will change
+        assert "last_name Gonzalez → Gonzales" in blocks[1]
+        assert "gift_card_9562694" in shown
         await pilot.press("y")
         decision = await asyncio.wait_for(app.controller.approvals[0].decision, 5)
-        assert decision.approved == {"call_3_0": True}
+        assert decision.approved == {"call_3_0": True, "call_3_1": True}
+
+
+async def test_approval_approves_only_the_calls_left_checked() -> None:
+    app = AirlineApp(two_writes_controller(), pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        modal = await _reach_approval(pilot, app)
+        modal.query_one("#approve-call_3_1", Checkbox).value = False
+        await pilot.press("y")
+        decision = await asyncio.wait_for(app.controller.approvals[0].decision, 5)
+        assert decision.approved == {"call_3_0": True, "call_3_1": False}
 
 
 async def test_approval_declined_answers_false_for_every_call() -> None:
-    app = AirlineApp(two_turn_controller(), pace=0)
+    app = AirlineApp(two_writes_controller(), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         await _reach_approval(pilot, app)
         await pilot.click("#decline")
         decision = await asyncio.wait_for(app.controller.approvals[0].decision, 5)
-        assert decision.approved == {"call_3_0": False}
+        assert decision.approved == {"call_3_0": False, "call_3_1": False}
 
 
 async def test_escape_cancels_a_running_turn_and_the_next_turn_still_runs() -> None:
@@ -132,7 +154,9 @@ async def test_selecting_a_tool_entry_opens_its_details() -> None:
         assert '"reservation_id": "EHGLP3"' in app.screen.text
 
 
-async def test_reset_rebuilds_the_database_and_clears_the_panes() -> None:
+async def test_r_offline_restarts_the_scenario_and_clears_the_panes() -> None:
+    # Named for what it checks (issue 19 item 28): its controller counts restarts; that
+    # a restart plays on a fresh copy of the dataset, test_reset.py checks on the real one.
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         await _play_first_turn(pilot, app)

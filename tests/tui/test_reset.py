@@ -144,10 +144,16 @@ async def test_offline_reset_plays_the_scenario_again_on_a_fresh_copy(tmp_path: 
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: app.controller.steps_left == 1 and trace.entries, 60)
         await wait_until(pilot, lambda: not app.main.turn_running)
+        # The playback's copy changed (as an approved write would change it): a fresh copy
+        # must not have it (issue 19 item 28: this test changed nothing before "fresh").
+        played_on = app.controller.run.database_file()
+        _cancel(played_on, "EHGLP3")
+        assert _status_of(played_on, "EHGLP3") == "cancelled"
         await pilot.press("r")
         await wait_until(pilot, lambda: _notified(app, "starts again on a fresh copy"), 60)
         assert not isinstance(app.screen, ConfirmScreen)  # no user data at stake
         assert _notified(app, "your own database is not involved")
         await wait_until(pilot, lambda: not trace.entries)
         assert app.controller.steps_left == 2  # from its first turn
+        assert _status_of(app.controller.run.database_file(), "EHGLP3") is None  # as built
     assert not (tmp_path / "unused.db").exists()
