@@ -19,8 +19,7 @@ from airline_agent.agent.events import (
 from airline_agent.agent.prefix import PrefixInfo
 from airline_agent.tools.outcome import RowChange
 from airline_agent.tui.formatting import latency, tokens
-from airline_agent.tui.trace import TraceBuilder
-from airline_agent.tui.trace_changes import describe_change
+from airline_agent.tui.trace import TraceBuilder, describe_change
 
 SYSTEM = {"role": "system", "content": "You are the airline's agent."}
 TOOLS = [{"type": "function", "function": {"name": "cancel_reservation"}}]
