@@ -17,14 +17,14 @@ from airline_agent.tui.screens.main import MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
 
 if TYPE_CHECKING:
-    from airline_agent.tui.controller import SessionController
+    from airline_agent.tui.controller import Controller
 
 
 class AirlineApp(App[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "airline-agent"
     # Side by side from 120 columns (the screen's class); how the panes are laid out below
-    # that, stacked or one at a time: screens/pane_layout.py.
+    # that, stacked or one at a time: widgets/pane_switcher.py.
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", tooltip="Every key, and what the trace's labels mean"),
@@ -33,7 +33,7 @@ class AirlineApp(App[None]):
 
     def __init__(
         self,
-        controller: SessionController,
+        controller: Controller,
         *,
         scenario: str | None = None,
         pace: float = DEFAULT_PACE,

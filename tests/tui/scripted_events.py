@@ -34,15 +34,16 @@ from airline_agent.agent.events import (
 )
 from airline_agent.agent.grounding import Evidence, ground_reply
 from airline_agent.tools.outcome import RowChange
-from airline_agent.tui.controller import ScenarioChoice, SessionController
+from airline_agent.tui.controller import Controller, ScenarioChoice
 from airline_agent.tui.run import Run
-from airline_agent.tui.session_state import DatabaseOrigin, SessionState
+from airline_agent.tui.status import DatabaseOrigin, Status
 
 SYSTEM = "You are the airline's customer-service agent. Today is 2024-05-15 15:00 EST."
 TOOLS = [
     {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
     for name in ("get_user_details", "get_reservation_details", "cancel_reservation")
 ]
+CUSTOMER = "emma_kim_9957"
 TOOL_NAMES = frozenset(tool["function"]["name"] for tool in TOOLS)
 RESERVATION = {
     "reservation_id": "EHGLP3",
@@ -291,30 +292,19 @@ def _chunks(text: str, size: int = 24) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def pinned_state() -> SessionState:
-    """The status line's values, pinned (the snapshots show them)."""
-    return SessionState(
-        source="scenario: cancel-ehglp3",
-        customer="emma_kim_9957",
-        origin=DatabaseOrigin.scenario("sample"),  # "fresh sample copy"
-        guard=True,
-        approval="auto",
-        clock="2024-05-15T15:00:00",
-    )
-
-
 class EventRun(Run):
     """Plays prepared turns of events; `gate` (if set) holds a turn until released.
 
     Only where the events come from is made up: the run's bookkeeping (the events kept,
-    a cancelled turn recorded) is the real `Run`'s, and its conversation is a real
-    `Conversation` that counts each request and its usage as the loop does."""
+    a cancelled turn recorded, its guard and customer) is the real `Run`'s, and its
+    conversation is a real `Conversation` that counts each request and its usage as the
+    loop does. The status line's other values are pinned (the snapshots show them)."""
 
     def __init__(
-        self, state: SessionState, turns: list[tuple[str, list[AgentEvent]]], mode: str
+        self, status: Status, turns: list[tuple[str, list[AgentEvent]]], mode: str
     ) -> None:
-        super().__init__(state)
-        self.mode = mode  # type: ignore[misc]
+        super().__init__(status, guard=True, clock="2024-05-15T15:00:00", customer=CUSTOMER)
+        self.mode = mode  # type: ignore[assignment]
         self.turns = turns
         self.name = "cancel-ehglp3"
         self.position = 0
@@ -322,15 +312,35 @@ class EventRun(Run):
         self.received: list[str] = []
         self.cancelled = False
         self.approvals: list[ApprovalRequested] = []
-        self.talk = Conversation.start(SYSTEM, state.customer)
+        self.talk = Conversation.start(SYSTEM, CUSTOMER)
+
+    @property
+    def source(self) -> str:
+        return f"scenario: {self.name}"
+
+    @property
+    def origin(self) -> DatabaseOrigin:
+        return DatabaseOrigin.scenario("sample")  # "fresh sample copy"
+
+    @property
+    def approval(self) -> str:
+        return "auto"
+
+    @property
+    def ready(self) -> bool:
+        return True  # nothing to open
 
     @property
     def conversation(self) -> Conversation:
         return self.talk
 
     def new_conversation(self) -> None:
+        self.talk = Conversation.start(SYSTEM, self._customer)
         super().new_conversation()
-        self.talk = Conversation.start(SYSTEM, self.state.customer)
+
+    def act_for(self, customer: str | None) -> None:
+        self._customer = customer
+        self.new_conversation()
 
     @property
     def scenario_name(self) -> str:
@@ -369,20 +379,13 @@ class EventRun(Run):
             raise
 
 
-class EventController(SessionController):
-    """A session whose run plays prepared events (`EventRun`); what the run records is
-    read through the controller, as the app reads it."""
+class EventController(Controller):
+    """A controller whose run plays prepared events (`EventRun`)."""
 
-    def __init__(
-        self,
-        turns: list[tuple[str, list[AgentEvent]]],
-        *,
-        mode: str = "offline",
-        state: SessionState | None = None,
-    ) -> None:
-        super().__init__(state or pinned_state())
-        self.fake = EventRun(self.state, turns, mode)
-        self.run = self.fake
+    def __init__(self, turns: list[tuple[str, list[AgentEvent]]], *, mode: str = "offline") -> None:
+        status = Status()
+        self.fake = EventRun(status, turns, mode)
+        super().__init__(status, self.fake)
         self.resets = 0
 
     # What the fake run saw, for the tests' assertions.
@@ -426,7 +429,6 @@ class EventController(SessionController):
         self.fake.name = name
         self.fake.position = 0
         self.fake.new_conversation()  # a playback of its own, as the real one is
-        self.state.update(source=f"scenario: {name}")
         return f"{name} sets guard on."
 
     async def restart_scenario(self, progress=None) -> None:

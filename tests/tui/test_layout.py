@@ -36,7 +36,7 @@ async def test_80x24_shows_one_pane_at_a_time_with_tabs_and_f2() -> None:
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(80, 24)) as pilot:
         await close_the_library(pilot)
-        assert app.main.pane_layout == "single"
+        assert app.main.panes.pane_layout == "single"
         tabs = app.main.query_one(Tabs)
         assert tabs.region.height > 0 and tabs.active == "tab-chat"
         assert _shown(app) == ["chat"]
@@ -66,7 +66,7 @@ async def test_a_live_reply_is_in_view_at_80x24() -> None:
     controller = two_turn_controller(mode="live")
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.main.ready)
+        await wait_until(pilot, lambda: app.controller.run.ready)
         chat = app.main.query_one(ChatPane)
         chat.input.focus()
         await pilot.press(*"cancel EHGLP3", "enter")
@@ -114,23 +114,23 @@ async def test_two_f2_in_one_read_show_the_pane_after_next_and_the_app_rests() -
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=(80, 24)) as pilot:
         await close_the_library(pilot)
-        main = app.main
+        panes = app.main.panes
         shown: list[str] = []
-        original = main.show_pane
+        original = panes.show_pane
 
         def counted(pane: str) -> None:
             shown.append(pane)
             original(pane)
 
-        main.show_pane = counted  # type: ignore[method-assign]
+        panes.show_pane = counted  # type: ignore[method-assign]
         for _ in range(2):  # both queued before either is handled, as one read delivers
             app.post_message(events.Key("f2", None))
-        tabs = main.query_one(Tabs)
+        tabs = panes.query_one(Tabs)
 
         def at_rest() -> bool:
             # A ping-pong keeps both queues busy and show_pane called: never at rest.
-            quiet = main._message_queue.empty() and tabs._message_queue.empty()
-            return len(shown) > 2 or (quiet and main.shown_pane == "usage")
+            quiet = panes._message_queue.empty() and tabs._message_queue.empty()
+            return len(shown) > 2 or (quiet and panes.shown == "usage")
 
         await wait_until(pilot, at_rest)
         assert shown == ["trace", "usage"]
@@ -164,10 +164,10 @@ async def test_the_trace_has_the_room_to_show_a_tool_call_whole(size: tuple[int,
 async def _showcase_inspector(pilot) -> InspectorScreen:
     """The real showcase after its first turn, the inspector open on request #1."""
     app = pilot.app
-    await wait_until(pilot, lambda: app.controller.scenario_name == "cancel-ehglp3", 60)
+    await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", 60)
     await wait_until(pilot, lambda: not app.main.turn_running, 60)
     await pilot.press("space")
-    await wait_until(pilot, lambda: app.controller.steps_left == 1, 60)
+    await wait_until(pilot, lambda: app.controller.run.steps_left == 1, 60)
     await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog, 60)
     await pilot.press("i")
     await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))

@@ -20,7 +20,7 @@ async def test_offline_opens_on_the_library_with_the_showcase_first() -> None:
         assert picker.choices[0].name == "cancel-ehglp3"
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(app.screen, ScenarioPicker))
-        assert app.controller.scenario_name == "cancel-ehglp3"
+        assert app.controller.run.scenario_name == "cancel-ehglp3"
 
 
 async def test_one_step_fills_the_three_panes_in_order() -> None:
@@ -51,7 +51,7 @@ async def test_one_step_fills_the_three_panes_in_order() -> None:
         usage = app.main.query_one(UsagePane)
         assert usage.table.row_count == 3  # two requests and the turn's subtotal
         # The totals are the conversation's (the pane keeps none): shown as it counts them.
-        conversation = app.controller.conversation
+        conversation = app.controller.run.conversation
         assert conversation.usage.prompt_tokens == 1850 + 2410
         assert "4,260" in str(usage.query_one("#usage-totals").render())
         assert conversation.cost is None  # no price for "scripted": unknown, never 0
@@ -102,34 +102,34 @@ async def test_space_pressed_while_the_chosen_scenario_loads_plays_its_first_ste
     from airline_agent.config import Settings
     from airline_agent.scenarios.library import library_dir
     from airline_agent.tui.controller import AgentController
-    from airline_agent.tui.playback import ScenarioPlayback
+    from airline_agent.tui.playback import Playback
 
     library = tmp_path / "library"
     library.mkdir()
     shutil.copy(library_dir() / "cancel-ehglp3.yaml", library)
     loading = threading.Event()  # the dataset's copy, held until the keys are in
-    original_open = ScenarioPlayback.open
+    original_open = Playback.open
 
-    def held_open(self: ScenarioPlayback) -> None:
+    def held_open(self: Playback) -> None:
         assert loading.wait(30)
         original_open(self)
 
-    monkeypatch.setattr(ScenarioPlayback, "open", held_open)
+    monkeypatch.setattr(Playback, "open", held_open)
     controller = AgentController(Settings(db=str(tmp_path / "unused.db")), library=library)
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_until(pilot, lambda: library_shown(app))
         await pilot.press("enter", "space")
-        assert controller.scenario_name is None  # still loading
+        assert controller.run.scenario_name is None  # still loading
         loading.set()
 
         def first_turn_or_library() -> bool:
-            started = any(isinstance(e, TurnStarted) for e in controller.events)
+            started = any(isinstance(e, TurnStarted) for e in controller.run.events)
             return started or isinstance(app.screen, ScenarioPicker)
 
         await wait_until(pilot, first_turn_or_library, timeout=60)
         assert not isinstance(app.screen, ScenarioPicker)
-        assert controller.scenario_name == "cancel-ehglp3"
-        started = [e for e in controller.events if isinstance(e, TurnStarted)]
+        assert controller.run.scenario_name == "cancel-ehglp3"
+        started = [e for e in controller.run.events if isinstance(e, TurnStarted)]
         assert [e.turn for e in started] == [1]
         assert started[0].user_text.startswith("Hi, this is Emma Kim")

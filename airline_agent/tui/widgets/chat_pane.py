@@ -60,7 +60,7 @@ class ChatPane(Vertical):
         self._reasoned: set[int] = set()  # requests whose reasoning arrived as deltas
         self._hidden = 0
         self._hidden_note: Static | None = None
-        self.redactor = Redactor()  # the session's, set by the screen once settings are read
+        self.redactor = Redactor()  # the app's, set by the screen once settings are read
         self._streams: dict[int, StreamRedactor] = {}  # request -> its text's redaction
 
     ALLOW_MAXIMIZE = True  # f3 zooms the chat, input included
