@@ -17,6 +17,7 @@ from airline_agent.tui.screens.customer_picker import CustomerPicker
 from airline_agent.tui.screens.main import MainScreen
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from tests.support.chat_server import ChatServer
+from tests.support.sample_db import seeded
 from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
@@ -60,7 +61,10 @@ async def test_live_u_lists_the_databases_customers(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
     settings = Settings(
-        model="test-model", base_url=chat_server.url, api_key="sk-x", db=str(tmp_path / "c.db")
+        model="test-model",
+        base_url=chat_server.url,
+        api_key="sk-x",
+        db=str(seeded(tmp_path / "c.db")),
     )
     app = AirlineApp(AgentController(settings), pace=0)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -84,7 +88,10 @@ async def test_live_u_on_a_database_that_broke_says_so_and_keeps_the_session(
 ) -> None:
     """Before, the read's exception ended the worker, and the app, with a traceback."""
     settings = Settings(
-        model="test-model", base_url=chat_server.url, api_key="sk-x", db=str(tmp_path / "d.db")
+        model="test-model",
+        base_url=chat_server.url,
+        api_key="sk-x",
+        db=str(seeded(tmp_path / "d.db")),
     )
     controller = AgentController(settings)
     app = AirlineApp(controller, pace=0)

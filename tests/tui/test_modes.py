@@ -14,12 +14,14 @@ from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from tests.support.chat_server import ChatServer
+from tests.support.sample_db import seeded
 from tests.tui.helpers import library_shown, wait_until
 
 SIZE = (140, 40)
 
 
 def _live(server: ChatServer, db: Path) -> AgentController:
+    """Live settings on `db`, which must exist (only the default location is built on start)."""
     settings = Settings(model="test-model", base_url=server.url, db=str(db), approve="auto")
     return AgentController(settings)
 
@@ -56,7 +58,7 @@ async def test_after_a_corrupt_database_typing_stays_text_and_the_app_stays_live
 async def test_the_library_from_the_live_chat_stays_live_unless_a_scenario_is_chosen(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
-    app = AirlineApp(_live(chat_server, tmp_path / "airline.db"), pace=0)
+    app = AirlineApp(_live(chat_server, seeded(tmp_path / "airline.db")), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.main.ready, timeout=60)
         app.main.trace.focus()  # the letter keys go to the screen

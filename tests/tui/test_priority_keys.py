@@ -18,6 +18,7 @@ from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.main_keys import MAIN_KEYS
 from airline_agent.tui.screens.picker import ScenarioPicker
 from tests.support.chat_server import ChatServer
+from tests.support.sample_db import seeded
 from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
@@ -42,7 +43,11 @@ async def test_a_key_has_done_its_work_when_the_app_has_read_it() -> None:
 
 def _live_app(server: ChatServer, db: Path) -> AirlineApp:
     settings = Settings(
-        model="test-model", base_url=server.url, api_key="sk-keys", db=str(db), approve="auto"
+        model="test-model",
+        base_url=server.url,
+        api_key="sk-keys",
+        db=str(seeded(db)),
+        approve="auto",
     )
     return AirlineApp(AgentController(settings), pace=0)
 

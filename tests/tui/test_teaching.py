@@ -20,6 +20,7 @@ from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import LINKED_STYLE, TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
 from tests.support.chat_server import ChatServer
+from tests.support.sample_db import seeded
 from tests.tui.helpers import library_shown, wait_until
 
 SIZE = (160, 48)
@@ -151,7 +152,7 @@ async def test_an_api_key_and_a_base_url_credential_never_reach_the_screen_or_a_
 ) -> None:
     base_url = chat_server.url.replace("http://", f"http://proxyuser:{PASSWORD}@")
     settings = Settings(
-        model="test-model", base_url=base_url, api_key=KEY, db=str(tmp_path / "a.db")
+        model="test-model", base_url=base_url, api_key=KEY, db=str(seeded(tmp_path / "a.db"))
     )
     echoed = f"Your key is {KEY} and the proxy password is {PASSWORD}."
     chat_server.stream(echoed, reasoning=f"The key {KEY} was in the prompt.")
@@ -189,7 +190,7 @@ async def test_while_a_live_response_is_awaited_the_status_line_counts_the_secon
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
     settings = Settings(
-        model="test-model", base_url=chat_server.url, api_key=KEY, db=str(tmp_path / "a.db")
+        model="test-model", base_url=chat_server.url, api_key=KEY, db=str(seeded(tmp_path / "a.db"))
     )
     progress = {"total": 2874, "cache": 512, "processed": 1024, "time_ms": 80}
     chunks = [

@@ -18,6 +18,7 @@ from airline_agent.tui.controller import AgentController
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from tests.support.chat_server import ChatServer
+from tests.support.sample_db import seeded
 from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
@@ -27,7 +28,10 @@ CANCELLED = "framework: turn 1 ended · cancelled"
 
 def _live(server: ChatServer, tmp_path: Path) -> AgentController:
     settings = Settings(
-        model="test-model", base_url=server.url, db=str(tmp_path / "airline.db"), approve="auto"
+        model="test-model",
+        base_url=server.url,
+        db=str(seeded(tmp_path / "airline.db")),
+        approve="auto",
     )
     return AgentController(settings)
 
