@@ -112,7 +112,9 @@ class ScriptedBackend:
         self._served += 1
         calls = tuple(
             ToolCall(
-                call_id=call.call_id or f"call_{self._served}_{position}",
+                # No id in the script: one made up, as a server would send. An id given
+                # as "" is sent blank (a recording of a model that sent none).
+                call_id=f"call_{self._served}_{position}" if call.call_id is None else call.call_id,
                 name=call.name,
                 arguments=call.arguments
                 if isinstance(call.arguments, str)

@@ -12,6 +12,7 @@ conversations: the backend, the toolbox, the options and the customer it starts 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from airline_agent.agent.tool_round import (
     answer_calls,
     answer_without_running,
     ask_approval,
+    own_call_ids,
     plan_calls,
     plans_over_limit,
 )
@@ -177,6 +179,9 @@ class AgentSession:
                 turn.reason = "error"
                 return
             reply = answered.reply
+            if reply.tool_calls:
+                own = own_call_ids(reply.tool_calls, conversation.requests)
+                reply = dataclasses.replace(reply, tool_calls=own)
             for event in self._take_reply(reply, answered.latency_ms, conversation):
                 yield event
             if not reply.tool_calls:

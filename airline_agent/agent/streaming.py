@@ -134,9 +134,10 @@ def parse_usage(raw: Any) -> Usage | None:
     )
 
 
-def _call_id(raw_id: Any, index: int) -> str:
-    # Some servers send no id; a stable made-up one keeps the history valid.
-    return clean_text(str(raw_id)) if raw_id else f"call_{index}"
+def _call_id(raw_id: Any) -> str:
+    """The id as the server sent it; "" for none (the loop gives such a call an id of its
+    own, as it does to a call whose id an earlier call of the reply already has)."""
+    return clean_text(str(raw_id)) if raw_id is not None else ""
 
 
 def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelReply:
@@ -153,11 +154,11 @@ def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelR
     choice = choices[0]
     message = _get(choice, "message")
     calls = []
-    for index, raw_call in enumerate(_get(message, "tool_calls") or ()):
+    for raw_call in _get(message, "tool_calls") or ():
         function = _get(raw_call, "function")
         calls.append(
             ToolCall(
-                call_id=_call_id(_get(raw_call, "id"), index),
+                call_id=_call_id(_get(raw_call, "id")),
                 name=clean_text(str(_get(function, "name") or "")),
                 arguments=clean_arguments(_arguments_text(_get(function, "arguments"))),
             )
@@ -316,11 +317,11 @@ class StreamAssembler:
         self._flush()  # halves sent after the finish reason, if a server does that
         calls = tuple(
             ToolCall(
-                call_id=_call_id(slot.call_id, position),
+                call_id=_call_id(slot.call_id),
                 name=slot.name or "",
                 arguments=clean_arguments("".join(slot.arguments)),
             )
-            for position, (_index, slot) in enumerate(sorted(self._calls.items()))
+            for _index, slot in sorted(self._calls.items())
         )
         content = "".join(self._text) if self._text else ("" if self._content_sent else None)
         reasoning = "".join(self._reasoning) if self._reasoning else None

@@ -238,7 +238,8 @@ def _response(
         ScriptedCall(
             name=call.name,
             arguments=_arguments(call.arguments),
-            id=call.call_id,
+            # As the model sent it: a blank or repeated id is replaced again on replay.
+            id=call.id_as_sent,
             approve=exceptions.get((event.request, call.call_id)),
         )
         for call in event.tool_calls

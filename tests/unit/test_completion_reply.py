@@ -1,5 +1,6 @@
 """A non-streamed response read whole (agent/streaming.py `reply_from_completion`): every
-field of the reply, made-up call ids, arguments sent as an object, escaped lone
+field of the reply, calls without an id kept without one (the loop gives them theirs),
+arguments sent as an object, escaped lone
 surrogates in arguments, and the exact words for a body that is not a completion. The
 mutation profile (docs/mutation.md) found these read by no test of its selection."""
 
@@ -45,8 +46,8 @@ def test_a_completion_gives_every_field_of_the_reply() -> None:
         content="Looking.",
         tool_calls=(
             ToolCall("c1", "get_user_details", '{"user_id": "u"}'),
-            ToolCall("call_1", "calculate", '{"expression": "1+1"}'),  # id by position
-            ToolCall("call_2", "", ""),
+            ToolCall("", "calculate", '{"expression": "1+1"}'),  # the loop gives it an id
+            ToolCall("", "", ""),
         ),
         reasoning="Two lookups.",
         finish_reason="tool_calls",

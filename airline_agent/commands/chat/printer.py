@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from airline_agent.agent import events as ev
+from airline_agent.agent.texts import replaced_call_id
 from airline_agent.agent.usage import describe_cost, describe_usage
 from airline_agent.commands.chat.output import Output
 
@@ -125,6 +126,9 @@ class Printer:
         if message.content and message.request not in self.view.text_streamed:
             self._line(f"agent> {message.content}")  # it arrived whole, not streamed
         self.end_stream()
+        for position, call in enumerate(message.tool_calls, start=1):
+            if call.sent_id is not None:
+                self._line(f"  ! {replaced_call_id(position, call)}")
 
     def _show_tool(self, done: ev.ToolFinished) -> None:
         verdict = "ok" if done.error is None else f"error {done.error}"
