@@ -131,14 +131,6 @@ class AgentSession:
     def cost(self) -> float | None:
         return self.conversation.cost
 
-    @property
-    def turns(self) -> int:
-        return self.conversation.turns
-
-    @property
-    def requests(self) -> int:
-        return self.conversation.requests
-
     def request_body(self) -> dict[str, Any]:
         """The exact Chat Completions body of the next request."""
         return request_body(self.model, self.conversation.history, self._tools, self.options)
