@@ -58,11 +58,13 @@ class TokenUsage(Strict):
 class ScriptedCall(Strict):
     """One tool call the model makes. A string `arguments` is sent as is (malformed on purpose).
 
+    `name` may be "": a model can send a call without a name (`""` or `null`), and a
+    recording keeps it as it came (the loop answers it UNKNOWN_TOOL).
     `approve` is the customer's answer if approval is asked for this call (a write, under
     `approval: ask-accept | ask-decline`); unset: the answer of `settings.approval`.
     """
 
-    name: str = Field(min_length=1)
+    name: str
     arguments: dict[str, Any] | str = Field(default_factory=dict)
     id: str | None = None
     approve: bool | None = None
@@ -92,7 +94,7 @@ class CallCheck(Strict):
     written: a different result now is reported as drift.
     """
 
-    tool: str = Field(min_length=1)
+    tool: str  # "" for a call the model sent without a name
     ok: bool | None = None
     error: str | None = None
     has: list[str] = Field(default_factory=list)

@@ -244,8 +244,11 @@ def _response(
         )
         for call in event.tool_calls
     ]
+    # A reply with neither text nor calls (cut off by max_tokens, reasoning only) is
+    # written with the "" the history holds for it: the format needs one or the other.
+    content = (event.content or None) if calls else (event.content or "")
     return ModelResponse(
-        content=event.content if event.content or not calls else None,
+        content=content,
         tool_calls=calls,
         reasoning=event.reasoning,
         usage=usage,
