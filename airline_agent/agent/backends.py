@@ -14,7 +14,12 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from airline_agent.agent.errors import NotACompletion, ScriptExhausted, StreamCutOff
+from airline_agent.agent.errors import (
+    NotACompletion,
+    RecordedFailure,
+    ScriptExhausted,
+    StreamCutOff,
+)
 from airline_agent.agent.events import ToolCall, Usage
 from airline_agent.agent.raw_response import (
     Envelope,
@@ -55,12 +60,23 @@ class ScriptedToolCall:
 
 
 @dataclass(frozen=True)
+class ScriptedFailure:
+    """A request that fails (as one did when the conversation was recorded)."""
+
+    kind: str
+    message: str
+    hint: str | None = None
+    status: int | None = None
+
+
+@dataclass(frozen=True)
 class ScriptedResponse:
     content: str | None = None
     tool_calls: tuple[ScriptedToolCall, ...] = ()
     reasoning: str | None = None
     usage: Usage | None = None
     finish_reason: str | None = None  # default: "tool_calls" if tool_calls else "stop"
+    failure: ScriptedFailure | None = None  # the request fails instead: nothing else counts
 
 
 # 2024-05-15T15:00:00 UTC, the domain clock's default (policy C1).
@@ -110,6 +126,11 @@ class ScriptedBackend:
             )
         response = self._queue.popleft()
         self._served += 1
+        if response.failure is not None:
+            failure = response.failure
+            raise RecordedFailure(
+                failure.kind, failure.message, hint=failure.hint, status=failure.status
+            )
         calls = tuple(
             ToolCall(
                 # No id in the script: one made up, as a server would send. An id given

@@ -20,6 +20,7 @@ class BackendError(Exception):
     """A failure a backend detected itself (not an HTTP status): kind + plain message."""
 
     kind = "backend"
+    status: int | None = None
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -39,6 +40,18 @@ class NotACompletion(BackendError):
     kind = "bad_response"
 
 
+class RecordedFailure(BackendError):
+    """A request that failed when the conversation was recorded, failing again in its
+    replay with the same kind, words and status (never retried: it is not the network)."""
+
+    def __init__(
+        self, kind: str, message: str, *, hint: str | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.kind = kind
+        self.status = status
+
+
 @dataclass(frozen=True)
 class Failure:
     kind: str
@@ -56,7 +69,7 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
     """One plain sentence and a hint for any failure of one model request."""
     if isinstance(exc, BackendError):
         retryable = isinstance(exc, StreamCutOff)
-        return Failure(exc.kind, exc.message, exc.hint, retryable=retryable)
+        return Failure(exc.kind, exc.message, exc.hint, exc.status, retryable=retryable)
     where = base_url or "the API"
     import openai
 

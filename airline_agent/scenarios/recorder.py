@@ -30,6 +30,7 @@ from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
     AssistantMessage,
+    ErrorOccurred,
     GroundingWarning,
     LimitReached,
     ToolFinished,
@@ -48,6 +49,7 @@ from airline_agent.scenarios.model import (
     Dataset,
     ModelResponse,
     RecordExpectations,
+    RequestFailure,
     Scenario,
     ScenarioSettings,
     ScriptedCall,
@@ -105,6 +107,9 @@ def record_scenario(
                 current.warnings.add("grounding")
             case LimitReached() if current is not None:
                 current.warnings.add("limit")
+            case ErrorOccurred() if current is not None:
+                # The request failed: recorded as a failure, so that the replay fails there.
+                current.responses.append(ModelResponse(error=_failure(event)))
             case TurnFinished() if current is not None:
                 current.end = event.reason
     if current is not None:
@@ -216,7 +221,8 @@ class _TurnRecord:
         # A call under way at the cancel ran (the loop waits for it), unseen: its name.
         calls = self.calls + [CallCheck(tool=tool) for tool in self.started.values()]
         if not self.responses and not cancelled:
-            self.responses.append(ModelResponse(content=""))  # an error before any reply
+            # Ended before any request (a budget already spent): the format needs a reply.
+            self.responses.append(ModelResponse(content=""))
         return Turn(
             customer=self.customer,
             responses=self.responses,
@@ -265,6 +271,15 @@ def _arguments(text: str) -> dict[str, Any] | str:
         return text
     usable = isinstance(value, dict) and not depth_beyond(value, MAX_DEPTH)
     return value if usable else text
+
+
+def _failure(event: ErrorOccurred) -> RequestFailure:
+    return RequestFailure(
+        kind=event.kind or "server",
+        message=event.message or "the request failed",
+        hint=event.hint,
+        status=event.status,
+    )
 
 
 def _usage(event: UsageReported) -> TokenUsage | None:
