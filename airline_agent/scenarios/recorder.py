@@ -41,6 +41,7 @@ from airline_agent.agent.events import (
 )
 from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor, as_redactor
+from airline_agent.scenarios import yaml_text
 from airline_agent.scenarios.dbdiff import MISSING, RecordChange, flatten, get_path
 from airline_agent.scenarios.model import (
     DEFAULT_ANSWER,
@@ -179,6 +180,23 @@ def scenario_to_yaml(scenario: Scenario, redactor: Redactor | None = None) -> st
     }
     ordered = as_redactor(redactor).redact_json(ordered)
     return yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def replay_refusal(path: Path, scenario: Scenario) -> str | None:
+    """Why `replay` (and the TUI) will refuse this saved recording: a file over the limits
+    of what is read (yaml_text); None when it will read it. The file stays as saved, whole:
+    the session is not lost, only its replay."""
+    size, limit = path.stat().st_size, yaml_text.MAX_FILE_BYTES
+    if size > limit:
+        what = f"is {yaml_text.size_text(size)}, more than the {yaml_text.size_text(limit)}"
+    elif len(scenario.turns) > yaml_text.MAX_TURNS:
+        what = f"has {len(scenario.turns):,} turns, more than the {yaml_text.MAX_TURNS:,}"
+    else:
+        return None
+    return (
+        f"the recording {path} {what} a scenario file may hold: it is saved whole, but "
+        "`replay` and the TUI will refuse it; record shorter sessions"
+    )
 
 
 def save_scenario(
