@@ -32,6 +32,7 @@ from airline_agent.agent.streaming import (
     Piece,
     StreamAssembler,
     reply_from_completion,
+    reply_from_whole_body,
 )
 
 if TYPE_CHECKING:
@@ -214,6 +215,16 @@ class OpenAIBackend:
             yield reply_from_completion(await create(**body))
             return
         stream = await create(**body)
+        response = getattr(stream, "response", None)
+        content_type = str(getattr(response, "headers", {}).get("content-type") or "")
+        if response is not None and "event-stream" not in content_type.lower():
+            # Not a stream at all: read it whole and say what it is (or take a completion).
+            try:
+                data = await response.aread()
+            finally:
+                await stream.close()
+            yield reply_from_whole_body(data, content_type)
+            return
         assembler = StreamAssembler()
         try:
             async for chunk in stream:

@@ -70,11 +70,10 @@ def test_a_completion_made_from_a_script_is_marked_generated() -> None:
     [
         ("Bad gateway", "Bad gateway"),
         ({"object": "list", "data": []}, "{'object': 'list', 'data': []}"),
-        ({"choices": []}, "{'choices': []}"),
         ({"choices": [{"index": 0}]}, "{'choices': [{'index': 0}]}"),
         ("x" * 300, "x" * 119 + "…"),
     ],
-    ids=["text", "a-list", "no-choices", "a-choice-without-message", "long"],
+    ids=["text", "a-list", "a-choice-without-message", "long"],
 )
 def test_a_body_that_is_not_a_completion_is_refused_with_its_beginning(
     body: object, began: str
@@ -83,6 +82,16 @@ def test_a_body_that_is_not_a_completion_is_refused_with_its_beginning(
         reply_from_completion(body)
     assert refused.value.message == "The server's answer was not a chat completion."
     assert refused.value.hint == HINT + repr(began)
+
+
+def test_a_completion_without_choices_says_so() -> None:
+    """Issue 19 item 13: `choices: []` is a completion that holds no reply, said as such."""
+    with pytest.raises(NotACompletion) as refused:
+        reply_from_completion({"id": "x", "choices": []})
+    assert refused.value.message == (
+        "The server answered a completion with no choices (`choices: []`), so there is no "
+        """reply: '{"id": "x", "choices": []}'."""
+    )
 
 
 def test_arguments_with_an_escaped_lone_surrogate_are_rewritten_without_it() -> None:
