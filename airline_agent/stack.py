@@ -11,7 +11,7 @@ builders: importing this module costs nothing at start-up.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -159,6 +159,8 @@ def scripted_stack(
     moment = tools.clock.now
     created = int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
     backend = ScriptedBackend(responses, model=options.model or "scripted", created=created)
+    # A script has no network to stall: no watch for silences (it costs a task a request).
+    options = replace(options, stall_notice=None)
     return Stack(database, AgentSession(backend, tools, options, customer=customer))
 
 

@@ -286,10 +286,34 @@ class GroundingWarning:
 
 
 @dataclass(frozen=True)
+class ResponseStalled:
+    """Nothing has come from the server for `silent_s` seconds while a request waits for
+    its answer (said again each `LoopOptions.stall_notice` seconds while it lasts)."""
+
+    request: int
+    silent_s: float
+    received: int  # pieces of the answer this attempt received before the silence (0: none)
+
+    def describe(self) -> str:
+        """'no data for 20 s, after 3 pieces of the answer; still waiting…'."""
+        silent = f"{self.silent_s:.0f}" if self.silent_s >= 1 else f"{self.silent_s:.2g}"
+        if self.received == 0:
+            what = ": nothing of the answer yet (a local model may still be reading the prompt)"
+        else:
+            plural = "s" if self.received != 1 else ""
+            what = f", after {self.received} piece{plural} of the answer"
+        return f"no data for {silent} s{what}; still waiting…"
+
+
+@dataclass(frozen=True)
 class RetryScheduled:
     attempt: int
     delay_s: float
     reason: str
+    request: int | None = None  # the request retried
+    # Pieces of the failed attempt already yielded: void now. The next attempt's pieces are
+    # the answer from its start (a front end shows only what goes beyond what it showed).
+    pieces_shown: int = 0
 
 
 @dataclass(frozen=True)
@@ -328,6 +352,7 @@ AgentEvent = (
     | CustomerBound
     | LimitReached
     | GroundingWarning
+    | ResponseStalled
     | RetryScheduled
     | ErrorOccurred
     | TurnFinished

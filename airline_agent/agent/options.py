@@ -31,6 +31,10 @@ class LoopOptions:
     retries: int = 3  # per request, for retryable failures (429, 5xx, timeout, cut stream)
     retry_base_delay: float = 0.5  # seconds; doubled each attempt unless the server says
     retry_max_delay: float = 30.0
+    # Seconds without data during a request before a ResponseStalled event (and again each
+    # as many seconds while it lasts); None: not watched. The attempt itself ends at the
+    # backend's timeout (AIRLINE_AGENT_TIMEOUT), and is retried.
+    stall_notice: float | None = 20.0
     grounding: bool = True
     one_call_at_a_time: bool = True  # policy C4 in the system prompt
     prompt: PromptStyle = "lean"  # the system prompt's text (agent/prompt.py)
@@ -51,5 +55,6 @@ class LoopOptions:
             token_budget=settings.token_budget,
             cost_budget=settings.cost_budget,
             prompt=settings.prompt,
+            stall_notice=settings.stall_notice,
             extra_body={"return_progress": True} if settings.prompt_progress else {},
         )
