@@ -12,10 +12,9 @@ conversations: the backend, the toolbox, the options and the customer it starts 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent import history as hist
@@ -173,7 +172,7 @@ class AgentSession:
             reply = answered.reply
             if reply.tool_calls:
                 own = own_call_ids(reply.tool_calls, conversation.requests)
-                reply = dataclasses.replace(reply, tool_calls=own)
+                reply = replace(reply, tool_calls=own)
             for event in self._take_reply(reply, answered.latency_ms, conversation):
                 yield event
             if not reply.tool_calls:

@@ -4,10 +4,9 @@ failure worth retrying, and what it cost (usage, latency, time to the first toke
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from airline_agent.agent.conversation import Conversation
@@ -148,7 +147,7 @@ def _stopped_mid_answer(failure: Failure, base_url: str | None, received: int) -
         f"answer (after {received} piece{plural})."
     )
     hint = "Try again; a slow local model may need a longer AIRLINE_AGENT_TIMEOUT."
-    return dataclasses.replace(failure, message=message, hint=hint)
+    return replace(failure, message=message, hint=hint)
 
 
 def _delta(number: int, piece: Piece) -> AgentEvent:

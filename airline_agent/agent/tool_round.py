@@ -15,10 +15,9 @@ reported as "not run".
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent import history as hist
@@ -72,7 +71,7 @@ def own_call_ids(calls: tuple[ToolCall, ...], request: int) -> tuple[ToolCall, .
             fresh, suffix = f"call_{request}_{position}_{suffix}", suffix + 1
         taken.add(fresh)
         used.add(fresh)
-        own.append(dataclasses.replace(call, call_id=fresh, sent_id=call.call_id))
+        own.append(replace(call, call_id=fresh, sent_id=call.call_id))
     return tuple(own)
 
 
