@@ -37,7 +37,8 @@ class Settings(BaseSettings):
     stream: bool = True
     max_tool_calls: int = Field(8, ge=1)
     max_requests: int = Field(16, ge=1)
-    timeout: float = Field(60.0, gt=0)
+    timeout: float = Field(60.0, gt=0)  # seconds a request may wait for data (per read)
+    stall_notice: float = Field(20.0, gt=0)  # seconds without data before the chat says so
     # Request parameters (sent only when set) and per-conversation budgets.
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int | None = Field(None, ge=1)

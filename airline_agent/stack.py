@@ -13,7 +13,7 @@ the loop) are imported inside the builders: importing this module costs nothing 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -191,6 +191,8 @@ def scripted_stack(
     moment = tools.clock.now
     created = int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
     backend = ScriptedBackend(responses, model=options.model or "scripted", created=created)
+    # A script has no network to stall: no watch for silences (it costs a task a request).
+    options = replace(options, stall_notice=None)
     return Stack(database, AgentSession(backend, tools, options, customer=customer))
 
 

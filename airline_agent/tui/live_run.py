@@ -148,7 +148,7 @@ class LiveRun(Run):
         from airline_agent.scenarios.dbdiff import diff_databases
         from airline_agent.scenarios.model import ScenarioSettings
         from airline_agent.scenarios.provenance import match_dataset
-        from airline_agent.scenarios.recorder import record_scenario, save_scenario
+        from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
         from airline_agent.tui.run import slug
 
         state = self.state
@@ -174,4 +174,6 @@ class LiveRun(Run):
             ),
             changes=changes,
         )
-        return save_scenario(scenario, path, redactor), origin.warning
+        saved = save_scenario(scenario, path, redactor)
+        said = [w for w in (origin.warning, replay_refusal(saved, scenario)) if w]
+        return saved, "; ".join(said) or None

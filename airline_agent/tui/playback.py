@@ -184,7 +184,7 @@ class ScenarioPlayback(Run):
     def save_scenario(self, path: Path, redactor: Redactor) -> tuple[Path, str | None]:
         from airline_agent.scenarios.dbdiff import diff_databases
         from airline_agent.scenarios.model import ScenarioSettings
-        from airline_agent.scenarios.recorder import record_scenario, save_scenario
+        from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
 
         state, settings = self.state, self.scenario.settings
         changes = None
@@ -205,7 +205,8 @@ class ScenarioPlayback(Run):
             ),
             changes=changes,
         )
-        return save_scenario(scenario, path, redactor), None
+        saved = save_scenario(scenario, path, redactor)
+        return saved, replay_refusal(saved, scenario)
 
 
 def _on(value: bool) -> str:

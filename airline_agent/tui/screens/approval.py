@@ -35,9 +35,11 @@ class ApprovalScreen(ModalScreen[dict[str, bool]]):
                 id="approval-title",
             )
             with VerticalScroll(id="approval-calls"):
-                for call in self.calls:
+                # Boxes are named by position: a call id is the server's text, often no
+                # valid widget id (`functions.cancel_reservation:0`).
+                for position, call in enumerate(self.calls):
                     with Vertical(classes="pending-write"):
-                        yield Checkbox(call.name, value=True, id=f"approve-{call.call_id}")
+                        yield Checkbox(call.name, value=True, id=f"approve-{position}")
                         yield Static(pretty_json(call.arguments), classes="arguments", markup=False)
                         yield Static(call.preview, classes="preview", markup=False)
             with Horizontal(id="approval-buttons"):
@@ -53,8 +55,8 @@ class ApprovalScreen(ModalScreen[dict[str, bool]]):
     def action_approve(self) -> None:
         self.dismiss(
             {
-                call.call_id: self.query_one(f"#approve-{call.call_id}", Checkbox).value
-                for call in self.calls
+                call.call_id: self.query_one(f"#approve-{position}", Checkbox).value
+                for position, call in enumerate(self.calls)
             }
         )
 
