@@ -11,7 +11,8 @@ Enforced here:
   identified customer, every write is refused with "identify the customer first".
 - Privacy: once a conversation is bound to a customer, it reads only that customer's
   profile and reservations; before that, an agent conversation looks up only a user id
-  the customer gave (a profile is private, and a model may guess ids).
+  the customer gave, and only a reservation whose owner's user id the customer gave
+  (both are private, and a model may guess ids). Only the profile lookup binds (I1).
 - B1 bookable status, B2 cabin, B3 passengers (1–5, complete), B4 payment mix,
   B5 non-free bag count from membership and cabin (booking and bag changes).
 - M1 basic economy flights fixed, M2 same origin/destination/trip type, M4 cabin change
@@ -110,10 +111,22 @@ def _read_profile(context: _Guarded, args: Any) -> None:
 
 
 def _read_reservation(context: _Guarded, args: Any) -> None:
-    acting = context.conversation.customer
-    if acting is None:
-        return  # the customer may give a reservation id before their user id
+    conversation = context.conversation
+    acting = conversation.customer
+    if acting is None and not conversation.hears_customer:
+        return  # an operator's one-off `call`: nobody to ask
     owner = operations.reservation_owner(context.database, args.reservation_id)
+    if acting is None:
+        # As private as a profile: names, dates of birth, payment ids. The policy asks
+        # for the user id first (I2), so the owner's id must have been given; an unknown
+        # reservation gets the same answer, so that refusals tell no ids apart.
+        if owner is None or not conversation.customer_gave(owner):
+            raise PermissionDenied(
+                "the customer has not given the user id of the owner of reservation "
+                f"{args.reservation_id.strip().upper()} in this conversation: ask for their "
+                "user id before looking up a reservation"
+            )
+        return
     if owner is not None and owner != acting:
         raise PermissionDenied(
             f"reservation {args.reservation_id.strip().upper()} belongs to another customer; "
