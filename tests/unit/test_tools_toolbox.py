@@ -69,6 +69,55 @@ def test_reads_tolerate_case_and_spaces(world_db) -> None:
     )
 
 
+def test_each_kind_of_payment_method_has_its_own_shape_in_a_profile(world_db) -> None:
+    """Issue 19: a certificate (or gift card) shown shaped like a credit card (brand and
+    last four, no amount) hides its value from the model. Each kind exactly as τ² has it."""
+    methods = (
+        toolbox(world_db)
+        .call("get_user_details", {"user_id": "noah_lee_1001"})
+        .result["payment_methods"]
+    )
+    assert methods["certificate_3333333"] == {
+        "source": "certificate",
+        "id": "certificate_3333333",
+        "amount": 250.0,
+    }
+    assert methods["gift_card_2222223"] == {
+        "source": "gift_card",
+        "id": "gift_card_2222223",
+        "amount": 60.0,
+    }
+    assert methods["credit_card_1111111"] == {
+        "source": "credit_card",
+        "id": "credit_card_1111111",
+        "brand": "visa",
+        "last_four": "1111",
+    }
+
+
+def test_a_flight_change_for_two_passengers_charges_both_differences(world_db) -> None:
+    """Issue 19: the old fare is taken back for every passenger, not one. RTRIP1 (Noah and
+    Mia) keeps HAT050 on the 17th (160 each) and moves HAT200 from the 19th (170 each) to
+    the 20th (174 each): 2 × 4 = 8 is charged, not 2 × 334 − 330."""
+    tools = toolbox(world_db, acting_user="noah_lee_1001")
+    changed = tools.call(
+        "update_reservation_flights",
+        {
+            "reservation_id": "RTRIP1",
+            "cabin": "economy",
+            "flights": [
+                {"flight_number": "HAT050", "date": "2024-05-17"},
+                {"flight_number": "HAT200", "date": "2024-05-20"},
+            ],
+            "payment_id": "gift_card_2222222",
+        },
+    )
+    assert changed.ok, changed.result
+    assert changed.result["payment_history"][-1] == {"payment_id": "gift_card_2222222", "amount": 8}
+    card = tools.call("get_user_details", {"user_id": "noah_lee_1001"}).result["payment_methods"]
+    assert card["gift_card_2222222"]["amount"] == 500.0 - 8
+
+
 def test_the_user_id_the_customer_gave_and_a_lookup_confirmed_fixes_the_acting_customer(
     world_db,
 ) -> None:
