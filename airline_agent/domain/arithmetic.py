@@ -1,6 +1,7 @@
 """The arithmetic of the `calculate` tool, without `eval`: numbers, + - * /, parentheses.
 
-Not a rule of the airline, so not in policy.py (which re-exports it for the operations).
+Its one home: the tool (tools/airline.py) calls it directly. Not a rule of the airline,
+so not in policy.py, and no database read, so not in operations/.
 """
 
 from __future__ import annotations

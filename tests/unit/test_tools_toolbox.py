@@ -165,7 +165,7 @@ def test_search_onestop_second_leg_rule(world_db) -> None:
 
 
 def test_calculate_rounds_to_two_places() -> None:
-    from airline_agent.domain.operations import calculate
+    from airline_agent.domain.arithmetic import evaluate_arithmetic as calculate
 
     assert calculate("(100 + 50) / 7") == "21.43"
     assert calculate("2 * 3") == "6.0"
