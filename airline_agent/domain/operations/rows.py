@@ -31,7 +31,7 @@ from airline_agent.domain.operations.ids import (
 )
 from airline_agent.domain.operations.values import FlightRef
 from airline_agent.domain.policy import SegmentFacts
-from airline_agent.domain.read_snapshots import ConnectionReads, Reads
+from airline_agent.domain.read_snapshots import Reads, reads_on
 from airline_agent.domain.schema import (
     CABINS,
     Flight,
@@ -47,7 +47,7 @@ from airline_agent.domain.schema import (
 
 def in_transaction(session: Session) -> Reads:
     """The plain-SQL reads on a write transaction's connection (it sees its own rows)."""
-    return ConnectionReads(session.connection())
+    return reads_on(session.connection())
 
 
 def _row_locks(session: Session) -> bool | None:
