@@ -34,7 +34,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from contextlib import AbstractContextManager
+from typing import Protocol
 
 from sqlalchemy import Connection, text
 from sqlalchemy.engine import Engine
@@ -42,26 +43,31 @@ from sqlalchemy.sql.elements import TextClause
 
 from airline_agent.domain.sqlite_files import SqliteFile
 
+# What a column holds and a parameter binds (SQLite's storage classes, as drivers give them).
+SqlValue = str | int | float | bytes | None
+Params = Mapping[str, SqlValue]
+Row = Sequence[SqlValue]
+
 
 class Reads(Protocol):
     """Plain SQL (with `:name` parameters) in, rows as tuples out."""
 
-    def rows(self, sql: str, params: Mapping[str, Any] = ...) -> Sequence[Sequence[Any]]: ...
+    def rows(self, sql: str, params: Params = ...) -> Sequence[Row]: ...
 
-    def row(self, sql: str, params: Mapping[str, Any] = ...) -> Sequence[Any] | None: ...
+    def row(self, sql: str, params: Params = ...) -> Row | None: ...
 
-    def value(self, sql: str, params: Mapping[str, Any] = ...) -> Any: ...
+    def value(self, sql: str, params: Params = ...) -> SqlValue: ...
 
 
 class ReadSource(Protocol):
     """Something that opens a snapshot: `with source.snapshot() as reads: ...`."""
 
-    def snapshot(self, consistent: bool = True) -> Any: ...
+    def snapshot(self, consistent: bool = True) -> AbstractContextManager[Reads]: ...
 
     def close(self) -> None: ...
 
 
-_NO_PARAMS: Mapping[str, Any] = {}
+_NO_PARAMS: Params = {}
 
 
 # ---------------------------------------------------------------- SQLite file: bare sqlite3
@@ -123,14 +129,14 @@ class _SqliteSnapshot:
         finally:
             self._lock.release()
 
-    def rows(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> list[Row]:
         return self._cursor.execute(sql, params).fetchall()
 
-    def row(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> tuple[Any, ...] | None:
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
         found = self._cursor.execute(sql, params).fetchall()
         return found[0] if found else None
 
-    def value(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
         found = self._cursor.execute(sql, params).fetchall()
         return found[0][0] if found else None
 
@@ -156,13 +162,13 @@ class ConnectionReads:
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
 
-    def rows(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> list[Any]:
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> Sequence[Row]:
         return self._connection.execute(_text(sql), dict(params)).all()
 
-    def row(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
         return self._connection.execute(_text(sql), dict(params)).first()
 
-    def value(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
         found = self._connection.execute(_text(sql), dict(params)).first()
         return None if found is None else found[0]
 
@@ -176,14 +182,14 @@ class DriverReads:
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._cursor = connection.cursor()
 
-    def rows(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> list[Row]:
         return self._cursor.execute(sql, params).fetchall()
 
-    def row(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> tuple[Any, ...] | None:
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
         found = self._cursor.execute(sql, params).fetchall()
         return found[0] if found else None
 
-    def value(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
         found = self._cursor.execute(sql, params).fetchall()
         return found[0][0] if found else None
 

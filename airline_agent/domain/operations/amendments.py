@@ -81,6 +81,10 @@ def update_baggages(
     return reservation_in(in_transaction(session), reservation.reservation_id)
 
 
+# A segment's columns after a change (ReservationFlight's, but its key).
+SegmentValues = dict[str, str | int]
+
+
 def _new_segments(
     session: Session,
     reservation: Reservation,
@@ -88,10 +92,10 @@ def _new_segments(
     flights: Sequence[FlightRef],
     old_segments: Sequence[ReservationFlight],
     count: int,
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[SegmentValues], int]:
     """The segments after the change and their fare for everyone: a kept segment in the
     same cabin keeps its price (M3); a new one must be bookable and costs today's price."""
-    new_segments: list[dict[str, Any]] = []
+    new_segments: list[SegmentValues] = []
     fare = 0
     for ref in flights:
         flight = flight_row(session, ref.flight_number)
@@ -131,7 +135,7 @@ def _rewrite_segments(
     session: Session,
     reservation_id: str,
     old_segments: Sequence[ReservationFlight],
-    new_segments: Sequence[dict[str, Any]],
+    new_segments: Sequence[SegmentValues],
 ) -> None:
     """Rewrite only the positions whose content changed, so the change list is exact."""
     for position, segment in enumerate(new_segments):
