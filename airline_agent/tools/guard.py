@@ -84,7 +84,7 @@ def check_read(
     """Raise PermissionDenied when a read would show another customer's data."""
     checker = _READ_CHECKS.get(name)
     if checker is not None:
-        checker(database, conversation, **dict(arguments))
+        checker(database, conversation, **vars(arguments))
 
 
 def check(
@@ -99,7 +99,7 @@ def check(
     exist (unknown reservation, flight) are left for the tool to report."""
     checker = _WRITE_CHECKS.get(name)
     if checker is not None:
-        checker(_Decision(session, clock, conversation), **dict(arguments))
+        checker(_Decision(session, clock, conversation), **vars(arguments))
 
 
 @dataclass(frozen=True)
