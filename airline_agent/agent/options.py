@@ -10,6 +10,8 @@ from airline_agent.agent.prompt import PromptStyle
 if TYPE_CHECKING:
     from airline_agent.config import Settings
 
+# The one definition of what the loop does with a write call (`--approve`,
+# AIRLINE_AGENT_APPROVE: config.py reads it): ask the front end, run it, or refuse it.
 ApprovalPolicy = Literal["ask", "auto", "deny"]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from airline_agent.domain.schema import CABINS
 from airline_agent.tools.outcome import RowChange
 
 
@@ -85,7 +86,7 @@ def _describe(change: RowChange) -> str:
             seats = [
                 f"{cabin.replace('_', ' ')} seats "
                 f"{before[f'seats_{cabin}']} → {after[f'seats_{cabin}']}"
-                for cabin in ("basic_economy", "economy", "business")
+                for cabin in CABINS
                 if before and after and before[f"seats_{cabin}"] != after[f"seats_{cabin}"]
             ]
             return f"flight {row['flight_number']} on {row['date']}: " + ", ".join(

@@ -20,26 +20,10 @@ import pytest
 from airline_agent.agent.grounding import Evidence, Finding, ground_reply
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.domain.clock import Clock
+from airline_agent.tools.toolbox import tool_names
 from tests.unit.grounding_corpus import HONEST, INVENTED, REAL_REPLY, Case
 
-TOOL_NAMES = frozenset(
-    {
-        "get_user_details",
-        "get_reservation_details",
-        "list_all_airports",
-        "search_direct_flight",
-        "search_onestop_flight",
-        "get_flight_status",
-        "calculate",
-        "transfer_to_human_agents",
-        "book_reservation",
-        "cancel_reservation",
-        "update_reservation_flights",
-        "update_reservation_baggages",
-        "update_reservation_passengers",
-        "send_certificate",
-    }
-)
+TOOL_NAMES = frozenset(tool_names())  # the registry's, as the loop passes them
 
 
 def evidence_of(case: Case) -> Evidence:
