@@ -130,6 +130,7 @@ def to_jsonl(events: Iterable[AgentEvent], secrets: Secrets = None) -> str:
 
 
 def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Secrets = None) -> str:
+    redactor = as_redactor(secrets)
     out: list[str] = [f"# {title}", ""]
     for event in events:
         match event:
@@ -148,7 +149,8 @@ def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Secrets = Non
                     out += [f"**Agent:** {event.content}", ""]
             case ToolFinished():
                 verdict = f"error {event.error}" if event.error else "ok"
-                text = _content(event.result)
+                # Redacted before it is cut: a secret across the cut leaves no start.
+                text = redactor.redact(_content(event.result))
                 if len(text) > MARKDOWN_RESULT_LIMIT:
                     text = text[:MARKDOWN_RESULT_LIMIT] + " …"
                 out += [
@@ -180,7 +182,7 @@ def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Secrets = Non
                     f"{total.completion_tokens} completion tokens{cost}_",
                     "",
                 ]
-    return escape_controls(as_redactor(secrets).redact("\n".join(out).rstrip() + "\n"))
+    return escape_controls(redactor.redact("\n".join(out).rstrip() + "\n"))
 
 
 def transcript_files(directory: str | Path, name: str) -> tuple[Path, Path]:
