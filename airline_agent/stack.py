@@ -86,11 +86,22 @@ def open_existing_database(location: str | Path) -> Database:
     return Database.open(location)
 
 
-def toolbox(database: Database, *, now: str | None = None, guard: bool = True) -> Toolbox:
+def toolbox(
+    database: Database,
+    *,
+    now: str | None = None,
+    guard: bool = True,
+    settings: Settings | None = None,
+) -> Toolbox:
+    """The tools over `database`; with `settings`, every text of a call's arguments has the
+    secrets of those settings blanked out before a tool sees it (and so stores it)."""
     from airline_agent.domain.clock import DEFAULT_NOW, Clock
+    from airline_agent.redaction import Redactor
     from airline_agent.tools.toolbox import Toolbox
 
-    return Toolbox(database, clock=Clock.at(now or DEFAULT_NOW), guard=guard)
+    secrets = Redactor.from_settings(settings)
+    scrub = secrets.blank_secrets if secrets.forms else None
+    return Toolbox(database, clock=Clock.at(now or DEFAULT_NOW), guard=guard, scrub=scrub)
 
 
 @dataclass
@@ -137,7 +148,8 @@ def live_stack(
 
     backend = backend or OpenAIBackend.from_settings(settings)
     database = database or settings_database(settings)
-    tools = toolbox(database, now=settings.now, guard=settings.guard if guard is None else guard)
+    guard = settings.guard if guard is None else guard
+    tools = toolbox(database, now=settings.now, guard=guard, settings=settings)
     session = AgentSession(backend, tools, LoopOptions.from_settings(settings), customer=customer)
     return Stack(database, session)
 
@@ -242,7 +254,7 @@ def tool_caller(settings: Settings, *, customer: str | None = None) -> ToolCalle
     from airline_agent.tools.conversation import ToolConversation
 
     database = settings_database(settings)
-    tools = toolbox(database, now=settings.now, guard=settings.guard)
+    tools = toolbox(database, now=settings.now, guard=settings.guard, settings=settings)
     return ToolCaller(database, tools, ToolConversation(customer=customer))
 
 
@@ -255,7 +267,7 @@ def session_tool_caller(
     server, so the conversation does not listen for a user id (`hears_customer`)."""
     from airline_agent.tools.conversation import ToolConversation
 
-    tools = toolbox(database, now=settings.now, guard=settings.guard)
+    tools = toolbox(database, now=settings.now, guard=settings.guard, settings=settings)
     return ToolCaller(database, tools, ToolConversation(customer=customer))
 
 

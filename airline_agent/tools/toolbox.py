@@ -8,13 +8,19 @@ changes recorded) or rolls back as a whole. `preview` does exactly the same in a
 transaction that always rolls back (`Database.rehearsal`) and says in words what the
 call would change, or why the guard would refuse it.
 
-The toolbox holds only what outlives a conversation (database, clock, guard); who the
-conversation acts for and what it changed come with each call, in a `ToolConversation`.
+The toolbox holds only what outlives a conversation (database, clock, guard, scrub); who
+the conversation acts for and what it changed come with each call, in a `ToolConversation`.
+
+`scrub`, when given, is applied to every text of a call's arguments before the tool sees
+them: the stack passes the redaction of the secrets this process knows (the API key, the
+base URL's password), so that a key a model put into a passenger's name is stored as
+`[redacted]`, never in clear for a later process that does not know it to show.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -38,6 +44,7 @@ from airline_agent.tools.registry import (
     parse_arguments,
     validate,
 )
+from airline_agent.tools.untrusted import map_strings
 
 _SCHEMAS: list[dict[str, Any]] | None = None
 
@@ -49,10 +56,12 @@ class Toolbox:
         *,
         clock: Clock,
         guard: bool = True,
+        scrub: Callable[[str], str] | None = None,
     ) -> None:
         self.database = database
         self.clock = clock
         self.guard = guard
+        self.scrub = scrub
 
     # ---------------------------------------------------------------- catalogue
 
@@ -112,7 +121,7 @@ class Toolbox:
         self, spec: ToolSpec, arguments: dict[str, Any], conversation: ToolConversation
     ) -> tuple[Any, tuple[RowChange, ...], str | None]:
         """The result, the rows changed, and the customer this call bound (if any)."""
-        validated = validate(spec, arguments)
+        validated = validate(spec, self._scrubbed(arguments))
         try:
             if not spec.write:
                 if self.guard:
@@ -151,7 +160,7 @@ class Toolbox:
                 return f"There is no tool named {name!r}."
             if not spec.write:
                 return f"{name} only reads; it changes nothing."
-            validated = validate(spec, parse_arguments(arguments))
+            validated = validate(spec, self._scrubbed(parse_arguments(arguments)))
             with recording() as log, self.database.rehearsal() as session:
                 if self.guard:
                     try:
@@ -172,6 +181,9 @@ class Toolbox:
             return f"This would fail ({refusal['error']}): {refusal['message']}"
         except Exception as exc:
             return f"Cannot preview this call. {failure_sentence(exc)}"
+
+    def _scrubbed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments if self.scrub is None else map_strings(arguments, self.scrub)
 
 
 def _binds(name: str, result: Any, conversation: ToolConversation) -> str | None:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from airline_agent.terminal_text import escape_controls
+
 OriginKind = Literal["user", "scenario"]
 Binding = Literal["chosen", "stated"]
 
@@ -203,6 +205,7 @@ class SessionState:
 
 
 def _escape(text: str) -> str:
+    """A part of the status line as text, never markup nor a terminal's command."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(escape_controls(text))
