@@ -7,17 +7,16 @@ Commands build a `Settings` from the environment and `.env`, then apply their fl
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# The vocabularies of two settings, read from where they are defined: what the loop does
+# with a write (agent/options.py) and which system prompt it sends (agent/prompt.py).
+from airline_agent.agent.options import ApprovalPolicy
+from airline_agent.agent.prompt import PromptStyle
 from airline_agent.domain.clock import DEFAULT_NOW
-
-ApprovalPolicy = Literal["ask", "auto", "deny"]
-# The system prompt's text (agent/prompt.py `PromptStyle`; a test keeps the two equal):
-# `lean`, within issue 12's 2,400-token prefix with the tool schemas, or the longer `full`.
-PromptChoice = Literal["lean", "full"]
 
 
 class Settings(BaseSettings):
@@ -33,11 +32,12 @@ class Settings(BaseSettings):
     base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
     api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
     approve: ApprovalPolicy = "ask"
-    prompt: PromptChoice = "lean"
+    prompt: PromptStyle = "lean"
     stream: bool = True
     max_tool_calls: int = Field(8, ge=1)
     max_requests: int = Field(16, ge=1)
-    timeout: float = Field(60.0, gt=0)
+    timeout: float = Field(60.0, gt=0)  # seconds a request may wait for data (per read)
+    stall_notice: float = Field(20.0, gt=0)  # seconds without data before the chat says so
     # Request parameters (sent only when set) and per-conversation budgets.
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int | None = Field(None, ge=1)

@@ -13,7 +13,7 @@ the loop) are imported inside the builders: importing this module costs nothing 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -86,11 +86,22 @@ def open_existing_database(location: str | Path) -> Database:
     return Database.open(location)
 
 
-def toolbox(database: Database, *, now: str | None = None, guard: bool = True) -> Toolbox:
+def toolbox(
+    database: Database,
+    *,
+    now: str | None = None,
+    guard: bool = True,
+    settings: Settings | None = None,
+) -> Toolbox:
+    """The tools over `database`; with `settings`, every text of a call's arguments has the
+    secrets of those settings blanked out before a tool sees it (and so stores it)."""
     from airline_agent.domain.clock import DEFAULT_NOW, Clock
+    from airline_agent.redaction import Redactor
     from airline_agent.tools.toolbox import Toolbox
 
-    return Toolbox(database, clock=Clock.at(now or DEFAULT_NOW), guard=guard)
+    secrets = Redactor.from_settings(settings)
+    scrub = secrets.blank_secrets if secrets.forms else None
+    return Toolbox(database, clock=Clock.at(now or DEFAULT_NOW), guard=guard, scrub=scrub)
 
 
 @dataclass
@@ -137,7 +148,8 @@ def live_stack(
 
     backend = backend or OpenAIBackend.from_settings(settings)
     database = database or settings_database(settings)
-    tools = toolbox(database, now=settings.now, guard=settings.guard if guard is None else guard)
+    guard = settings.guard if guard is None else guard
+    tools = toolbox(database, now=settings.now, guard=guard, settings=settings)
     session = AgentSession(backend, tools, LoopOptions.from_settings(settings), customer=customer)
     return Stack(database, session)
 
@@ -191,6 +203,8 @@ def scripted_stack(
     moment = tools.clock.now
     created = int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
     backend = ScriptedBackend(responses, model=options.model or "scripted", created=created)
+    # A script has no network to stall: no watch for silences (it costs a task a request).
+    options = replace(options, stall_notice=None)
     return Stack(database, AgentSession(backend, tools, options, customer=customer))
 
 
@@ -248,7 +262,7 @@ def tool_caller(settings: Settings, *, customer: str | None = None) -> ToolCalle
     from airline_agent.tools.conversation import ToolConversation
 
     database = settings_database(settings)
-    tools = toolbox(database, now=settings.now, guard=settings.guard)
+    tools = toolbox(database, now=settings.now, guard=settings.guard, settings=settings)
     return ToolCaller(database, tools, ToolConversation(customer=customer))
 
 
@@ -261,7 +275,7 @@ def session_tool_caller(
     server, so the conversation does not listen for a user id (`hears_customer`)."""
     from airline_agent.tools.conversation import ToolConversation
 
-    tools = toolbox(database, now=settings.now, guard=settings.guard)
+    tools = toolbox(database, now=settings.now, guard=settings.guard, settings=settings)
     return ToolCaller(database, tools, ToolConversation(customer=customer))
 
 

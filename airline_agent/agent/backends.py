@@ -14,7 +14,12 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from airline_agent.agent.errors import NotACompletion, ScriptExhausted, StreamCutOff
+from airline_agent.agent.errors import (
+    NotACompletion,
+    RecordedFailure,
+    ScriptExhausted,
+    StreamCutOff,
+)
 from airline_agent.agent.events import ToolCall, Usage
 from airline_agent.agent.raw_response import (
     Envelope,
@@ -27,6 +32,7 @@ from airline_agent.agent.streaming import (
     Piece,
     StreamAssembler,
     reply_from_completion,
+    reply_from_whole_body,
 )
 
 if TYPE_CHECKING:
@@ -55,12 +61,23 @@ class ScriptedToolCall:
 
 
 @dataclass(frozen=True)
+class ScriptedFailure:
+    """A request that fails (as one did when the conversation was recorded)."""
+
+    kind: str
+    message: str
+    hint: str | None = None
+    status: int | None = None
+
+
+@dataclass(frozen=True)
 class ScriptedResponse:
     content: str | None = None
     tool_calls: tuple[ScriptedToolCall, ...] = ()
     reasoning: str | None = None
     usage: Usage | None = None
     finish_reason: str | None = None  # default: "tool_calls" if tool_calls else "stop"
+    failure: ScriptedFailure | None = None  # the request fails instead: nothing else counts
 
 
 # 2024-05-15T15:00:00 UTC, the domain clock's default (policy C1).
@@ -110,9 +127,16 @@ class ScriptedBackend:
             )
         response = self._queue.popleft()
         self._served += 1
+        if response.failure is not None:
+            failure = response.failure
+            raise RecordedFailure(
+                failure.kind, failure.message, hint=failure.hint, status=failure.status
+            )
         calls = tuple(
             ToolCall(
-                call_id=call.call_id or f"call_{self._served}_{position}",
+                # No id in the script: one made up, as a server would send. An id given
+                # as "" is sent blank (a recording of a model that sent none).
+                call_id=f"call_{self._served}_{position}" if call.call_id is None else call.call_id,
                 name=call.name,
                 arguments=call.arguments
                 if isinstance(call.arguments, str)
@@ -191,6 +215,16 @@ class OpenAIBackend:
             yield reply_from_completion(await create(**body))
             return
         stream = await create(**body)
+        response = getattr(stream, "response", None)
+        content_type = str(getattr(response, "headers", {}).get("content-type") or "")
+        if response is not None and "event-stream" not in content_type.lower():
+            # Not a stream at all: read it whole and say what it is (or take a completion).
+            try:
+                data = await response.aread()
+            finally:
+                await stream.close()
+            yield reply_from_whole_body(data, content_type)
+            return
         assembler = StreamAssembler()
         try:
             async for chunk in stream:

@@ -2,16 +2,31 @@
 
 A model that answers without calling a tool often tells a story of the calls it did not
 make (issue 12: "I looked up the reservation … I sent the certificate … The customer was
-transferred"). Each claim here names the tools that would back it; the grounding check
-compares them with the calls the conversation really made. Only the agent's own past or
-present actions count: "would you like me to cancel it?", "once it is cancelled",
-"nothing was charged" and "the airline cancelled your flight" claim nothing.
+transferred"). Each claim here names the tools that would back it (`BACKING`); the
+grounding check compares them with the calls the conversation really made. Every write
+tool of the registry backs some claim: a booking, a cancellation, a flight, cabin, bag or
+passenger change, a certificate, a payment or charge, and insurance or a passenger added
+with a booking (the finding names M5 or M6, which forbid them after one); "I updated your
+reservation" is backed by any of them (`write_tools`, read from the registry's
+`write=True`, never listed here).
+
+Some actions are claimed that no call may back (`IMPOSSIBLE`): what the policy forbids
+after booking (removing a bag, insurance or a passenger, changing a basic-economy flight,
+the route or the trip type, refunding to another method than the original) and what no
+tool does at all (waiving a fee, a discount, a seat, an email, a profile change, a meal
+or assistance, a hold). Such a claim is flagged whatever was called: with the guard off
+a tool may even have done it, and the policy still forbids it.
+
+Only the agent's own past or present actions count: "would you like me to cancel it?",
+"once it is cancelled", "nothing was charged", "I can't remove a bag" and "the airline
+cancelled your flight" claim nothing.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 Action = Literal[
@@ -20,39 +35,93 @@ Action = Literal[
     "booking",
     "cancellation",
     "flight change",
+    "cabin change",
     "bag change",
     "passenger change",
     "certificate",
     "transfer",
     "refund",
     "charge",
+    "payment",
+    "insurance addition",
+    "passenger addition",
     "reservation change",
+    # What no call may back: the policy forbids it, or no tool does it.
+    "bag removal",
+    "insurance removal",
+    "passenger removal",
+    "basic economy flight change",
+    "route change",
+    "refund to another method",
+    "fee waiver",
+    "discount",
+    "seat assignment",
+    "email",
+    "profile change",
+    "special service",
+    "hold",
 ]
 
-_WRITES = (
-    "book_reservation",
-    "cancel_reservation",
-    "update_reservation_flights",
-    "update_reservation_baggages",
-    "update_reservation_passengers",
-    "send_certificate",
-)
+# The writes that take a payment (charged, or refunded on a flight change).
+_PAYING = ("book_reservation", "update_reservation_flights", "update_reservation_baggages")
 # The tools whose successful call backs each claim. A look-up is backed by any call that
 # ran, whatever its result: "I looked it up and found no such reservation" is honest.
+# "reservation change" is backed by any write tool (`write_tools`).
 BACKING: dict[Action, tuple[str, ...]] = {
     "look-up": (),
     "calculation": ("calculate",),
     "booking": ("book_reservation",),
     "cancellation": ("cancel_reservation",),
     "flight change": ("update_reservation_flights",),
+    "cabin change": ("update_reservation_flights",),  # M4: the cabin changes through it
     "bag change": ("update_reservation_baggages",),
     "passenger change": ("update_reservation_passengers",),
     "certificate": ("send_certificate",),
     "transfer": ("transfer_to_human_agents",),
     "refund": ("cancel_reservation", "update_reservation_flights"),
-    "charge": ("book_reservation", "update_reservation_flights", "update_reservation_baggages"),
-    "reservation change": _WRITES,
+    "charge": _PAYING,
+    "payment": _PAYING,
+    "insurance addition": ("book_reservation",),  # M5: bought with a booking, never after
+    "passenger addition": ("book_reservation",),  # M6: a booking's, never added after
 }
+# The rule a backed claim runs into when its tool did not run (said in the finding).
+RULES: dict[Action, str] = {
+    "insurance addition": "M5: insurance is bought with a booking, never added after",
+    "passenger addition": "M6: the number of passengers cannot change after booking",
+}
+# Why a claim of each of these is flagged whatever was called.
+IMPOSSIBLE: dict[Action, str] = {
+    "bag removal": "the policy forbids it (M5: bags can be added, never removed)",
+    "insurance removal": "no tool removes insurance (M5: it is bought with a booking)",
+    "passenger removal": "the policy forbids it (M6: the number of passengers cannot change)",
+    "basic economy flight change": "the policy forbids it (M1: basic economy flights cannot "
+    "be changed)",
+    "route change": "the policy forbids it (M2: not the origin, destination or trip type)",
+    "refund to another method": "the policy forbids it (X4: refunds go back to the original "
+    "payment methods)",
+    "fee waiver": "no tool waives a fee: the tools set every price",
+    "discount": "no tool gives a discount: the tools set every price",
+    "seat assignment": "no tool assigns seats",
+    "email": "no tool sends email",
+    "profile change": "no tool changes a customer's profile or payment methods",
+    "special service": "no tool arranges meals or special assistance",
+    "hold": "no tool holds a seat or a fare",
+}
+
+
+@cache
+def write_tools() -> tuple[str, ...]:
+    """The tools that change the database, as the registry marks them (`write=True`)."""
+    from airline_agent.tools import airline as _airline  # noqa: F401  (registers the tools)
+    from airline_agent.tools.registry import REGISTRY
+
+    return tuple(name for name, spec in REGISTRY.items() if spec.write)
+
+
+def backing(action: Action) -> tuple[str, ...]:
+    """The tools a successful call of which backs a claim of `action`."""
+    return write_tools() if action == "reservation change" else BACKING[action]
+
 
 # The agent as subject, with the words that may stand between it and its verb.
 _AGENT = (
@@ -64,6 +133,24 @@ _OBJECT = r"(?:your|the|this|that|its|their|his|her)"
 _ABLE_TO = r"\b(?:I|we)(?:\s+(?:was|were|have\s+been)|\s*'ve\s+been)?\s+(?:able|managed)\s+to\s+"
 _CLAUSE = r"[^.;!?\n]{0,40}?"  # the rest of the same clause, briefly
 
+_BAG = r"(?:checked\s+)?(?:bags?|baggages?|luggage|suitcases?)"
+_INSURANCE = r"(?:travel\s+)?insurance"
+_PERSON = r"(?:passengers?|travell?ers?|persons?|people|adults?|child(?:ren)?|infants?|guests?)"
+_NAME = r"(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?"  # "Anya", "Anya Silva"
+_RESERVATION = r"(?:(?:the|your|this)\s+)?(?:reservation|booking|trip)(?:\s+(?-i:[A-Z0-9]{6}))?"
+_ON_RESERVATION = r"(?:" + _RESERVATION + r"|(?-i:[A-Z0-9]{6}))\b"
+_CABIN = r"(?:basic[\s-]economy|economy|business)"
+_REFUNDED = _AGENT + r"(?:refunded|(?:issued|processed|sent)\s+(?:a|" + _OBJECT + r")\s+refund)\b"
+# Refunded where X4 forbids: to another method than the original, or as something else.
+_ELSEWHERE = (
+    r"[^.;!?\n]{0,60}?\b(?:(?:to|onto|into|on)\s+(?:a|an|your|the)\s+(?:different|other|"
+    r"another|new|second)\b|instead\s+of\b|as\s+(?:a\s+)?(?:travel\s+)?(?:certificate|voucher|"
+    r"credit|cash|gift\s+card)\b|in\s+cash\b)"
+)
+
+# In order: where two patterns match at one place, the first names the claim (what no
+# tool may do before the write that looks like it: "I've removed a bag" before "I've
+# added a bag", "I cancelled your insurance" before "I cancelled").
 _PATTERNS: tuple[tuple[Action, str], ...] = (
     (
         "look-up",
@@ -76,10 +163,174 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
     ),
     ("look-up", r"\baccording\s+to\s+(?:our|the|my)\s+(?:records|system|database)\b"),
     ("calculation", _AGENT + r"(?:calculated|computed|worked\s+out)\b"),
+    # -- what the policy forbids after booking, or no tool does --------------------------
+    (
+        "bag removal",
+        _AGENT + r"(?:removed|taken\s+off|took\s+off|dropped|reduced)\s+(?:\w+\s+){0,3}" + _BAG,
+    ),
+    (
+        "bag removal",
+        r"\b" + _BAG + _CLAUSE + r"\b(?:has|have)\s+been\s+(?:removed|taken\s+off|reduced)\b",
+    ),
+    (
+        "insurance removal",
+        _AGENT
+        + r"(?:removed|cancell?ed|dropped|taken\s+off|took\s+off)\s+(?:\w+\s+){0,2}"
+        + _INSURANCE,
+    ),
+    (
+        "insurance removal",
+        r"\b" + _INSURANCE + _CLAUSE + r"\b(?:has|have)\s+been\s+(?:removed|cancell?ed|dropped)\b",
+    ),
+    (
+        "insurance addition",
+        _AGENT + r"(?:added|included|purchased|bought|applied)\s+(?:\w+\s+){0,2}" + _INSURANCE,
+    ),
+    (
+        "insurance addition",
+        r"\b" + _INSURANCE + _CLAUSE + r"\b(?:has|have)\s+been\s+(?:added|included|purchased|"
+        r"applied)\b",
+    ),
+    ("insurance addition", r"\byou(?:'re|\s+are)\s+now\s+(?:insured|covered)\b"),
+    ("bag change", _AGENT + r"added\s+(?:\w+\s+){0,3}" + _BAG + r"\b"),
+    (
+        "bag change",
+        _AGENT
+        + r"(?:updated|changed|increased)\s+"
+        + _OBJECT
+        + r"\s+(?:\w+\s+)?(?:"
+        + _BAG
+        + r"|bag\s+count|baggage\s+allowance)\b",
+    ),
+    (
+        "bag change",
+        r"\b(?:bags?|baggages?|luggage)\b"
+        + _CLAUSE
+        + r"\b(?:has|have)\s+been\s+(?:added|updated)\b",
+    ),
+    # A passenger added or taken off (M6); added, it may be a new booking's (backed by it).
+    *(
+        (action, pattern)
+        for action, verbs, to in (
+            ("passenger removal", r"(?:removed|dropped|taken|took)", r"(?:from|off|of)"),
+            ("passenger addition", r"added", r"(?:to|on)"),
+        )
+        for pattern in (
+            _AGENT + verbs + r"(?:\s+off)?\s+(?:\w+\s+){0,3}" + _PERSON + r"\b",
+            _AGENT + verbs + r"\s+(?:your\s+\w+(?:\s+" + _NAME + r")?|" + _NAME + r")\s+"
+            r"(?:off\s+|out\s+)?" + to + r"\s+" + _ON_RESERVATION,
+            r"\b(?:"
+            + _PERSON
+            + "|"
+            + _NAME
+            + r")\s+(?:has|have)\s+been\s+"
+            + verbs.replace("taken|took", "taken\\s+off")
+            + r"\s+"
+            + to
+            + r"\b",
+        )
+    ),
+    (
+        "basic economy flight change",
+        _AGENT + r"(?:changed|moved|rebooked|switched|modified)\s+" + _OBJECT + r"\s+basic[\s-]"
+        r"economy\s+(?:flights?|trip|reservation|booking|itinerary)\b(?!\s+to\s+(?:economy|"
+        r"business))",
+    ),
+    (
+        "basic economy flight change",
+        r"\bbasic[\s-]economy\s+(?:flights?|reservation|booking|trip)\b"
+        + _CLAUSE
+        + r"\b(?:has|have)\s+been\s+(?:changed|moved|rebooked)\b",
+    ),
+    (
+        "route change",
+        _AGENT + r"(?:changed|switched|updated|moved|modified)\s+" + _OBJECT + r"\s+(?:origin|"
+        r"destination|departure\s+(?:city|airport)|arrival\s+(?:city|airport)|trip\s+type)\b",
+    ),
+    (
+        "route change",
+        _AGENT + r"(?:converted|changed|turned|made)\s+" + _OBJECT + r"\s+(?:(?:one[\s-]way|"
+        r"round[\s-]trip)\s+)?(?:trip|reservation|booking|flight)(?:\s+(?-i:[A-Z0-9]{6}))?\s+"
+        r"(?:(?:in)?to\s+)?(?:a\s+)?(?:one[\s-]way|round[\s-]trip)",
+    ),
+    (
+        "route change",
+        r"\b(?:origin|destination|trip\s+type)\b" + _CLAUSE + r"\b(?:has|have)\s+been\s+"
+        r"(?:changed|updated|switched)\b",
+    ),
+    ("refund to another method", _REFUNDED + _ELSEWHERE),
+    (
+        "refund to another method",
+        r"\brefund(?:s|ed)?\b[^.;!?\n]{0,60}?\b(?:has|have|had|was|were)\s+been\s+(?:issued|"
+        r"processed|made|sent|given)\s+(?:as|in)\s+(?:a\s+)?(?:travel\s+)?(?:certificate|"
+        r"voucher|credit|cash|gift\s+card)\b",
+    ),
+    (
+        "refund to another method",
+        r"\brefund(?:ed)?\b[^.;!?\n]{0,60}?\b(?:to|onto)\s+(?:a|an|your)\s+(?:different|other|"
+        r"another|new|second)\s+(?:card|credit\s+card|gift\s+card|payment\s+method|method|account)",
+    ),
+    ("fee waiver", _AGENT + r"waived\b"),
+    (
+        "fee waiver",
+        r"\b(?:fees?|charges?|costs?)\b" + _CLAUSE + r"\b(?:has|have)\s+been\s+waived\b",
+    ),
+    (
+        "discount",
+        _AGENT + r"(?:applied|given\s+you|gave\s+you|added)\s+(?:(?:a|an|the)\s+)?(?:\d+\s*%\s+|"
+        r"\$\s?[\d,.]+\s+)?(?:special\s+)?discount\b",
+    ),
+    ("discount", r"\bdiscount\b" + _CLAUSE + r"\b(?:has|have)\s+been\s+(?:applied|added)\b"),
+    (
+        "seat assignment",
+        _AGENT + r"(?:assigned|reserved|selected|booked|got|secured|given)\s+(?:you\s+)?(?:a\s+|"
+        r"the\s+|your\s+)?(?:(?:window|aisle|middle|exit[\s-]row)\s+seat|seats?\s+\d{1,2}[A-K]\b)",
+    ),
+    (
+        "seat assignment",
+        r"\b(?:seats?\s+\d{1,2}[A-K]|(?:window|aisle)\s+seat)\b" + _CLAUSE + r"\b(?:has|have)\s+"
+        r"been\s+(?:assigned|reserved|selected)\b",
+    ),
+    (
+        "email",
+        _AGENT + r"(?:sent|emailed|e-mailed|forwarded)\s+(?:you\s+)?(?:(?:a|an|the|your)\s+)?"
+        r"(?:\w+\s+){0,2}(?:e-?mails?|receipts?|itinerar(?:y|ies)|confirmations?)\b",
+    ),
+    ("email", _AGENT + r"e-?mailed\b"),
+    (
+        "email",
+        r"\b(?:e-?mail|receipt|confirmation)\b" + _CLAUSE + r"\b(?:has|have)\s+been\s+(?:sent|"
+        r"e-?mailed)\b",
+    ),
+    (
+        "profile change",
+        _AGENT + r"(?:updated|changed|corrected|added|removed|replaced|upgraded)\s+(?:(?:a|an|the|"
+        r"your)\s+)?(?:new\s+)?(?:e-?mail(?:\s+address)?|(?:home\s+|mailing\s+)?address|phone"
+        r"(?:\s+number)?|membership(?:\s+level|\s+status)?|profile|(?:credit|debit|gift)\s+card"
+        r"\s+(?:to|on|in|from)\s+your\s+(?:profile|account)|payment\s+methods?)\b",
+    ),
+    (
+        "special service",
+        _AGENT + r"(?:added|requested|arranged|booked|ordered|reserved|set\s+up)\s+(?:(?:a|"
+        r"an|the|your)\s+)?(?:\w+\s+){0,2}(?:meals?|wheelchairs?|(?:special\s+)?assistance|"
+        r"special\s+services?)\b",
+    ),
+    ("hold", _AGENT + r"(?:put|placed)\s+(?:a|the)\s+(?:courtesy\s+)?hold\s+on\b"),
+    (
+        "hold",
+        _AGENT + r"(?:held|holding)\s+(?:the|your|a|this)\s+(?:\w+\s+)?(?:seats?|fares?|"
+        r"reservation|booking|price|flight)\b",
+    ),
+    (
+        "hold",
+        r"\b(?:seats?|fares?|price)\b" + _CLAUSE + r"\b(?:is|are|has\s+been|have\s+been)\s+"
+        r"(?:now\s+)?(?:on\s+hold|held)\b",
+    ),
+    # -- what the write tools do ---------------------------------------------------------
     (
         "booking",
-        _AGENT + r"(?:booked|reserved|made\s+(?:a|" + _OBJECT + r")\s+(?:new\s+)?(?:reservation|"
-        r"booking)|completed\s+" + _OBJECT + r"\s+booking)\b",
+        _AGENT + r"(?:booked|reserved|(?:made|created)\s+(?:a|" + _OBJECT + r")\s+(?:new\s+)?"
+        r"(?:reservation|booking)|completed\s+" + _OBJECT + r"\s+booking)\b",
     ),
     ("booking", r"\byou(?:'re|\s+are)\s+(?:now\s+|all\s+)?booked\b"),
     (
@@ -94,21 +345,36 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
         r"was\s+successfully)\s+cancell?ed\b",
     ),
     (
+        "cabin change",
+        _AGENT + r"(?:(?:changed|moved|switched|modified)\s+" + _OBJECT + r"\s+(?:\w+\s+)?(?:cabin|"
+        r"class|fare\s+class)|upgraded|downgraded|(?:moved|switched|changed|put)\s+you\s+(?:up\s+"
+        r"|down\s+)?(?:in)?to\s+" + _CABIN + r")\b",
+    ),
+    (
+        "cabin change",
+        r"\b(?:cabin|class)\b" + _CLAUSE + r"\b(?:has|have)\s+been\s+(?:successfully\s+)?"
+        r"(?:changed|upgraded|downgraded|switched)\b",
+    ),
+    (
+        "cabin change",
+        r"\b(?:flights?|trip|reservation|booking|itinerary)\b" + _CLAUSE + r"\b(?:has|have)\s+"
+        r"been\s+(?:successfully\s+)?(?:upgraded|downgraded)\b",
+    ),
+    (
         "flight change",
         _AGENT + r"(?:(?:changed|moved|rebooked|switched|modified)\s+" + _OBJECT + r"\s+(?:\w+\s+)?"
-        r"(?:flights?|return|outbound|trip|itinerary|dates?|cabin)|rebooked|upgraded|downgraded)\b",
+        r"(?:flights?|return|outbound|trip|itinerary|dates?)|rebooked)\b",
     ),
     (
         "flight change",
-        r"\b(?:flights?|itinerary|cabin|return|trip)\b" + _CLAUSE + r"\b(?:has|have)\s+been\s+"
-        r"(?:successfully\s+)?(?:changed|moved|rebooked|upgraded|downgraded)\b",
+        _AGENT
+        + r"(?:moved|switched|rebooked|put|transferred)\s+you\s+(?:on|onto|to)\s+(?:(?:the|a|"
+        r"another)\s+(?:\w+\s+){0,2})?(?:flight\b|(?-i:HAT)\d+)",
     ),
-    ("bag change", _AGENT + r"added\s+(?:\w+\s+){0,3}(?:bags?|baggages?|luggage)\b"),
     (
-        "bag change",
-        r"\b(?:bags?|baggages?|luggage)\b"
-        + _CLAUSE
-        + r"\b(?:has|have)\s+been\s+(?:added|updated)\b",
+        "flight change",
+        r"\b(?:flights?|itinerary|return|trip)\b" + _CLAUSE + r"\b(?:has|have)\s+been\s+"
+        r"(?:successfully\s+)?(?:changed|moved|rebooked)\b",
     ),
     (
         "passenger change",
@@ -134,10 +400,7 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
     ),
     ("transfer", _AGENT + r"(?:transferred|transferring|put\s+you\s+through|connected\s+you)\b"),
     ("transfer", r"\b(?:(?:has|have)\s+been|was|were|are\s+being|is\s+being)\s+transferred\b"),
-    (
-        "refund",
-        _AGENT + r"(?:refunded|(?:issued|processed|sent)\s+(?:a|" + _OBJECT + r")\s+refund)\b",
-    ),
+    ("refund", _REFUNDED),
     ("refund", r"\b(?:(?:has|have|had)\s+been|was|were)\s+(?:fully\s+)?refunded\b"),
     (
         "refund",
@@ -145,6 +408,21 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
     ),
     ("charge", _AGENT + r"charged\b"),
     ("charge", r"\b(?:was|were|(?:has|have)\s+been)\s+charged\b"),
+    (
+        "payment",
+        _AGENT + r"(?:processed|completed|taken|took|made|applied|submitted|finali[sz]ed)\s+(?:the|"
+        r"your|a|this)\s+payment\b",
+    ),
+    (
+        "payment",
+        _AGENT + r"(?:applied|used|redeemed)\s+(?:your|the)\s+(?:\w+\s+)?(?:gift\s+card|"
+        r"certificate|credit\s+card|card|voucher)\b",
+    ),
+    (
+        "payment",
+        r"\bpayment\b" + _CLAUSE + r"\b(?:has|have)\s+been\s+(?:successfully\s+)?(?:processed|"
+        r"completed|taken|made|applied|received|accepted)\b",
+    ),
     (
         "reservation change",
         _AGENT + r"(?:updated|modified|changed)\s+" + _OBJECT + r"\s+(?:reservation|booking)\b",
@@ -158,9 +436,12 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
         (action, _ABLE_TO + verb + r"\b")
         for action, verb in (
             ("look-up", r"(?:look\s+up|find|locate|confirm|verify|see)"),
+            ("bag removal", r"remove\s+(?:\w+\s+){0,3}" + _BAG),
+            ("fee waiver", r"waive"),
             ("booking", r"(?:book|reserve)"),
             ("cancellation", r"cancel"),
-            ("flight change", r"(?:rebook|change|move|switch|upgrade|downgrade)"),
+            ("cabin change", r"(?:upgrade|downgrade)"),
+            ("flight change", r"(?:rebook|change|move|switch)"),
             ("bag change", r"add\s+(?:\w+\s+){0,3}(?:bags?|baggages?|luggage)"),
             (
                 "certificate",
@@ -171,7 +452,14 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
         )
     ),
 )
-_COMPILED = tuple((action, re.compile(pattern, re.I)) for action, pattern in _PATTERNS)
+
+
+@cache
+def _compiled() -> tuple[tuple[Action, re.Pattern[str]], ...]:
+    # Compiled on the first reply checked, not at import: some 80 patterns take ~0.1 s,
+    # which `chat` would otherwise pay at start-up for a check its first turn needs later.
+    return tuple((action, re.compile(pattern, re.I)) for action, pattern in _PATTERNS)
+
 
 # Verbs that go on the agent's list after a first claim: "I looked up EHGLP3, cancelled
 # it and refunded the $208". Each needs an object after it, so that a participle ("your
@@ -185,10 +473,12 @@ _COORDINATED = tuple(
         ("refund", r"refunded"),
         ("booking", r"booked"),
         ("flight change", r"(?:changed|moved|rebooked)"),
+        ("cabin change", r"(?:upgraded|downgraded)"),
         ("bag change", r"added"),
         ("certificate", r"(?:sent|issued)"),
         ("transfer", r"transferred"),
         ("charge", r"charged"),
+        ("payment", r"processed"),
         ("calculation", r"(?:calculated|computed)"),
     )
 )
@@ -213,15 +503,25 @@ class Claim:
 
 
 def claimed_actions(text: str) -> list[Claim]:
-    """The actions `text` says were taken, in text order, one per place in the text."""
+    """The actions `text` says were taken, in text order, one per place in the text (a
+    claim found inside another's words is the same claim: "I've refunded the $50 to a
+    different card" is one refund to another method, not two)."""
     found: dict[int, Claim] = {}
-    for action, pattern in _COMPILED:
+    ends: dict[int, int] = {}
+    for action, pattern in _compiled():
         for m in pattern.finditer(text):
             if _qualified(text, m.start()):
                 continue
             written = " ".join(m.group(0).split())
             if m.start() not in found:
                 found[m.start()] = Claim(m.start(), written, action)
+                ends[m.start()] = m.end()
+    reach = -1
+    for position in sorted(found):
+        if position < reach:
+            del found[position]
+        else:
+            reach = ends[position]
     for claim in [c for c in found.values() if _AGENT_FIRST.match(c.written)]:
         for later in _coordinated(text, claim.position + len(claim.written)):
             found.setdefault(later.position, later)

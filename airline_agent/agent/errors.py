@@ -20,6 +20,7 @@ class BackendError(Exception):
     """A failure a backend detected itself (not an HTTP status): kind + plain message."""
 
     kind = "backend"
+    status: int | None = None
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -39,6 +40,18 @@ class NotACompletion(BackendError):
     kind = "bad_response"
 
 
+class RecordedFailure(BackendError):
+    """A request that failed when the conversation was recorded, failing again in its
+    replay with the same kind, words and status (never retried: it is not the network)."""
+
+    def __init__(
+        self, kind: str, message: str, *, hint: str | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.kind = kind
+        self.status = status
+
+
 @dataclass(frozen=True)
 class Failure:
     kind: str
@@ -56,7 +69,7 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
     """One plain sentence and a hint for any failure of one model request."""
     if isinstance(exc, BackendError):
         retryable = isinstance(exc, StreamCutOff)
-        return Failure(exc.kind, exc.message, exc.hint, retryable=retryable)
+        return Failure(exc.kind, exc.message, exc.hint, exc.status, retryable=retryable)
     where = base_url or "the API"
     import openai
 
@@ -92,7 +105,8 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
         # An `error` object inside an SSE stream.
         return Failure("api", f"The model server reported an error: {_short(exc.message)}")
     if isinstance(exc, json.JSONDecodeError):
-        return _not_a_completion(str(exc))
+        # A completion (or a chunk of a stream) that is not JSON: say what it was.
+        return _failure_of(not_json(exc.doc))
     if isinstance(exc, UnicodeDecodeError):
         # A 200 whose body is not UTF-8 text (an image, compressed bytes, a proxy's junk).
         return Failure(
@@ -126,6 +140,47 @@ def _stream_cut(detail: str) -> Failure:
         "The model's streamed answer was cut off before it finished.",
         f"Try again; if it keeps happening, use --no-stream. ({_short(detail)})",
         retryable=True,
+    )
+
+
+CHECK_BASE_URL = (
+    "Check that --base-url / OPENAI_BASE_URL points at an OpenAI-compatible endpoint "
+    "(usually ending in /v1)."
+)
+
+
+def _failure_of(error: BackendError) -> Failure:
+    return Failure(error.kind, error.message, error.hint, error.status)
+
+
+def not_json(text: str) -> NotACompletion:
+    return NotACompletion(
+        f"The server's answer was not valid JSON: {body_excerpt(text, 120)!r}.", hint=CHECK_BASE_URL
+    )
+
+
+def not_a_stream(text: str, content_type: str) -> NotACompletion:
+    """A 200 to a streamed request whose body is no event stream (and no completion), said
+    as what it is: nothing, an HTML page, text that is not JSON, other text."""
+    media = content_type.split(";")[0].strip().lower() or "no content type"
+    if not text.strip():
+        message = f"The server answered with an empty body ({media}), not a stream of chunks."
+    elif _looks_like_html(text):
+        words = body_excerpt(text, 120)
+        message = f"The server answered with an HTML page, not a stream of chunks: {words!r}."
+    elif media.endswith("json"):
+        return not_json(text)
+    else:
+        shown = body_excerpt(text, 120)
+        message = f"The server answered with text ({media}), not a stream of chunks: {shown!r}."
+    return NotACompletion(message, hint=CHECK_BASE_URL)
+
+
+def no_choices(body: str) -> NotACompletion:
+    return NotACompletion(
+        "The server answered a completion with no choices (`choices: []`), so there is no "
+        f"reply: {body_excerpt(body, 120)!r}.",
+        hint="The server may have filtered the reply or failed to generate one; see its log.",
     )
 
 

@@ -55,11 +55,22 @@ class Usage:
 
 @dataclass(frozen=True)
 class ToolCall:
-    """A tool call as the model asked for it; `arguments` is the raw JSON text."""
+    """A tool call as the model asked for it; `arguments` is the raw JSON text.
+
+    `call_id` is unique within its reply: where the model gave a call no id (or a blank
+    one), or the id of an earlier call of the same reply, the loop gave it one of its own
+    before anything was asked or run, and `sent_id` keeps what the model sent ("" for no
+    id). An approval, a result and a history entry then each belong to exactly one call.
+    """
 
     call_id: str
     name: str
     arguments: str
+    sent_id: str | None = None  # None: `call_id` is the model's own
+
+    @property
+    def id_as_sent(self) -> str:
+        return self.call_id if self.sent_id is None else self.sent_id
 
 
 def received_message(
@@ -71,7 +82,7 @@ def received_message(
     if tool_calls:
         message["tool_calls"] = [
             {
-                "id": call.call_id,
+                "id": call.id_as_sent,
                 "type": "function",
                 "function": {"name": call.name, "arguments": call.arguments},
             }
@@ -214,9 +225,12 @@ class ApprovalRequested:
     calls: tuple[PendingWrite, ...]
     decision: asyncio.Future[ApprovalDecision] = field(compare=False, repr=False)
 
-    def decide(self, approved: dict[str, bool] | bool) -> None:
-        if isinstance(approved, bool):
-            approved = {call.call_id: approved for call in self.calls}
+    def decide(self, approved: dict[str, bool] | bool | None) -> None:
+        """The answers by call id, or one for all. Fails closed: a call without an answer
+        of `True` is declined, and so is every call when the answer is None (a question
+        closed without one)."""
+        if not isinstance(approved, dict):
+            approved = {call.call_id: approved is True for call in self.calls}
         if not self.decision.done():
             self.decision.set_result(ApprovalDecision(approved))
 
@@ -283,10 +297,34 @@ class GroundingWarning:
 
 
 @dataclass(frozen=True)
+class ResponseStalled:
+    """Nothing has come from the server for `silent_s` seconds while a request waits for
+    its answer (said again each `LoopOptions.stall_notice` seconds while it lasts)."""
+
+    request: int
+    silent_s: float
+    received: int  # pieces of the answer this attempt received before the silence (0: none)
+
+    def describe(self) -> str:
+        """'no data for 20 s, after 3 pieces of the answer; still waiting…'."""
+        silent = f"{self.silent_s:.0f}" if self.silent_s >= 1 else f"{self.silent_s:.2g}"
+        if self.received == 0:
+            what = ": nothing of the answer yet (a local model may still be reading the prompt)"
+        else:
+            plural = "s" if self.received != 1 else ""
+            what = f", after {self.received} piece{plural} of the answer"
+        return f"no data for {silent} s{what}; still waiting…"
+
+
+@dataclass(frozen=True)
 class RetryScheduled:
     attempt: int
     delay_s: float
     reason: str
+    request: int | None = None  # the request retried
+    # Pieces of the failed attempt already yielded: void now. The next attempt's pieces are
+    # the answer from its start (a front end shows only what goes beyond what it showed).
+    pieces_shown: int = 0
 
 
 @dataclass(frozen=True)
@@ -326,6 +364,7 @@ AgentEvent = (
     | CustomerBound
     | LimitReached
     | GroundingWarning
+    | ResponseStalled
     | RetryScheduled
     | ErrorOccurred
     | TurnFinished

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from airline_agent.agent import grounding_values as values
-from airline_agent.agent.claims import BACKING, claimed_actions
+from airline_agent.agent.claims import IMPOSSIBLE, RULES, backing, claimed_actions
 from airline_agent.agent.findings import Finding, FindingKind
 from airline_agent.agent.text_tool_calls import text_tool_calls
 
@@ -325,7 +325,12 @@ def _unsupported_dates_and_times(reply: str, given: Evidence) -> list[_Flag]:
 def _unbacked_claims(reply: str, given: Evidence) -> list[_Flag]:
     flags: list[_Flag] = []
     for claim in claimed_actions(reply):
-        tools = BACKING[claim.action]
+        forbidden = IMPOSSIBLE.get(claim.action)
+        if forbidden is not None:
+            why = f"claims {_with_article(claim.action)}, which {forbidden}"
+            flags.append((claim.position, claim.written, "claimed_action", why))
+            continue
+        tools = backing(claim.action)
         if not tools:
             if given.ran_any_tool():
                 continue
@@ -334,8 +339,15 @@ def _unbacked_claims(reply: str, given: Evidence) -> list[_Flag]:
             continue
         else:
             why = (
-                f"claims a {claim.action}, but no {' or '.join(tools)} call succeeded in "
-                "this conversation"
+                f"claims {_with_article(claim.action)}, but no {' or '.join(tools)} call "
+                "succeeded in this conversation"
             )
+            if claim.action in RULES:
+                why += f" ({RULES[claim.action]})"
         flags.append((claim.position, claim.written, "claimed_action", why))
     return flags
+
+
+def _with_article(action: str) -> str:
+    """`a cancellation`, `an insurance addition`, `an email`."""
+    return f"{'an' if action[0] in 'aeiou' else 'a'} {action}"

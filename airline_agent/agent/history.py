@@ -112,7 +112,7 @@ def problems(history: list[dict[str, Any]]) -> list[str]:
             for call in calls:
                 call_id = call.get("id")
                 function = call.get("function") or {}
-                if not call_id:
+                if not isinstance(call_id, str) or not call_id.strip():
                     found.append(f"#{position}: a tool call without an id")
                     continue
                 if call_id in pending:

@@ -44,6 +44,7 @@ from airline_agent.agent.tool_round import (
     answer_calls,
     answer_without_running,
     ask_approval,
+    own_call_ids,
     plan_calls,
     plans_over_limit,
 )
@@ -132,14 +133,6 @@ class AgentSession:
     def cost(self) -> float | None:
         return self.conversation.cost
 
-    @property
-    def turns(self) -> int:
-        return self.conversation.turns
-
-    @property
-    def requests(self) -> int:
-        return self.conversation.requests
-
     def request_body(self) -> dict[str, Any]:
         """The exact Chat Completions body of the next request."""
         return request_body(self.model, self.conversation.history, self._tools, self.options)
@@ -184,6 +177,9 @@ class AgentSession:
                 reply, recovered = self._recover_text_tool_calls(reply, conversation.requests)
                 if recovered is not None:
                     yield recovered
+            if reply.tool_calls:
+                own = own_call_ids(reply.tool_calls, conversation.requests)
+                reply = replace(reply, tool_calls=own)
             for event in self._take_reply(reply, answered.latency_ms, conversation):
                 yield event
             if not reply.tool_calls:

@@ -10,6 +10,8 @@ from airline_agent.agent.prompt import PromptStyle
 if TYPE_CHECKING:
     from airline_agent.config import Settings
 
+# The one definition of what the loop does with a write call (`--approve`,
+# AIRLINE_AGENT_APPROVE: config.py reads it): ask the front end, run it, or refuse it.
 ApprovalPolicy = Literal["ask", "auto", "deny"]
 
 
@@ -31,6 +33,10 @@ class LoopOptions:
     retries: int = 3  # per request, for retryable failures (429, 5xx, timeout, cut stream)
     retry_base_delay: float = 0.5  # seconds; doubled each attempt unless the server says
     retry_max_delay: float = 30.0
+    # Seconds without data during a request before a ResponseStalled event (and again each
+    # as many seconds while it lasts); None: not watched. The attempt itself ends at the
+    # backend's timeout (AIRLINE_AGENT_TIMEOUT), and is retried.
+    stall_notice: float | None = 20.0
     grounding: bool = True
     # A tool call the model wrote as text is made for it, and said so (ToolCallsRecovered).
     recover_text_tool_calls: bool = False
@@ -54,5 +60,6 @@ class LoopOptions:
             cost_budget=settings.cost_budget,
             prompt=settings.prompt,
             recover_text_tool_calls=settings.recover_text_tool_calls,
+            stall_notice=settings.stall_notice,
             extra_body={"return_progress": True} if settings.prompt_progress else {},
         )

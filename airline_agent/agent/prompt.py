@@ -21,12 +21,13 @@ so that every request's prefix is byte-identical (see agent/prefix.py).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from airline_agent.domain.clock import Clock
 
+# The one definition of the choice (`--prompt`, AIRLINE_AGENT_PROMPT: config.py reads it).
 PromptStyle = Literal["lean", "full"]
-PROMPT_STYLES: tuple[PromptStyle, ...] = ("lean", "full")
+PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)
 
 # ---------------------------------------------------------------- lean (the default)
 

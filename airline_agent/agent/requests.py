@@ -6,17 +6,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from airline_agent.agent.conversation import Conversation
-from airline_agent.agent.errors import NotACompletion, backoff_delay, classify
+from airline_agent.agent.errors import Failure, NotACompletion, backoff_delay, classify
 from airline_agent.agent.events import (
     AgentEvent,
     ErrorOccurred,
     PromptProgress,
     ReasoningDelta,
     RequestSent,
+    ResponseStalled,
     RetryScheduled,
     TextDelta,
     ToolCallDelta,
@@ -24,6 +25,7 @@ from airline_agent.agent.events import (
 )
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.prefix import PrefixTracker
+from airline_agent.agent.stall_watch import Silence, watched
 from airline_agent.agent.streaming import (
     ModelReply,
     Piece,
@@ -100,16 +102,21 @@ async def send_request(
         prefix=session.prefix_tracker.observe(body),
     )
     attempt = 0
+    o = session.options
     while True:
         timing = _Timing()
+        received = 0  # pieces of the answer this attempt yielded
         try:
             reply: ModelReply | None = None
-            async for piece in session.backend.reply(body):
-                if isinstance(piece, ModelReply):
+            async for piece in watched(session.backend.reply(body), o.stall_notice):
+                if isinstance(piece, Silence):
+                    yield ResponseStalled(number, piece.seconds, received)
+                elif isinstance(piece, ModelReply):
                     reply = piece
                 elif isinstance(piece, PromptProgressPiece):  # not yet the answer's first token
                     yield PromptProgress(number, piece.processed, piece.total, piece.cached)
                 else:
+                    received += 1
                     timing.piece_arrived()
                     yield _delta(number, piece)
             if reply is None:
@@ -119,16 +126,28 @@ async def send_request(
             raise
         except Exception as exc:  # every failure becomes a plain event, never a crash
             failure = classify(exc, model=session.model, base_url=session.backend.base_url)
+            if failure.kind == "timeout" and received:
+                failure = _stopped_mid_answer(failure, session.backend.base_url, received)
             attempt += 1
-            o = session.options
             if not failure.retryable or attempt > o.retries:
                 yield ErrorOccurred(failure.kind, failure.message, failure.hint, failure.status)
                 return
             delay = backoff_delay(attempt, failure, base=o.retry_base_delay, cap=o.retry_max_delay)
-            yield RetryScheduled(attempt, delay, failure.message)
+            yield RetryScheduled(attempt, delay, failure.message, number, received)
             await asyncio.sleep(delay)
     yield _usage_reported(session.model, number, reply, timing, conversation)
     yield Answered(reply, timing.latency_ms())
+
+
+def _stopped_mid_answer(failure: Failure, base_url: str | None, received: int) -> Failure:
+    """A read timeout after the answer began: not "did not answer", it stopped sending."""
+    plural = "s" if received != 1 else ""
+    message = (
+        f"The model server at {base_url or 'the API'} stopped sending in the middle of its "
+        f"answer (after {received} piece{plural})."
+    )
+    hint = "Try again; a slow local model may need a longer AIRLINE_AGENT_TIMEOUT."
+    return replace(failure, message=message, hint=hint)
 
 
 def _delta(number: int, piece: Piece) -> AgentEvent:

@@ -23,7 +23,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from airline_agent.agent.errors import NotACompletion, StreamCutOff, body_excerpt
+from airline_agent.agent.errors import (
+    CHECK_BASE_URL,
+    NotACompletion,
+    StreamCutOff,
+    body_excerpt,
+    no_choices,
+    not_a_stream,
+    not_json,
+)
 from airline_agent.agent.events import ToolCall, Usage, received_message
 from airline_agent.agent.raw_response import RawResponse
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
@@ -134,16 +142,19 @@ def parse_usage(raw: Any) -> Usage | None:
     )
 
 
-def _call_id(raw_id: Any, index: int) -> str:
-    # Some servers send no id; a stable made-up one keeps the history valid.
-    return clean_text(str(raw_id)) if raw_id else f"call_{index}"
+def _call_id(raw_id: Any) -> str:
+    """The id as the server sent it; "" for none (the loop gives such a call an id of its
+    own, as it does to a call whose id an earlier call of the reply already has)."""
+    return clean_text(str(raw_id)) if raw_id is not None else ""
 
 
 def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelReply:
     """A non-streamed response; anything that is not a completion raises NotACompletion.
     `generated`: the body was made from a script, not sent by a server."""
     choices = _get(completion, "choices") if not isinstance(completion, str) else None
-    if not isinstance(choices, list) or not choices or _get(choices[0], "message") is None:
+    if choices == []:
+        raise no_choices(json.dumps(_to_dict(completion), ensure_ascii=False, default=str))
+    if not isinstance(choices, list) or _get(choices[0], "message") is None:
         preview = completion if isinstance(completion, str) else repr(_to_dict(completion))
         raise NotACompletion(
             "The server's answer was not a chat completion.",
@@ -153,11 +164,11 @@ def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelR
     choice = choices[0]
     message = _get(choice, "message")
     calls = []
-    for index, raw_call in enumerate(_get(message, "tool_calls") or ()):
+    for raw_call in _get(message, "tool_calls") or ():
         function = _get(raw_call, "function")
         calls.append(
             ToolCall(
-                call_id=_call_id(_get(raw_call, "id"), index),
+                call_id=_call_id(_get(raw_call, "id")),
                 name=clean_text(str(_get(function, "name") or "")),
                 arguments=clean_arguments(_arguments_text(_get(function, "arguments"))),
             )
@@ -233,6 +244,7 @@ class StreamAssembler:
         self._model: str | None = None
         self._id: str | None = None
         self._created: Any = None
+        self._choices_seen = False  # some chunk had a choice (usage-only chunks have none)
         self.chunks = 0
 
     def feed(self, chunk: Any) -> list[Piece]:
@@ -252,6 +264,7 @@ class StreamAssembler:
         if progress is not None:
             pieces.append(progress)
         for choice in _get(chunk, "choices") or ():
+            self._choices_seen = True
             delta = _get(choice, "delta")
             if delta is not None:
                 text = _get(delta, "content")
@@ -308,6 +321,20 @@ class StreamAssembler:
         return ToolCallPiece(index, call_id, name, piece)
 
     def finish(self) -> ModelReply:
+        if self.chunks == 0:
+            raise NotACompletion(
+                "The server's event stream ended with no chunk (no `data:` line held one), "
+                "so there is no reply.",
+                hint=CHECK_BASE_URL,
+            )
+        if self._finish_reason is None and not self._choices_seen:
+            plural = "s" if self.chunks != 1 else ""
+            raise NotACompletion(
+                f"The server's stream held no choices ({self.chunks} chunk{plural}, each with "
+                "`choices: []`), so there is no reply.",
+                hint="The server may have filtered the reply or failed to generate one; "
+                "see its log.",
+            )
         if self._finish_reason is None:
             raise StreamCutOff(
                 "The model's streamed answer was cut off before it finished.",
@@ -316,11 +343,11 @@ class StreamAssembler:
         self._flush()  # halves sent after the finish reason, if a server does that
         calls = tuple(
             ToolCall(
-                call_id=_call_id(slot.call_id, position),
+                call_id=_call_id(slot.call_id),
                 name=slot.name or "",
                 arguments=clean_arguments("".join(slot.arguments)),
             )
-            for position, (_index, slot) in enumerate(sorted(self._calls.items()))
+            for _index, slot in sorted(self._calls.items())
         )
         content = "".join(self._text) if self._text else ("" if self._content_sent else None)
         reasoning = "".join(self._reasoning) if self._reasoning else None
@@ -343,3 +370,40 @@ class StreamAssembler:
             model=self._model,
             raw=raw,
         )
+
+
+def reply_from_whole_body(data: bytes, content_type: str) -> ModelReply:
+    """The answer to a streamed request that came as one body, not as an event stream: a
+    completion (a server that ignores `stream: true`) is the reply; anything else raises
+    NotACompletion saying what came (nothing, an HTML page, not JSON, other text)."""
+    text = data.decode("utf-8", errors="replace")
+    if re.match(r"\s*(data|event|id|retry)?:", text):
+        # An event stream under another content type (some servers send text/plain).
+        assembler = StreamAssembler()
+        for chunk in _event_stream_chunks(text):
+            assembler.feed(chunk)
+        return assembler.finish()
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError):
+        raise not_a_stream(text, content_type) from None
+    return reply_from_completion(body)  # JSON that is no completion says so there
+
+
+def _event_stream_chunks(text: str) -> list[Any]:
+    """The JSON `data:` of each server-sent event, up to `[DONE]`."""
+    chunks: list[Any] = []
+    for event in re.split(r"\r?\n\r?\n", text):
+        lines = [
+            line[5:].removeprefix(" ") for line in event.splitlines() if line.startswith("data:")
+        ]
+        if not lines:
+            continue
+        payload = "\n".join(lines)
+        if payload.strip() == "[DONE]":
+            break
+        try:
+            chunks.append(json.loads(payload))
+        except (ValueError, RecursionError):
+            raise not_json(payload) from None
+    return chunks

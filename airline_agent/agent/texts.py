@@ -1,5 +1,6 @@
-"""What the loop says in words: to the model (in `role: tool` results) and to the customer
-(when a limit ends a turn). One place, so that a trace, a test and a prompt agree."""
+"""What the loop says in words: to the model (in `role: tool` results), to the customer
+(when a limit ends a turn) and to whoever watches (an id the framework gave a call). One
+place, so that a trace, a test and a prompt agree."""
 
 from __future__ import annotations
 
@@ -76,4 +77,17 @@ def invalid_arguments(call: ToolCall) -> dict[str, Any]:
         f"The arguments of {call.name} were not a usable JSON object ({shown!r}): a tool takes "
         "one object of named values, nested only as its schema says. Call the tool again "
         "with such an object.",
+    )
+
+
+def replaced_call_id(position: int, call: ToolCall) -> str:
+    """Why call `position` (1-based) of a reply has an id the framework made."""
+    sent = call.sent_id
+    if sent is None or not sent.strip():
+        why = "no id" if not sent else f"a blank id ({sent!r})"
+    else:
+        why = f"the id {sent!r} of an earlier call of the same reply"
+    return (
+        f"the model gave call {position} ({call.name or 'no name'}) {why}; the framework "
+        f"calls it {call.call_id!r}, so that its answer and its approval are its own"
     )

@@ -1,5 +1,10 @@
-"""The tool calls of one model reply: decide each (run it, or answer it with an error),
-ask the customer about the writes, run the calls, and answer each by its `tool_call_id`.
+"""The tool calls of one model reply: give each an id of its own, decide each (run it, or
+answer it with an error), ask the customer about the writes, run the calls, and answer
+each by its `tool_call_id`.
+
+An approval, a result and a history entry belong to one call, so before anything is asked
+or run every call of the reply gets an id no other call of it has (`own_call_ids`): the
+model's own where it gave a usable one, else one the framework makes (and says so).
 
 Tool calls and previews run in a worker thread (`asyncio.to_thread`): a slow write never
 freezes a front end's event loop. A call under way when the turn is cancelled still
@@ -12,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent import history as hist
@@ -42,6 +47,32 @@ class Plan:
     arguments: dict[str, Any] | None
     run: bool = True
     error: dict[str, Any] | None = None  # a loop-made error result, when not run
+
+
+def own_call_ids(calls: tuple[ToolCall, ...], request: int) -> tuple[ToolCall, ...]:
+    """The calls of one reply, each under an id no other of them has.
+
+    A blank id (none, "", spaces) or one an earlier call of the reply already has is
+    replaced by `call_<request>_<position>` (made unique against every id of the reply);
+    the call keeps what the model sent in `sent_id`. Approvals are answered by call id,
+    so two calls under one id would share one answer: a "no" to the first would be
+    overwritten by a "yes" to the second, and both would run.
+    """
+    taken = {call.call_id for call in calls}
+    used: set[str] = set()
+    own: list[ToolCall] = []
+    for position, call in enumerate(calls):
+        if call.call_id.strip() and call.call_id not in used:
+            used.add(call.call_id)
+            own.append(call)
+            continue
+        fresh, suffix = f"call_{request}_{position}", 1
+        while fresh in taken:
+            fresh, suffix = f"call_{request}_{position}_{suffix}", suffix + 1
+        taken.add(fresh)
+        used.add(fresh)
+        own.append(replace(call, call_id=fresh, sent_id=call.call_id))
+    return tuple(own)
 
 
 def plan_calls(
@@ -100,7 +131,8 @@ async def ask_approval(
     yield ApprovalRequested(request, pending, decision)
     answer = await decision
     for plan in writes:
-        if not answer.approved.get(plan.call.call_id, False):
+        # Fails closed: only an explicit True approves (no answer, None, "yes" as text: no).
+        if answer.approved.get(plan.call.call_id) is not True:
             plan.run, plan.error = False, texts.declined_by_customer()
 
 

@@ -12,13 +12,15 @@ from typing import Annotated, Any
 
 import typer
 
+from airline_agent.terminal_text import escape_controls
 from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond, escape_surrogates
 
 
 def _echo(text: str, *, err: bool = False) -> None:
     # Lone surrogates (from `\ud800` in the JSON, or bytes of the command line that are
-    # not UTF-8) cannot be written to any terminal: shown as their escapes instead.
-    typer.echo(escape_surrogates(text), err=err)
+    # not UTF-8) cannot be written to any terminal: shown as their escapes instead. So
+    # are the controls a stored value may hold (terminal_text.py): the JSON stays valid.
+    typer.echo(escape_controls(escape_surrogates(text)), err=err)
 
 
 def _usage(message: str) -> typer.Exit:

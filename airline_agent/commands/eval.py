@@ -374,7 +374,8 @@ def _commit() -> str:
     """This project's commit, for τ²'s `info.git_commit` (empty when unknown)."""
     import subprocess
 
-    root = Path(__file__).resolve().parents[2]
+    from airline_agent.project import PROJECT_ROOT as root
+
     try:
         done = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from airline_agent.redaction import Redactor
+from airline_agent.terminal_text import escape_controls
 
 if TYPE_CHECKING:
     from airline_agent.output_files import OutputPolicy
@@ -25,6 +26,12 @@ TAU2_GUARD_OFF = (
     "guard off: the reference actions run with τ²-bench's lenient semantics, as the "
     'benchmark runs them (the README\'s "τ²-bench compatibility": what the guard changes)'
 )
+
+
+def _echo(text: str) -> None:
+    """A line of the report: a scenario file's names and texts may hold control codes,
+    shown as their escapes (terminal_text.py; JSON stays valid JSON)."""
+    typer.echo(escape_controls(text))
 
 
 def register(app: typer.Typer) -> None:
@@ -94,7 +101,7 @@ def replay_command(
     rows = Redactor.from_environment().redact_json(rows)  # a file may quote a key
     if as_json:
         summary = {"scenarios": rows} | _counts(rows)
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        _echo(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
         _print_table(rows)
     raise typer.Exit(1 if failed else 0)
@@ -121,21 +128,21 @@ def _transcript_outputs(
 
 def _print_table(rows: list[dict]) -> None:
     width = max([len("scenario"), *(len(row["name"]) for row in rows)])
-    typer.echo(f"{'scenario':{width}}  turns  calls  tokens  result   why")
+    _echo(f"{'scenario':{width}}  turns  calls  tokens  result   why")
     for row in rows:
         why = row.get("why") or row.get("reason") or ""
         why = why.splitlines()[0] if why else ""
         if row["status"] == "invalid":
-            typer.echo(f"{row['name']:{width}}  {'-':>5}  {'-':>5}  {'-':>6}  invalid  {why}")
+            _echo(f"{row['name']:{width}}  {'-':>5}  {'-':>5}  {'-':>6}  invalid  {why}")
             for line in row["reason"].splitlines()[1:]:
-                typer.echo(f"{'':{width}}  {'':34}{line}")
+                _echo(f"{'':{width}}  {'':34}{line}")
             continue
-        typer.echo(
+        _echo(
             f"{row['name']:{width}}  {row['turns']:>5}  {row['tool_calls']:>5}  "
             f"{row['tokens']:>6}  {row['status']:7}  {why}"
         )
     counts = _counts(rows)
-    typer.echo(
+    _echo(
         f"{counts['passed']} of {len(rows)} passed"
         + (f", {counts['skipped']} skipped" if counts["skipped"] else "")
         + (f", {counts['failed']} failed" if counts["failed"] else "")
@@ -161,15 +168,15 @@ def _replay_tau2(directory: Path, as_json: bool) -> int:
     failed = [r for r in reports if not r.ok]
     if as_json:
         body = {"guard": "off", "tasks": [r.to_json() for r in reports], "failed": len(failed)}
-        typer.echo(json.dumps(body, indent=2, ensure_ascii=False))
+        _echo(json.dumps(body, indent=2, ensure_ascii=False))
     else:
-        typer.echo(TAU2_GUARD_OFF)
-        typer.echo(f"{'task':>4}  actions  result  changed records")
+        _echo(TAU2_GUARD_OFF)
+        _echo(f"{'task':>4}  actions  result  changed records")
         for r in reports:
             verdict = "ok" if r.ok else "FAILED"
             changed = ", ".join(r.changed) or "-"
-            typer.echo(f"{r.task_id:>4}  {r.actions:>7}  {verdict:6}  {changed}")
+            _echo(f"{r.task_id:>4}  {r.actions:>7}  {verdict:6}  {changed}")
             for f in r.failures:
-                typer.echo(f"{'':>4}  action {f.index} {f.name}: {f.error} {f.message}")
-        typer.echo(f"{len(reports) - len(failed)} of {len(reports)} tasks: every action succeeded")
+                _echo(f"{'':>4}  action {f.index} {f.name}: {f.error} {f.message}")
+        _echo(f"{len(reports) - len(failed)} of {len(reports)} tasks: every action succeeded")
     return 1 if failed else 0

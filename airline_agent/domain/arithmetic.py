@@ -1,11 +1,13 @@
 """The arithmetic of the `calculate` tool, without `eval`: numbers, + - * /, parentheses.
 
-Not a rule of the airline, so not in policy.py (which re-exports it for the operations).
+Its one home: the tool (tools/airline.py) calls it directly. Not a rule of the airline,
+so not in policy.py, and no database read, so not in operations/.
 """
 
 from __future__ import annotations
 
 import ast
+import math
 import operator
 
 from airline_agent.domain.errors import InvalidArguments
@@ -33,11 +35,14 @@ def evaluate_arithmetic(expression: str) -> float:
     try:
         tree = ast.parse(expression, mode="eval")
         value = _evaluate(tree.body)
-        return round(float(value), 2)
     except ZeroDivisionError as exc:
         raise InvalidArguments("division by zero") from exc
     except (SyntaxError, ValueError, OverflowError, RecursionError) as exc:
         raise InvalidArguments(f"not a valid arithmetic expression: {expression!r}") from exc
+    # 9…9 (300 digits) * 9…9: JSON has no infinity, and no price is one
+    if not math.isfinite(value):
+        raise InvalidArguments("the result is too large to be a number")
+    return round(value, 2)
 
 
 def _evaluate(node: ast.AST) -> float:

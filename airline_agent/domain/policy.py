@@ -1,8 +1,11 @@
 """The airline's rules as pure functions (ids from ../shared/reference/airline-policy.md).
 
 Prices (B5, B6) are used by the operations themselves; the `check_*` functions are used
-by the tool guard and raise `PolicyViolation(rule, why)`. They take plain values: the
-reservation and user in τ² shape, the status of each segment's flight, and the clock.
+by the tool guard and raise `PolicyViolation(rule, why)`. They take typed records: the
+reservation's rows (`schema.Reservation`, its `ReservationFlight` segments, the
+customer's `PaymentMethod`s), what the schedule says of each flight on its date
+(`SegmentFacts`), and the clock. The guard reads them in the transaction of the write
+they decide (tools/guard.py).
 """
 
 from __future__ import annotations
@@ -10,24 +13,53 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from airline_agent.domain.arithmetic import evaluate_arithmetic  # noqa: F401  (`calculate`)
 from airline_agent.domain.errors import PolicyViolation
+from airline_agent.domain.schema import CABINS
 
-CABINS = ("basic_economy", "economy", "business")
+if TYPE_CHECKING:
+    from airline_agent.domain.schema import PaymentMethod, Reservation, ReservationFlight
+
 BAG_PRICE = 50  # B5: each extra bag
 INSURANCE_PRICE = 30  # B6: per passenger
 MAX_PASSENGERS = 5  # B3
 # B4: how many of each payment kind one booking may use.
 PAYMENT_LIMITS = {"certificate": 1, "credit_card": 1, "gift_card": 3}
 FLOWN_STATUSES = ("flying", "landed")
-CANCELLATION_REASONS = ("change_of_plan", "airline_cancelled", "health", "weather", "other")
+# X1 / X3: why a customer cancels (`cancel_reservation`'s `reason`).
+CancellationReason = Literal["change_of_plan", "airline_cancelled", "health", "weather", "other"]
 INSURED_REASONS = ("health", "weather")  # X3 / B6
-COMPENSATION_REASONS = ("cancelled_flight", "delayed_flight")
+# P3 / P4: what happened to the flight (`send_certificate`'s `reason`).
+CompensationReason = Literal["cancelled_flight", "delayed_flight"]
 CANCELLED_FLIGHT_CERTIFICATE = 100  # P3, per passenger
 DELAYED_FLIGHT_CERTIFICATE = 50  # P4, per passenger
+
+
+@dataclass(frozen=True)
+class SegmentFacts:
+    """What the schedule says about one flight on one date (None when unknown)."""
+
+    flight_number: str
+    date: str
+    origin: str | None
+    destination: str | None
+    departure_time: str | None
+    status: str | None
+
+
+class Person(Protocol):
+    """A passenger as B3 checks one (a tool's argument, a stored row)."""
+
+    @property
+    def first_name(self) -> str: ...
+    @property
+    def last_name(self) -> str: ...
+    @property
+    def dob(self) -> str: ...
+
 
 # B5: free checked bags per passenger by membership, then cabin.
 _FREE_BAGS = {
@@ -61,27 +93,22 @@ def insurance_price(insurance: str, passengers: int) -> int:
 # ---------------------------------------------------------------- facts about a reservation
 
 
-def departure(segment: Mapping[str, Any], departure_time: str | None) -> datetime | None:
+def departure(date: str, departure_time: str | None) -> datetime | None:
     try:
-        return datetime.fromisoformat(f"{segment['date']}T{departure_time or '00:00:00'}")
+        return datetime.fromisoformat(f"{date}T{departure_time or '00:00:00'}")
     except ValueError:
         return None
 
 
-def has_flown(
-    segments: Sequence[Mapping[str, Any]],
-    statuses: Sequence[str | None],
-    departures: Sequence[str | None],
-    now: datetime,
-) -> bool:
+def has_flown(segments: Sequence[SegmentFacts], now: datetime) -> bool:
     """A segment has flown when its flight is flying or landed, or (unless the airline
     cancelled it) its scheduled departure is in the past by the domain clock."""
-    for segment, status, departure_time in zip(segments, statuses, departures, strict=True):
-        if status in FLOWN_STATUSES:
+    for segment in segments:
+        if segment.status in FLOWN_STATUSES:
             return True
-        if status == "cancelled":
+        if segment.status == "cancelled":
             continue  # the airline cancelled it: it never flew
-        when = departure(segment, departure_time)
+        when = departure(segment.date, segment.departure_time)
         if when is not None and when <= now:
             return True
     return False
@@ -98,7 +125,7 @@ def check_bookable(flight_number: str, date: str, status: str | None) -> None:
         )
 
 
-def check_passengers(passengers: Sequence[Mapping[str, str]]) -> None:
+def check_passengers(passengers: Sequence[Person]) -> None:
     """B3: one to five passengers, each with first name, last name and date of birth."""
     if not passengers:
         raise PolicyViolation("B3", "a reservation needs at least one passenger")
@@ -108,7 +135,7 @@ def check_passengers(passengers: Sequence[Mapping[str, str]]) -> None:
         )
     for number, passenger in enumerate(passengers, start=1):
         missing = [
-            f for f in ("first_name", "last_name", "dob") if not str(passenger.get(f, "")).strip()
+            f for f in ("first_name", "last_name", "dob") if not getattr(passenger, f).strip()
         ]
         if missing:
             raise PolicyViolation("B3", f"passenger {number} has no {', '.join(missing)}")
@@ -120,16 +147,16 @@ def check_cabin(cabin: str) -> None:
         raise PolicyViolation("B2", f"cabin must be one of {', '.join(CABINS)}")
 
 
-def check_payment_mix(lines: Sequence[Mapping[str, Any]], profile: Mapping[str, Mapping]) -> None:
+def check_payment_mix(payment_ids: Sequence[str], methods: Mapping[str, PaymentMethod]) -> None:
     """B4: every method from the profile; at most 1 certificate, 1 credit card, 3 gift cards."""
     kinds: Counter[str] = Counter()
-    for line in lines:
-        method = profile.get(line["payment_id"])
+    for payment_id in payment_ids:
+        method = methods.get(payment_id)
         if method is None:
             raise PolicyViolation(
-                "B4", f"payment method {line['payment_id']} is not in the customer's profile"
+                "B4", f"payment method {payment_id} is not in the customer's profile"
             )
-        kinds[method["source"]] += 1
+        kinds[method.source] += 1
     for kind, limit in PAYMENT_LIMITS.items():
         if kinds[kind] > limit:
             raise PolicyViolation(
@@ -160,61 +187,59 @@ def check_bag_count(
 # ---------------------------------------------------------------- changes (M1–M7)
 
 
-def _itinerary(flights: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
-    return [(f["flight_number"], f["date"]) for f in flights]
+def _itinerary(flights: Sequence[ReservationFlight | SegmentFacts]) -> list[tuple[str, str]]:
+    return [(f.flight_number, f.date) for f in flights]
 
 
 def check_flight_change(
-    reservation: Mapping[str, Any],
+    reservation: Reservation,
+    segments: Sequence[ReservationFlight],
     new_cabin: str,
-    new_flights: Sequence[Mapping[str, Any]],
+    new_flights: Sequence[SegmentFacts],
     flown: bool,
 ) -> None:
-    """M1, M2, M4 for `update_reservation_flights`. `new_flights` carry origin and
-    destination (looked up from the schedule). A call that changes the cabin and the
-    flights together is judged as a flight change of the new cabin (M4)."""
-    if new_cabin != reservation["cabin"] and flown:
+    """M1, M2, M4 for `update_reservation_flights`: the reservation and its `segments`,
+    and the flights asked for with their route (from the schedule). A call that changes
+    the cabin and the flights together is judged as a flight change of the new cabin (M4)."""
+    if new_cabin != reservation.cabin and flown:
         raise PolicyViolation("M4", "the cabin cannot change once a segment has flown")
-    if _itinerary(new_flights) == _itinerary(reservation["flights"]):
+    if _itinerary(new_flights) == _itinerary(segments):
         return  # a cabin change of the same flights (M4), or no change at all
     if new_cabin == "basic_economy":
         why = "basic economy flights cannot be changed"
-        if reservation["cabin"] != new_cabin:
+        if reservation.cabin != new_cabin:
             why += " (a call that changes the cabin too is judged by the new cabin)"
         raise PolicyViolation("M1", why)
     _check_same_trip(reservation, new_flights)
 
 
-def _check_same_trip(
-    reservation: Mapping[str, Any], new_flights: Sequence[Mapping[str, Any]]
-) -> None:
+def _check_same_trip(reservation: Reservation, new_flights: Sequence[SegmentFacts]) -> None:
     """M2: new flights keep the origin, the destination and the trip type."""
     if not new_flights:
         raise PolicyViolation("M2", "the reservation must keep at least one flight")
     first, last = new_flights[0], new_flights[-1]
-    if first["origin"] != reservation["origin"]:
+    if first.origin != reservation.origin:
         raise PolicyViolation(
-            "M2", f"the trip must still start at {reservation['origin']}, not {first['origin']}"
+            "M2", f"the trip must still start at {reservation.origin}, not {first.origin}"
         )
     for leg, following in itertools.pairwise(new_flights):
-        if leg["destination"] != following["origin"]:
+        if leg.destination != following.origin:
             raise PolicyViolation(
-                "M2", f"flights do not connect: {leg['destination']} then {following['origin']}"
+                "M2", f"flights do not connect: {leg.destination} then {following.origin}"
             )
-    if reservation["flight_type"] == "one_way":
-        if last["destination"] != reservation["destination"]:
+    if reservation.flight_type == "one_way":
+        if last.destination != reservation.destination:
             raise PolicyViolation(
                 "M2",
-                f"the trip must still end at {reservation['destination']}, "
-                f"not {last['destination']}",
+                f"the trip must still end at {reservation.destination}, not {last.destination}",
             )
-    elif last["destination"] != reservation["origin"] or not any(
-        leg["destination"] == reservation["destination"] for leg in new_flights
+    elif last.destination != reservation.origin or not any(
+        leg.destination == reservation.destination for leg in new_flights
     ):
         raise PolicyViolation(
             "M2",
-            f"a round trip must still go {reservation['origin']} → "
-            f"{reservation['destination']} → {reservation['origin']}",
+            f"a round trip must still go {reservation.origin} → "
+            f"{reservation.destination} → {reservation.origin}",
         )
 
 
@@ -226,41 +251,39 @@ def check_change_payment(source: str | None, payment_id: str) -> None:
         raise PolicyViolation("M7", "a change cannot be paid with a travel certificate")
 
 
-def check_bag_change(reservation: Mapping[str, Any], total_bags: int, nonfree: int) -> None:
+def check_bag_change(reservation: Reservation, total_bags: int, nonfree: int) -> None:
     """M5: bags can be added, never removed."""
-    if total_bags < reservation["total_baggages"]:
+    if total_bags < reservation.total_baggages:
         raise PolicyViolation(
             "M5",
-            f"bags can be added, never removed ({reservation['total_baggages']} → {total_bags})",
+            f"bags can be added, never removed ({reservation.total_baggages} → {total_bags})",
         )
-    if nonfree < reservation["nonfree_baggages"]:
+    if nonfree < reservation.nonfree_baggages:
         raise PolicyViolation(
             "M5",
-            f"paid bags cannot be removed ({reservation['nonfree_baggages']} → {nonfree})",
+            f"paid bags cannot be removed ({reservation.nonfree_baggages} → {nonfree})",
         )
 
 
-def check_passenger_count(reservation: Mapping[str, Any], passengers: int) -> None:
+def check_passenger_count(have: int, given: int) -> None:
     """M6: details may change, the number of passengers cannot."""
-    have = len(reservation["passengers"])
-    if passengers != have:
+    if given != have:
         raise PolicyViolation(
             "M6",
-            f"the number of passengers cannot change "
-            f"({have} on the reservation, {passengers} given)",
+            f"the number of passengers cannot change ({have} on the reservation, {given} given)",
         )
 
 
-def check_active(reservation: Mapping[str, Any]) -> None:
-    if reservation.get("status") == "cancelled":
-        raise PolicyViolation("C5", f"reservation {reservation['reservation_id']} is cancelled")
+def check_active(reservation: Reservation) -> None:
+    if reservation.status == "cancelled":
+        raise PolicyViolation("C5", f"reservation {reservation.reservation_id} is cancelled")
 
 
 # ---------------------------------------------------------------- cancellation (X2, X3)
 
 
 def check_cancellation(
-    reservation: Mapping[str, Any],
+    reservation: Reservation,
     statuses: Sequence[str | None],
     flown: bool,
     reason: str | None,
@@ -272,14 +295,14 @@ def check_cancellation(
         raise PolicyViolation(
             "X2", "a segment has already flown; the agent cannot cancel (transfer to a human)"
         )
-    created = datetime.fromisoformat(reservation["created_at"])
+    created = datetime.fromisoformat(reservation.created_at)
     if now - created <= timedelta(hours=24):
         return
     if any(status == "cancelled" for status in statuses):
         return
-    if reservation["cabin"] == "business":
+    if reservation.cabin == "business":
         return
-    if reservation["insurance"] == "yes":
+    if reservation.insurance == "yes":
         if reason in INSURED_REASONS:
             return
         if reason is None:
@@ -307,14 +330,16 @@ def check_cancellation(
 
 def check_compensation(
     membership: str,
-    reservation: Mapping[str, Any] | None,
+    reservation: Reservation | None,
+    passengers: int,
     reason: str | None,
     amount: float,
     statuses: Sequence[str | None],
     changed_or_cancelled: bool,
 ) -> None:
     """P2 (who qualifies), P3 (cancelled flight: $100 × passengers), P4 (delayed flight:
-    $50 × passengers, after the change or cancellation)."""
+    $50 × passengers, after the change or cancellation). `passengers`: how many the
+    reservation has."""
     if reservation is None or reason is None:
         raise PolicyViolation(
             "P2",
@@ -324,8 +349,8 @@ def check_compensation(
         )
     eligible = (
         membership in ("silver", "gold")
-        or reservation["insurance"] == "yes"
-        or reservation["cabin"] == "business"
+        or reservation.insurance == "yes"
+        or reservation.cabin == "business"
     )
     if not eligible:
         raise PolicyViolation(
@@ -333,7 +358,6 @@ def check_compensation(
             "only silver or gold members, insured customers or business passengers get "
             "compensation; this customer is a regular member, uninsured, not in business",
         )
-    passengers = len(reservation["passengers"])
     if reason == "cancelled_flight":
         if "cancelled" not in statuses:
             raise PolicyViolation(
@@ -348,7 +372,7 @@ def check_compensation(
                 "compensation for a delay comes after the customer changes or cancels the "
                 "reservation; do that first",
             )
-        if "delayed" not in statuses and reservation.get("status") == "cancelled":
+        if "delayed" not in statuses and reservation.status == "cancelled":
             raise PolicyViolation("P4", "no flight of this reservation is delayed")
         expected = DELAYED_FLIGHT_CERTIFICATE * passengers
         rule = "P4"

@@ -14,7 +14,11 @@ result machinery. The SQL is written once, with `:name` parameters, and runs on 
   `Database.close()` to close (per-thread connections of finished threads would linger
   until garbage collection, holding the file open).
 - `ConnectionReads`: any SQLAlchemy connection, through `text()` (other URLs, in-memory
-  SQLite, and the reads a write transaction makes of its own uncommitted rows).
+  SQLite).
+- `reads_on(connection)`: the reads a write transaction makes in itself (the guard's
+  facts, the result it returns), on its own connection, so they see its uncommitted rows
+  (flushed first). On the pysqlite driver they go straight to that connection's sqlite3
+  cursor (`DriverReads`), as fast as the read tools' own; elsewhere through `text()`.
 
 A snapshot is one read transaction (`BEGIN` … `COMMIT`): the several queries of one
 lookup see the same committed state, and committed writes from other connections are
@@ -27,9 +31,11 @@ the snapshot ends.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from contextlib import AbstractContextManager
+from typing import Protocol
 
 from sqlalchemy import Connection, text
 from sqlalchemy.engine import Engine
@@ -37,26 +43,31 @@ from sqlalchemy.sql.elements import TextClause
 
 from airline_agent.domain.sqlite_files import SqliteFile
 
+# What a column holds and a parameter binds (SQLite's storage classes, as drivers give them).
+SqlValue = str | int | float | bytes | None
+Params = Mapping[str, SqlValue]
+Row = Sequence[SqlValue]
+
 
 class Reads(Protocol):
     """Plain SQL (with `:name` parameters) in, rows as tuples out."""
 
-    def rows(self, sql: str, params: Mapping[str, Any] = ...) -> Sequence[Sequence[Any]]: ...
+    def rows(self, sql: str, params: Params = ...) -> Sequence[Row]: ...
 
-    def row(self, sql: str, params: Mapping[str, Any] = ...) -> Sequence[Any] | None: ...
+    def row(self, sql: str, params: Params = ...) -> Row | None: ...
 
-    def value(self, sql: str, params: Mapping[str, Any] = ...) -> Any: ...
+    def value(self, sql: str, params: Params = ...) -> SqlValue: ...
 
 
 class ReadSource(Protocol):
     """Something that opens a snapshot: `with source.snapshot() as reads: ...`."""
 
-    def snapshot(self, consistent: bool = True) -> Any: ...
+    def snapshot(self, consistent: bool = True) -> AbstractContextManager[Reads]: ...
 
     def close(self) -> None: ...
 
 
-_NO_PARAMS: Mapping[str, Any] = {}
+_NO_PARAMS: Params = {}
 
 
 # ---------------------------------------------------------------- SQLite file: bare sqlite3
@@ -118,14 +129,14 @@ class _SqliteSnapshot:
         finally:
             self._lock.release()
 
-    def rows(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> list[Row]:
         return self._cursor.execute(sql, params).fetchall()
 
-    def row(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> tuple[Any, ...] | None:
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
         found = self._cursor.execute(sql, params).fetchall()
         return found[0] if found else None
 
-    def value(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
         found = self._cursor.execute(sql, params).fetchall()
         return found[0][0] if found else None
 
@@ -151,15 +162,45 @@ class ConnectionReads:
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
 
-    def rows(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> list[Any]:
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> Sequence[Row]:
         return self._connection.execute(_text(sql), dict(params)).all()
 
-    def row(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
         return self._connection.execute(_text(sql), dict(params)).first()
 
-    def value(self, sql: str, params: Mapping[str, Any] = _NO_PARAMS) -> Any:
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
         found = self._connection.execute(_text(sql), dict(params)).first()
         return None if found is None else found[0]
+
+
+class DriverReads:
+    """The reads on a pysqlite connection's own sqlite3 cursor, in the transaction
+    SQLAlchemy holds open on it (see `reads_on`)."""
+
+    __slots__ = ("_cursor",)
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self._cursor = connection.cursor()
+
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> list[Row]:
+        return self._cursor.execute(sql, params).fetchall()
+
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
+        found = self._cursor.execute(sql, params).fetchall()
+        return found[0] if found else None
+
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
+        found = self._cursor.execute(sql, params).fetchall()
+        return found[0][0] if found else None
+
+
+def reads_on(connection: Connection) -> Reads:
+    """Plain-SQL reads inside the transaction open on `connection` (a write's)."""
+    if connection.dialect.driver == "pysqlite":
+        driver = connection.connection.dbapi_connection
+        if isinstance(driver, sqlite3.Connection):
+            return DriverReads(driver)
+    return ConnectionReads(connection)
 
 
 class EngineReads:

@@ -38,6 +38,7 @@ class LiveRecording:
     outputs: OutputPolicy = field(default_factory=OutputPolicy)  # what may be replaced
     events: list[AgentEvent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # for the user, once saved
+    errors: list[str] = field(default_factory=list)  # saved, but not as asked (no replay)
     _scratch: Path | None = None
     _snapshot: Path | None = None
 
@@ -75,7 +76,11 @@ class LiveRecording:
     def _save_scenario(self, path: Path) -> Path:
         from airline_agent.scenarios.dbdiff import diff_databases
         from airline_agent.scenarios.provenance import match_dataset
-        from airline_agent.scenarios.recorder import record_scenario, save_scenario
+        from airline_agent.scenarios.recorder import (
+            record_scenario,
+            replay_refusal,
+            save_scenario,
+        )
 
         changes = None
         if self._snapshot is not None and self.database_file is not None:
@@ -92,7 +97,11 @@ class LiveRecording:
             settings=self.settings,  # the recorder sets the approvals from the answers
             changes=changes,
         )
-        return save_scenario(scenario, path, self.redactor, policy=self.outputs)
+        saved = save_scenario(scenario, path, self.redactor, policy=self.outputs)
+        refusal = replay_refusal(saved, scenario)
+        if refusal:
+            self.errors.append(refusal)
+        return saved
 
 
 def transcript_name(record: Path | None) -> str:

@@ -27,6 +27,7 @@ from airline_agent.scenarios.yaml_text import (  # noqa: F401 (the reader's name
     ScenarioYamlLoader,
     YamlLimitError,
     parse_yaml,
+    size_text,
 )
 
 
@@ -106,8 +107,7 @@ def _read_text(path: Path) -> str:
     except OSError as exc:
         raise ScenarioLoadError(path, [Problem(None, f"cannot be read ({exc})")]) from None
     if len(data) > MAX_FILE_BYTES:
-        limit = f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
-        message = f"is larger than {limit}, the limit for a scenario file"
+        message = f"is larger than {size_text(MAX_FILE_BYTES)}, the limit for a scenario file"
         raise ScenarioLoadError(path, [Problem(None, message)])
     try:
         return data.decode("utf-8")

@@ -58,29 +58,48 @@ class TokenUsage(Strict):
 class ScriptedCall(Strict):
     """One tool call the model makes. A string `arguments` is sent as is (malformed on purpose).
 
+    `name` may be "": a model can send a call without a name (`""` or `null`), and a
+    recording keeps it as it came (the loop answers it UNKNOWN_TOOL).
     `approve` is the customer's answer if approval is asked for this call (a write, under
     `approval: ask-accept | ask-decline`); unset: the answer of `settings.approval`.
     """
 
-    name: str = Field(min_length=1)
+    name: str
     arguments: dict[str, Any] | str = Field(default_factory=dict)
     id: str | None = None
     approve: bool | None = None
 
 
+class RequestFailure(Strict):
+    """A request that failed: the failure the loop reported (its kind, e.g. `auth`,
+    `server`, `timeout`; its message and hint; the HTTP status), said again on replay."""
+
+    kind: str = Field("server", min_length=1)
+    message: str = Field(min_length=1)
+    hint: str | None = None
+    status: int | None = None
+
+
 class ModelResponse(Strict):
-    """One response of the model, as the backend will return it."""
+    """One response of the model, as the backend will return it; or, with `error`, a
+    request that failed (as one did when the conversation was recorded)."""
 
     content: str | None = None
     tool_calls: list[ScriptedCall] = Field(default_factory=list)
     reasoning: str | None = None
     usage: TokenUsage | None = None
     finish_reason: str | None = None
+    error: RequestFailure | None = None
 
     @model_validator(mode="after")
     def _says_something(self) -> ModelResponse:
-        if self.content is None and not self.tool_calls:
-            raise ValueError("a response needs `content`, `tool_calls`, or both")
+        if self.error is not None:
+            said = [name for name in self.model_fields_set if name != "error"]
+            if said:
+                listed = ", ".join(f"`{name}`" for name in sorted(said))
+                raise ValueError(f"a failed request (`error`) has no reply: remove {listed}")
+        elif self.content is None and not self.tool_calls:
+            raise ValueError("a response needs `content`, `tool_calls`, or both (or `error`)")
         return self
 
 
@@ -92,7 +111,7 @@ class CallCheck(Strict):
     written: a different result now is reported as drift.
     """
 
-    tool: str = Field(min_length=1)
+    tool: str  # "" for a call the model sent without a name
     ok: bool | None = None
     error: str | None = None
     has: list[str] = Field(default_factory=list)

@@ -30,6 +30,7 @@ from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
     AssistantMessage,
+    ErrorOccurred,
     GroundingWarning,
     LimitReached,
     ToolFinished,
@@ -40,6 +41,7 @@ from airline_agent.agent.events import (
 )
 from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor, as_redactor
+from airline_agent.scenarios import yaml_text
 from airline_agent.scenarios.dbdiff import MISSING, RecordChange, flatten, get_path
 from airline_agent.scenarios.model import (
     DEFAULT_ANSWER,
@@ -48,6 +50,7 @@ from airline_agent.scenarios.model import (
     Dataset,
     ModelResponse,
     RecordExpectations,
+    RequestFailure,
     Scenario,
     ScenarioSettings,
     ScriptedCall,
@@ -105,6 +108,9 @@ def record_scenario(
                 current.warnings.add("grounding")
             case LimitReached() if current is not None:
                 current.warnings.add("limit")
+            case ErrorOccurred() if current is not None:
+                # The request failed: recorded as a failure, so that the replay fails there.
+                current.responses.append(ModelResponse(error=_failure(event)))
             case TurnFinished() if current is not None:
                 current.end = event.reason
     if current is not None:
@@ -176,6 +182,23 @@ def scenario_to_yaml(scenario: Scenario, redactor: Redactor | None = None) -> st
     return yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
+def replay_refusal(path: Path, scenario: Scenario) -> str | None:
+    """Why `replay` (and the TUI) will refuse this saved recording: a file over the limits
+    of what is read (yaml_text); None when it will read it. The file stays as saved, whole:
+    the session is not lost, only its replay."""
+    size, limit = path.stat().st_size, yaml_text.MAX_FILE_BYTES
+    if size > limit:
+        what = f"is {yaml_text.size_text(size)}, more than the {yaml_text.size_text(limit)}"
+    elif len(scenario.turns) > yaml_text.MAX_TURNS:
+        what = f"has {len(scenario.turns):,} turns, more than the {yaml_text.MAX_TURNS:,}"
+    else:
+        return None
+    return (
+        f"the recording {path} {what} a scenario file may hold: it is saved whole, but "
+        "`replay` and the TUI will refuse it; record shorter sessions"
+    )
+
+
 def save_scenario(
     scenario: Scenario,
     path: str | Path,
@@ -216,7 +239,8 @@ class _TurnRecord:
         # A call under way at the cancel ran (the loop waits for it), unseen: its name.
         calls = self.calls + [CallCheck(tool=tool) for tool in self.started.values()]
         if not self.responses and not cancelled:
-            self.responses.append(ModelResponse(content=""))  # an error before any reply
+            # Ended before any request (a budget already spent): the format needs a reply.
+            self.responses.append(ModelResponse(content=""))
         return Turn(
             customer=self.customer,
             responses=self.responses,
@@ -238,13 +262,17 @@ def _response(
         ScriptedCall(
             name=call.name,
             arguments=_arguments(call.arguments),
-            id=call.call_id,
+            # As the model sent it: a blank or repeated id is replaced again on replay.
+            id=call.id_as_sent,
             approve=exceptions.get((event.request, call.call_id)),
         )
         for call in event.tool_calls
     ]
+    # A reply with neither text nor calls (cut off by max_tokens, reasoning only) is
+    # written with the "" the history holds for it: the format needs one or the other.
+    content = (event.content or None) if calls else (event.content or "")
     return ModelResponse(
-        content=event.content if event.content or not calls else None,
+        content=content,
         tool_calls=calls,
         reasoning=event.reasoning,
         usage=usage,
@@ -261,6 +289,15 @@ def _arguments(text: str) -> dict[str, Any] | str:
         return text
     usable = isinstance(value, dict) and not depth_beyond(value, MAX_DEPTH)
     return value if usable else text
+
+
+def _failure(event: ErrorOccurred) -> RequestFailure:
+    return RequestFailure(
+        kind=event.kind or "server",
+        message=event.message or "the request failed",
+        hint=event.hint,
+        status=event.status,
+    )
 
 
 def _usage(event: UsageReported) -> TokenUsage | None:

@@ -35,7 +35,7 @@ from airline_agent.scenarios.model import DEFAULT_ANSWER, Scenario, Turn
 
 def scripted_responses(turn: Turn) -> list[Any]:
     """The turn's responses as the scripted backend takes them."""
-    from airline_agent.agent.backends import ScriptedResponse, ScriptedToolCall
+    from airline_agent.agent.backends import ScriptedFailure, ScriptedResponse, ScriptedToolCall
 
     return [
         ScriptedResponse(
@@ -46,6 +46,7 @@ def scripted_responses(turn: Turn) -> list[Any]:
             reasoning=response.reasoning,
             usage=Usage(**response.usage.model_dump()) if response.usage else None,
             finish_reason=response.finish_reason,
+            failure=ScriptedFailure(**response.error.model_dump()) if response.error else None,
         )
         for response in turn.responses
     ]

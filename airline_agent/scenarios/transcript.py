@@ -7,8 +7,11 @@
 
 The events never carry the API key, but a customer may type one or a model repeat it:
 both files are redacted (`airline_agent.redaction`; by default with the settings of the
-environment). A request's time to the first token and generation speed are written
-where they were measured (a streamed answer), never as 0.
+environment). What a terminal would obey (escape sequences, C1 controls, bidi overrides:
+`airline_agent.terminal_text`) is written as its escape in both, so that `cat` shows it and
+runs nothing: in the Markdown as visible text, in the JSONL as JSON's own `\\u` escapes
+(the values read back the same). A request's time to the first token and generation speed
+are written where they were measured (a streamed answer), never as 0.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from airline_agent.agent.events import (
 )
 from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import REDACTED, Redactor, as_redactor
+from airline_agent.terminal_text import escape_controls
 
 Secrets = Redactor | Sequence[str] | None
 __all__ = [
@@ -121,11 +125,12 @@ def _response_body(
 def to_jsonl(events: Iterable[AgentEvent], secrets: Secrets = None) -> str:
     redactor = as_redactor(secrets)
     records = redactor.redact_json(transcript_records(events))
-    lines = [json.dumps(record, ensure_ascii=False) for record in records]
+    lines = [escape_controls(json.dumps(record, ensure_ascii=False)) for record in records]
     return "\n".join(lines) + "\n" if lines else ""
 
 
 def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Secrets = None) -> str:
+    redactor = as_redactor(secrets)
     out: list[str] = [f"# {title}", ""]
     for event in events:
         match event:
@@ -144,7 +149,8 @@ def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Secrets = Non
                     out += [f"**Agent:** {event.content}", ""]
             case ToolFinished():
                 verdict = f"error {event.error}" if event.error else "ok"
-                text = _content(event.result)
+                # Redacted before it is cut: a secret across the cut leaves no start.
+                text = redactor.redact(_content(event.result))
                 if len(text) > MARKDOWN_RESULT_LIMIT:
                     text = text[:MARKDOWN_RESULT_LIMIT] + " …"
                 out += [
@@ -176,7 +182,7 @@ def to_markdown(events: Iterable[AgentEvent], title: str, secrets: Secrets = Non
                     f"{total.completion_tokens} completion tokens{cost}_",
                     "",
                 ]
-    return as_redactor(secrets).redact("\n".join(out).rstrip() + "\n")
+    return escape_controls(redactor.redact("\n".join(out).rstrip() + "\n"))
 
 
 def transcript_files(directory: str | Path, name: str) -> tuple[Path, Path]:

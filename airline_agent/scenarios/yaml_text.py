@@ -24,7 +24,10 @@ import yaml
 
 from airline_agent.tools.untrusted import SURROGATE
 
-MAX_FILE_BYTES = 2 * 1024 * 1024
+# A long recorded session (1,000 turns of flight searches) is about 8 MiB; reading a file
+# takes about 40 MB of memory per MiB (measured: 2 / 8 / 16 MiB → 108 / 337 / 638 MB
+# peak), so a file at the limit costs some 650 MB, never more.
+MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64  # levels of lists and mappings; a scenario needs about 12
 MAX_ALIASES = 100  # uses of `*name` (and `<<: *name`)
 MAX_ALIAS_VALUES = 10_000  # values those uses add when expanded
@@ -34,6 +37,15 @@ ALLOWED_TAGS = frozenset(
     f"tag:yaml.org,2002:{name}"
     for name in ("str", "int", "float", "bool", "null", "seq", "map", "merge")
 )
+
+
+def size_text(size: int) -> str:
+    """A size as the limits are written: `16 MiB`, `64 KiB`, `3.2 MiB`."""
+    for unit, scale in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{size} bytes"
 
 
 class YamlLimitError(yaml.MarkedYAMLError):

@@ -1,7 +1,10 @@
 """The 14 airline tools, with the τ²-bench names, parameters and effects.
 
 Each tool is a thin, typed wrapper over `domain.operations`: the signature is the JSON
-schema (see `registry.tool`), the docstring is what the model reads. Every request
+schema (see `registry.tool`), the docstring is what the model reads. A read tool gets the
+toolbox (`ToolContext`: the database and the clock); a write tool gets the write
+transaction its guard decided in (`WriteContext`), so the decision and the write see one
+state (tools/toolbox.py). Every request
 carries all fourteen schemas, so descriptions say only what a model needs to call a tool
 right: what it does, what each argument means where the name does not say it, and
 formats — never a concrete id, which a small model may repeat as if it were data
@@ -15,22 +18,35 @@ not advertised (registry.UNADVERTISED). Two optional parameters are ours, for th
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from sqlmodel import Session
 
 from airline_agent.domain import operations
+from airline_agent.domain.arithmetic import evaluate_arithmetic
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
+from airline_agent.domain.policy import CancellationReason, CompensationReason
+from airline_agent.domain.schema import Cabin
 from airline_agent.tools.registry import tool
 
 
 class ToolContext(Protocol):
+    """What a read tool reads from (the toolbox)."""
+
     database: Database
     clock: Clock
 
 
-Cabin = Literal["basic_economy", "economy", "business"]
+@dataclass(frozen=True)
+class WriteContext:
+    """What a write tool writes in: the open write transaction and the clock."""
+
+    session: Session
+    clock: Clock
+
 
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
@@ -186,7 +202,7 @@ def calculate(
 ) -> float:
     """Calculate an arithmetic expression, rounded to 2 decimals. Use it for every price
     and refund."""
-    return operations.calculate(expression)
+    return evaluate_arithmetic(expression)
 
 
 @tool()
@@ -209,7 +225,7 @@ def transfer_to_human_agents(
 
 @tool(write=True)
 def book_reservation(
-    context: ToolContext,
+    context: WriteContext,
     user_id: UserId,
     origin: Airport,
     destination: Annotated[Airport, Field(description="IATA code; a round trip's far end.")],
@@ -236,7 +252,7 @@ def book_reservation(
 ) -> dict[str, Any]:
     """Book a reservation and charge the payment methods; returns the new reservation."""
     return operations.book_reservation(
-        context.database,
+        context.session,
         context.clock,
         user_id=user_id,
         origin=origin,
@@ -252,12 +268,9 @@ def book_reservation(
     )
 
 
-CancellationReason = Literal["change_of_plan", "airline_cancelled", "health", "weather", "other"]
-
-
 @tool(write=True)
 def cancel_reservation(
-    context: ToolContext,
+    context: WriteContext,
     reservation_id: ReservationId,
     reason: Annotated[
         CancellationReason | None,
@@ -265,12 +278,12 @@ def cancel_reservation(
     ] = None,
 ) -> dict[str, Any]:
     """Cancel a whole reservation; every payment is refunded to its method."""
-    return operations.cancel_reservation(context.database, reservation_id)
+    return operations.cancel_reservation(context.session, reservation_id)
 
 
 @tool(write=True)
 def update_reservation_flights(
-    context: ToolContext,
+    context: WriteContext,
     reservation_id: ReservationId,
     cabin: Annotated[Cabin, Field(description="For every flight, after the change.")],
     flights: Annotated[
@@ -286,7 +299,7 @@ def update_reservation_flights(
     """Change a reservation's flights and/or cabin; the difference is charged or refunded
     to payment_id."""
     return operations.update_flights(
-        context.database,
+        context.session,
         reservation_id=reservation_id,
         cabin=cabin,
         flights=_flight_refs(flights),
@@ -296,7 +309,7 @@ def update_reservation_flights(
 
 @tool(write=True)
 def update_reservation_baggages(
-    context: ToolContext,
+    context: WriteContext,
     reservation_id: ReservationId,
     total_baggages: Annotated[Bags, Field(description="New total of checked bags.")],
     nonfree_baggages: Annotated[Bags, Field(description="How many are beyond the free allowance.")],
@@ -304,7 +317,7 @@ def update_reservation_baggages(
 ) -> dict[str, Any]:
     """Set a reservation's checked bags; added non-free bags are charged to payment_id."""
     return operations.update_baggages(
-        context.database,
+        context.session,
         reservation_id=reservation_id,
         total_baggages=total_baggages,
         nonfree_baggages=nonfree_baggages,
@@ -314,7 +327,7 @@ def update_reservation_baggages(
 
 @tool(write=True)
 def update_reservation_passengers(
-    context: ToolContext,
+    context: WriteContext,
     reservation_id: ReservationId,
     passengers: Annotated[
         list[Passenger],
@@ -327,16 +340,13 @@ def update_reservation_passengers(
 ) -> dict[str, Any]:
     """Change a reservation's passenger details."""
     return operations.update_passengers(
-        context.database, reservation_id=reservation_id, passengers=_passengers(passengers)
+        context.session, reservation_id=reservation_id, passengers=_passengers(passengers)
     )
-
-
-CompensationReason = Literal["cancelled_flight", "delayed_flight"]
 
 
 @tool(write=True)
 def send_certificate(
-    context: ToolContext,
+    context: WriteContext,
     user_id: UserId,
     amount: Annotated[int, Field(ge=1, le=10_000, description="Whole dollars.")],
     reservation_id: Annotated[
@@ -349,4 +359,4 @@ def send_certificate(
     ] = None,
 ) -> str:
     """Send the customer a travel certificate as compensation (rules P1–P5)."""
-    return operations.send_certificate(context.database, user_id=user_id, amount=amount)
+    return operations.send_certificate(context.session, user_id=user_id, amount=amount)

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from airline_agent.domain.schema import CABINS
 from airline_agent.tools.outcome import RowChange
 
 
@@ -98,7 +99,7 @@ def describe_row_change(change: RowChange) -> str | None:
             seats = [
                 f"{cabin.replace('_', ' ')} seats "
                 f"{before[f'seats_{cabin}']} → {after[f'seats_{cabin}']}"
-                for cabin in ("basic_economy", "economy", "business")
+                for cabin in CABINS
                 if before and after and before[f"seats_{cabin}"] != after[f"seats_{cabin}"]
             ]
             return f"flight {row['flight_number']} on {row['date']}: " + ", ".join(

@@ -11,7 +11,8 @@ Enforced here:
   identified customer, every write is refused with "identify the customer first".
 - Privacy: once a conversation is bound to a customer, it reads only that customer's
   profile and reservations; before that, an agent conversation looks up only a user id
-  the customer gave (a profile is private, and a model may guess ids).
+  the customer gave, and only a reservation whose owner's user id the customer gave
+  (both are private, and a model may guess ids). Only the profile lookup binds (I1).
 - B1 bookable status, B2 cabin, B3 passengers (1–5, complete), B4 payment mix,
   B5 non-free bag count from membership and cabin (booking and bag changes).
 - M1 basic economy flights fixed, M2 same origin/destination/trip type, M4 cabin change
@@ -24,6 +25,16 @@ Enforced here:
 - P2 who qualifies, P3 / P4 amounts, P4 only after a change or cancellation in this
   conversation (or of a cancelled reservation). Needs `reservation_id` and `reason`.
 - Writes on a cancelled reservation are refused (C5).
+
+One decision, one snapshot: a write's checks run inside the write's own transaction,
+after the write lock is taken and before the write (`check`, called by the toolbox in
+`database.write()`, or in the rolled-back rehearsal of a preview), and read their facts
+through the same session (`operations.find_reservation`, `schedule`, … : `FOR UPDATE` /
+`FOR SHARE` where the database has row locks). A concurrent writer's change is either
+committed before the decision reads, or waits until this write is done: two writers can
+never both pass on the state before the other's change (tests/integration/
+test_guard_snapshot.py). The two read checks (`check_read`) need no such care: who owns a
+profile or a reservation never changes.
 
 Left to the prompt, because the call and the database cannot decide them:
 - C2 the customer's explicit "yes" (the loop's approval step shows the call instead),
@@ -39,21 +50,27 @@ Left to the prompt, because the call and the database cannot decide them:
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from pydantic import BaseModel
+from sqlmodel import Session
 
 from airline_agent.domain import operations, policy
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
-from airline_agent.domain.errors import DomainError, PermissionDenied
+from airline_agent.domain.errors import PermissionDenied
+from airline_agent.domain.operations import FlightRef
+from airline_agent.domain.policy import CancellationReason, CompensationReason, SegmentFacts
+from airline_agent.domain.schema import (
+    Cabin,
+    Reservation,
+    ReservationFlight,
+    ReservationPassenger,
+    User,
+)
+from airline_agent.tools.airline import FlightChoice, Passenger, PaymentPart
 from airline_agent.tools.conversation import ToolConversation
-
-
-class GuardContext(Protocol):
-    database: Database
-    clock: Clock
-
 
 IDENTIFY_FIRST = (
     "no customer is identified in this conversation: ask for the customer's user id and look "
@@ -61,221 +78,285 @@ IDENTIFY_FIRST = (
 )
 
 
-def check(
-    context: GuardContext, conversation: ToolConversation, name: str, arguments: BaseModel
+def check_read(
+    database: Database, conversation: ToolConversation, name: str, arguments: BaseModel
 ) -> None:
-    """Raise PermissionDenied or PolicyViolation when the call must not run. Facts that
-    do not exist (unknown reservation, flight) are left for the tool to report."""
-    checker = _CHECKS.get(name)
+    """Raise PermissionDenied when a read would show another customer's data."""
+    checker = _READ_CHECKS.get(name)
     if checker is not None:
-        checker(_Guarded(context, conversation), arguments)
+        checker(database, conversation, **vars(arguments))
 
 
-class _Guarded:
-    """The toolbox's database and clock, and the conversation the call belongs to."""
-
-    __slots__ = ("clock", "conversation", "database")
-
-    def __init__(self, context: GuardContext, conversation: ToolConversation) -> None:
-        self.database = context.database
-        self.clock = context.clock
-        self.conversation = conversation
-
-
-# ---------------------------------------------------------------- authorization
-
-
-def _acting_user(context: _Guarded) -> str:
-    if context.conversation.customer is None:
-        raise PermissionDenied(IDENTIFY_FIRST)
-    return context.conversation.customer
+def check(
+    session: Session,
+    clock: Clock,
+    conversation: ToolConversation,
+    name: str,
+    arguments: BaseModel,
+) -> None:
+    """Raise PermissionDenied or PolicyViolation when the write must not run; `session`
+    is the write's own transaction, the write lock already taken. Facts that do not
+    exist (unknown reservation, flight) are left for the tool to report."""
+    checker = _WRITE_CHECKS.get(name)
+    if checker is not None:
+        checker(_Decision(session, clock, conversation), **vars(arguments))
 
 
-def _read_profile(context: _Guarded, args: Any) -> None:
-    acting = context.conversation.customer
+@dataclass(frozen=True)
+class _Decision:
+    """The write transaction a decision reads in, the clock, and the conversation."""
+
+    session: Session
+    clock: Clock
+    conversation: ToolConversation
+
+
+# ---------------------------------------------------------------- reads
+
+
+def _read_profile(database: Database, conversation: ToolConversation, *, user_id: str) -> None:
+    acting = conversation.customer
     if acting is None:
-        if context.conversation.hears_customer and not context.conversation.customer_gave(
-            args.user_id
-        ):
+        if conversation.hears_customer and not conversation.customer_gave(user_id):
             raise PermissionDenied(
-                f"the customer has not given the user id {args.user_id!r} in this "
+                f"the customer has not given the user id {user_id!r} in this "
                 "conversation: ask for their user id before looking up a profile"
             )
         return
-    resolved = operations.resolve_user_id(context.database, args.user_id)
+    resolved = operations.resolve_user_id(database, user_id)
     if resolved is not None and resolved != acting:
         raise PermissionDenied(
             f"this conversation acts for {acting}; the profile of another customer is private"
         )
 
 
-def _read_reservation(context: _Guarded, args: Any) -> None:
-    acting = context.conversation.customer
+def _read_reservation(
+    database: Database, conversation: ToolConversation, *, reservation_id: str
+) -> None:
+    acting = conversation.customer
+    if acting is None and not conversation.hears_customer:
+        return  # an operator's one-off `call`: nobody to ask
+    owner = operations.reservation_owner(database, reservation_id)
     if acting is None:
-        return  # the customer may give a reservation id before their user id
-    owner = operations.reservation_owner(context.database, args.reservation_id)
+        # As private as a profile: names, dates of birth, payment ids. The policy asks
+        # for the user id first (I2), so the owner's id must have been given; an unknown
+        # reservation gets the same answer, so that refusals tell no ids apart.
+        if owner is None or not conversation.customer_gave(owner):
+            raise PermissionDenied(
+                "the customer has not given the user id of the owner of reservation "
+                f"{reservation_id.strip().upper()} in this conversation: ask for their "
+                "user id before looking up a reservation"
+            )
+        return
     if owner is not None and owner != acting:
         raise PermissionDenied(
-            f"reservation {args.reservation_id.strip().upper()} belongs to another customer; "
+            f"reservation {reservation_id.strip().upper()} belongs to another customer; "
             f"this conversation acts for {acting}"
         )
 
 
-def _authorize_profile(context: _Guarded, user_id: str) -> str | None:
-    acting = _acting_user(context)
-    resolved = operations.resolve_user_id(context.database, user_id)
-    if resolved is not None and resolved != acting:
+# ---------------------------------------------------------------- authorization (I1, I2)
+
+
+def _acting_user(decision: _Decision) -> str:
+    if decision.conversation.customer is None:
+        raise PermissionDenied(IDENTIFY_FIRST)
+    return decision.conversation.customer
+
+
+def _customer(decision: _Decision, user_id: str) -> User | None:
+    """The profile if it exists, refused unless it is the acting customer's (I1)."""
+    acting = _acting_user(decision)
+    user = operations.find_user(decision.session, user_id)
+    if user is not None and user.user_id != acting:
         raise PermissionDenied(
-            f"this conversation acts for {acting}; it cannot act on the profile of {resolved}"
+            f"this conversation acts for {acting}; it cannot act on the profile of {user.user_id}"
         )
-    return resolved
+    return user
 
 
-def _reservation_for(context: _Guarded, reservation_id: str) -> dict[str, Any] | None:
-    """The reservation if it exists and belongs to the acting customer (I2)."""
-    acting = _acting_user(context)
-    owner = operations.reservation_owner(context.database, reservation_id)
-    if owner is None:
-        return None
-    if owner != acting:
+def _reservation(decision: _Decision, reservation_id: str) -> Reservation | None:
+    """The reservation if it exists, refused unless the acting customer owns it (I2)."""
+    acting = _acting_user(decision)
+    reservation = operations.find_reservation(decision.session, reservation_id)
+    if reservation is not None and reservation.user_id != acting:
         raise PermissionDenied(
             f"reservation {reservation_id.strip().upper()} belongs to another customer; this "
             f"conversation acts for {acting}"
         )
-    try:
-        return operations.get_reservation(context.database, reservation_id)
-    except DomainError:
-        return None
+    return reservation
 
 
-def _facts(context: _Guarded, flights: list[dict[str, Any]]) -> list[operations.SegmentFacts]:
-    refs = [operations.FlightRef(f["flight_number"], f["date"]) for f in flights]
-    return operations.segment_facts(context.database, refs)
+# ---------------------------------------------------------------- facts
 
 
-def _flown(context: _Guarded, reservation: dict[str, Any]) -> tuple[bool, list[str | None]]:
-    facts = _facts(context, reservation["flights"])
-    statuses = [f.status for f in facts]
-    flown = policy.has_flown(
-        reservation["flights"], statuses, [f.departure_time for f in facts], context.clock.now
+def _segments(decision: _Decision, reservation: Reservation) -> list[ReservationFlight]:
+    return operations.reservation_parts(
+        decision.session, ReservationFlight, reservation.reservation_id
     )
-    return flown, statuses
+
+
+def _passenger_count(decision: _Decision, reservation: Reservation) -> int:
+    return len(
+        operations.reservation_parts(
+            decision.session, ReservationPassenger, reservation.reservation_id
+        )
+    )
+
+
+def _schedule(
+    decision: _Decision, flights: Sequence[ReservationFlight | FlightChoice]
+) -> list[SegmentFacts]:
+    refs = [FlightRef(f.flight_number, f.date) for f in flights]
+    return operations.schedule(decision.session, refs)
 
 
 # ---------------------------------------------------------------- per tool
 
 
-def _book(context: _Guarded, args: Any) -> None:
-    user_id = _authorize_profile(context, args.user_id)
-    if user_id is None:
+def _book(
+    decision: _Decision,
+    *,
+    user_id: str,
+    cabin: Cabin,
+    flights: list[FlightChoice],
+    passengers: list[Passenger],
+    payment_methods: list[PaymentPart],
+    total_baggages: int,
+    nonfree_baggages: int,
+    **_trip: str,  # origin, destination, flight_type, insurance: no rule of the guard's
+) -> None:
+    user = _customer(decision, user_id)
+    if user is None:
         return
-    user = operations.get_user(context.database, user_id)
-    policy.check_cabin(args.cabin)
-    policy.check_passengers([p.model_dump() for p in args.passengers])
-    for fact in _facts(context, [f.model_dump() for f in args.flights]):
+    policy.check_cabin(cabin)
+    policy.check_passengers(passengers)
+    for fact in _schedule(decision, flights):
         if fact.origin is not None:
             policy.check_bookable(fact.flight_number, fact.date, fact.status)
     policy.check_payment_mix(
-        [p.model_dump() for p in args.payment_methods], user["payment_methods"]
+        [part.payment_id for part in payment_methods],
+        operations.payment_methods(decision.session, user.user_id),
     )
     policy.check_bag_count(
-        user["membership"],
-        args.cabin,
-        len(args.passengers),
-        args.total_baggages,
-        args.nonfree_baggages,
+        user.membership, cabin, len(passengers), total_baggages, nonfree_baggages
     )
 
 
-def _cancel(context: _Guarded, args: Any) -> None:
-    reservation = _reservation_for(context, args.reservation_id)
+def _cancel(decision: _Decision, *, reservation_id: str, reason: CancellationReason | None) -> None:
+    reservation = _reservation(decision, reservation_id)
     if reservation is None:
         return
     policy.check_active(reservation)
-    flown, statuses = _flown(context, reservation)
-    policy.check_cancellation(reservation, statuses, flown, args.reason, context.clock.now)
+    facts = _schedule(decision, _segments(decision, reservation))
+    policy.check_cancellation(
+        reservation,
+        [f.status for f in facts],
+        policy.has_flown(facts, decision.clock.now),
+        reason,
+        decision.clock.now,
+    )
 
 
-def _update_flights(context: _Guarded, args: Any) -> None:
-    reservation = _reservation_for(context, args.reservation_id)
+def _update_flights(
+    decision: _Decision,
+    *,
+    reservation_id: str,
+    cabin: Cabin,
+    flights: list[FlightChoice],
+    payment_id: str,
+) -> None:
+    reservation = _reservation(decision, reservation_id)
     if reservation is None:
         return
     policy.check_active(reservation)
-    policy.check_cabin(args.cabin)
-    facts = _facts(context, [f.model_dump() for f in args.flights])
-    if any(f.origin is None for f in facts):
+    policy.check_cabin(cabin)
+    new_flights = _schedule(decision, flights)
+    if any(f.origin is None for f in new_flights):
         return  # an unknown flight: the tool says which
-    new_flights = [
-        {
-            "flight_number": f.flight_number,
-            "date": f.date,
-            "origin": f.origin,
-            "destination": f.destination,
-        }
-        for f in facts
-    ]
-    flown, _ = _flown(context, reservation)
-    policy.check_flight_change(reservation, args.cabin, new_flights, flown)
-    kept = {(s["flight_number"], s["date"]) for s in reservation["flights"]}
-    for fact in facts:
+    segments = _segments(decision, reservation)
+    flown = policy.has_flown(_schedule(decision, segments), decision.clock.now)
+    policy.check_flight_change(reservation, segments, cabin, new_flights, flown)
+    kept = {(s.flight_number, s.date) for s in segments}
+    for fact in new_flights:
         if (fact.flight_number, fact.date) not in kept:
             policy.check_bookable(fact.flight_number, fact.date, fact.status)
-    user = operations.get_user(context.database, reservation["user_id"])
-    method = user["payment_methods"].get(args.payment_id)
-    policy.check_change_payment(method["source"] if method else None, args.payment_id)
+    method = operations.payment_methods(decision.session, reservation.user_id).get(payment_id)
+    policy.check_change_payment(method.source if method else None, payment_id)
 
 
-def _update_bags(context: _Guarded, args: Any) -> None:
-    reservation = _reservation_for(context, args.reservation_id)
+def _update_bags(
+    decision: _Decision,
+    *,
+    reservation_id: str,
+    total_baggages: int,
+    nonfree_baggages: int,
+    payment_id: str,
+) -> None:
+    reservation = _reservation(decision, reservation_id)
     if reservation is None:
         return
     policy.check_active(reservation)
-    policy.check_bag_change(reservation, args.total_baggages, args.nonfree_baggages)
-    user = operations.get_user(context.database, reservation["user_id"])
+    policy.check_bag_change(reservation, total_baggages, nonfree_baggages)
+    user = operations.find_user(decision.session, reservation.user_id)
+    if user is None:
+        return  # the tool says so
     policy.check_bag_count(
-        user["membership"],
-        reservation["cabin"],
-        len(reservation["passengers"]),
-        args.total_baggages,
-        args.nonfree_baggages,
+        user.membership,
+        reservation.cabin,
+        _passenger_count(decision, reservation),
+        total_baggages,
+        nonfree_baggages,
     )
 
 
-def _update_passengers(context: _Guarded, args: Any) -> None:
-    reservation = _reservation_for(context, args.reservation_id)
+def _update_passengers(
+    decision: _Decision, *, reservation_id: str, passengers: list[Passenger]
+) -> None:
+    reservation = _reservation(decision, reservation_id)
     if reservation is None:
         return
     policy.check_active(reservation)
-    policy.check_passenger_count(reservation, len(args.passengers))
-    policy.check_passengers([p.model_dump() for p in args.passengers])
+    policy.check_passenger_count(_passenger_count(decision, reservation), len(passengers))
+    policy.check_passengers(passengers)
 
 
-def _send_certificate(context: _Guarded, args: Any) -> None:
-    user_id = _authorize_profile(context, args.user_id)
-    if user_id is None:
+def _send_certificate(
+    decision: _Decision,
+    *,
+    user_id: str,
+    amount: int,
+    reservation_id: str | None,
+    reason: CompensationReason | None,
+) -> None:
+    user = _customer(decision, user_id)
+    if user is None:
         return
-    user = operations.get_user(context.database, user_id)
     reservation = None
     statuses: list[str | None] = []
-    if args.reservation_id is not None:
-        reservation = _reservation_for(context, args.reservation_id)
+    passengers = 0
+    if reservation_id is not None:
+        reservation = _reservation(decision, reservation_id)
         if reservation is None:
             raise PermissionDenied(
-                f"reservation {args.reservation_id} is not one of {user_id}'s reservations"
+                f"reservation {reservation_id} is not one of {user.user_id}'s reservations"
             )
-        _, statuses = _flown(context, reservation)
+        statuses = [f.status for f in _schedule(decision, _segments(decision, reservation))]
+        passengers = _passenger_count(decision, reservation)
     changed = reservation is not None and (
-        reservation["reservation_id"] in context.conversation.changed_reservations
-        or reservation.get("status") == "cancelled"
+        reservation.reservation_id in decision.conversation.changed_reservations
+        or reservation.status == "cancelled"
     )
     policy.check_compensation(
-        user["membership"], reservation, args.reason, args.amount, statuses, changed
+        user.membership, reservation, passengers, reason, amount, statuses, changed
     )
 
 
-_CHECKS = {
+_READ_CHECKS: dict[str, Callable[..., None]] = {
     "get_user_details": _read_profile,
     "get_reservation_details": _read_reservation,
+}
+_WRITE_CHECKS: dict[str, Callable[..., None]] = {
     "book_reservation": _book,
     "cancel_reservation": _cancel,
     "update_reservation_flights": _update_flights,

@@ -342,7 +342,9 @@ def domain_error_result(error: DomainError) -> dict[str, Any]:
     return error_result(error.code, str(error))
 
 
-def invoke(spec: ToolSpec, context: Any, arguments: BaseModel) -> Any:
-    """Call the tool function with validated arguments (may raise domain errors)."""
+def invoke(spec: ToolSpec, context: object, arguments: BaseModel) -> Any:
+    """Call the tool function with validated arguments (may raise domain errors).
+    `context` is what the tool's first parameter takes (airline.ToolContext for a read,
+    airline.WriteContext for a write), opaque here."""
     names = spec.parameters or tuple(spec.arguments.model_fields)
     return spec.function(context, **{name: getattr(arguments, name) for name in names})

@@ -1,29 +1,36 @@
 """`Toolbox`: the one way the agent (and `call`, replays, the TUI) uses the tools.
 
 `call` parses and validates the arguments, runs the guard (in front of write tools, and
-of the reads of another customer's data), runs the tool (a write in one transaction, its
-row changes recorded) and returns a `ToolOutcome`; it never raises. `preview` runs a
-write in a transaction that is rolled back and says in words what it would change.
+of the reads of another customer's data), runs the tool and returns a `ToolOutcome`; it
+never raises. A write is one transaction: the write lock is taken, the guard decides on
+what it reads in that transaction, the tool writes in it, and it commits (its row
+changes recorded) or rolls back as a whole. `preview` does exactly the same in a
+transaction that always rolls back (`Database.rehearsal`) and says in words what the
+call would change, or why the guard would refuse it.
 
-The toolbox holds only what outlives a conversation (database, clock, guard); who the
-conversation acts for and what it changed come with each call, in a `ToolConversation`.
+The toolbox holds only what outlives a conversation (database, clock, guard, scrub); who
+the conversation acts for and what it changed come with each call, in a `ToolConversation`.
+
+`scrub`, when given, is applied to every text of a call's arguments before the tool sees
+them: the stack passes the redaction of the secrets this process knows (the API key, the
+base URL's password), so that a key a model put into a passenger's name is stored as
+`[redacted]`, never in clear for a later process that does not know it to show.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
 from sqlmodel import Session
 
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DomainError, failure_sentence
-from airline_agent.tools import airline as _airline  # noqa: F401  (registers the tools)
 from airline_agent.tools import guard as policy_guard
+from airline_agent.tools.airline import WriteContext  # importing it registers the tools
 from airline_agent.tools.changes import recording
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.describe import describe_changes
@@ -37,6 +44,7 @@ from airline_agent.tools.registry import (
     parse_arguments,
     validate,
 )
+from airline_agent.tools.untrusted import map_strings
 
 _SCHEMAS: list[dict[str, Any]] | None = None
 
@@ -48,10 +56,12 @@ class Toolbox:
         *,
         clock: Clock,
         guard: bool = True,
+        scrub: Callable[[str], str] | None = None,
     ) -> None:
         self.database = database
         self.clock = clock
         self.guard = guard
+        self.scrub = scrub
 
     # ---------------------------------------------------------------- catalogue
 
@@ -111,45 +121,58 @@ class Toolbox:
         self, spec: ToolSpec, arguments: dict[str, Any], conversation: ToolConversation
     ) -> tuple[Any, tuple[RowChange, ...], str | None]:
         """The result, the rows changed, and the customer this call bound (if any)."""
-        validated = validate(spec, arguments)
+        validated = validate(spec, self._scrubbed(arguments))
         try:
-            if self.guard:
-                policy_guard.check(self, conversation, spec.name, validated)
             if not spec.write:
+                if self.guard:
+                    policy_guard.check_read(self.database, conversation, spec.name, validated)
                 result = invoke(spec, self, validated)
                 return result, (), _binds(spec.name, result, conversation)
-            with recording() as log:
-                result = invoke(spec, self, validated)
+            with recording() as log, self.database.write() as session:
+                result = self._decide_and_write(session, spec, validated, conversation)
             if isinstance(result, dict) and "reservation_id" in result:
                 conversation.changed_reservations.add(result["reservation_id"])
             return result, log.changes(), None
         except DomainError as exc:
             return domain_error_result(exc), (), None
 
+    def _decide_and_write(
+        self,
+        session: Session,
+        spec: ToolSpec,
+        arguments: BaseModel,
+        conversation: ToolConversation,
+    ) -> Any:
+        """The guard's decision and the write, in one transaction (`session`): both see
+        the state as it is under the write lock."""
+        if self.guard:
+            policy_guard.check(session, self.clock, conversation, spec.name, arguments)
+        return invoke(spec, WriteContext(session, self.clock), arguments)
+
     # ---------------------------------------------------------------- preview
 
     def preview(self, name: str, arguments: dict, conversation: ToolConversation) -> str:
-        """What the write would change, in words; never raises, never writes."""
+        """What the write would change, in words; never raises, never writes. The same
+        decision and write as `call`, in a transaction that is rolled back."""
         try:
             spec = REGISTRY.get(name)
             if spec is None:
                 return f"There is no tool named {name!r}."
             if not spec.write:
                 return f"{name} only reads; it changes nothing."
-            validated = validate(spec, parse_arguments(arguments))
-            if self.guard:
-                try:
-                    policy_guard.check(self, conversation, name, validated)
-                except DomainError as exc:
-                    refusal = domain_error_result(exc)
-                    rule = f" {refusal['rule']}" if "rule" in refusal else ""
-                    return (
-                        f"The guard would refuse this ({refusal['error']}{rule}): "
-                        f"{refusal['message']}"
-                    )
-            dry_run = _DryRunContext(_DryRunDatabase(self.database), self.clock)
-            with recording() as log:
-                invoke(spec, dry_run, validated)
+            validated = validate(spec, self._scrubbed(parse_arguments(arguments)))
+            with recording() as log, self.database.rehearsal() as session:
+                if self.guard:
+                    try:
+                        policy_guard.check(session, self.clock, conversation, name, validated)
+                    except DomainError as exc:
+                        refusal = domain_error_result(exc)
+                        rule = f" {refusal['rule']}" if "rule" in refusal else ""
+                        return (
+                            f"The guard would refuse this ({refusal['error']}{rule}): "
+                            f"{refusal['message']}"
+                        )
+                invoke(spec, WriteContext(session, self.clock), validated)
             return describe_changes(name, log.changes())
         except ArgumentsRejected as rejected:
             return f"This call would be rejected: {rejected.result['message']}"
@@ -159,25 +182,8 @@ class Toolbox:
         except Exception as exc:
             return f"Cannot preview this call. {failure_sentence(exc)}"
 
-
-class _DryRunDatabase:
-    """A database whose write transactions always roll back (for previews)."""
-
-    def __init__(self, database: Database) -> None:
-        self._database = database
-        self.engine = database.engine
-        self.location = database.location
-
-    @contextmanager
-    def write(self) -> Iterator[Session]:
-        with self._database.rehearsal() as session:
-            yield session
-
-
-@dataclass
-class _DryRunContext:
-    database: Any
-    clock: Clock
+    def _scrubbed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments if self.scrub is None else map_strings(arguments, self.scrub)
 
 
 def _binds(name: str, result: Any, conversation: ToolConversation) -> str | None:

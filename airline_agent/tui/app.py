@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.pacing import DEFAULT_PACE
 from airline_agent.tui.screens.main import MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
@@ -88,6 +90,25 @@ class AirlineApp(App[None]):
             self.call_from_thread(self.warn, text)
             return
         self.notify(text, severity="warning", timeout=12)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast (a screen's `notify` comes here too): a file name, an error or a
+        scenario's text in it shows its control codes as escapes (terminal_text.py)."""
+        super().notify(
+            escape_controls(message),
+            title=escape_controls(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
 
     def fail(self, problem: str) -> None:
         self.problem = problem

@@ -163,7 +163,7 @@ class LiveRun(Run):
         from airline_agent.scenarios.dbdiff import diff_databases
         from airline_agent.scenarios.model import ScenarioSettings
         from airline_agent.scenarios.provenance import match_dataset
-        from airline_agent.scenarios.recorder import record_scenario, save_scenario
+        from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
         from airline_agent.tui.run import slug
 
         # Under "ask" the recorder writes each answer: the most frequent as the default.
@@ -189,7 +189,9 @@ class LiveRun(Run):
             ),
             changes=changes,
         )
-        return save_scenario(scenario, path, redactor), origin.warning
+        saved = save_scenario(scenario, path, redactor)
+        said = [w for w in (origin.warning, replay_refusal(saved, scenario)) if w]
+        return saved, "; ".join(said) or None
 
 
 def live_source(settings: Settings | PendingSettings) -> str:

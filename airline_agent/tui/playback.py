@@ -204,7 +204,7 @@ class Playback(Run):
     def save_scenario(self, path: Path, redactor: Redactor) -> tuple[Path, str | None]:
         from airline_agent.scenarios.dbdiff import diff_databases
         from airline_agent.scenarios.model import ScenarioSettings
-        from airline_agent.scenarios.recorder import record_scenario, save_scenario
+        from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
 
         settings = self.scenario.settings
         changes = None
@@ -225,7 +225,8 @@ class Playback(Run):
             ),
             changes=changes,
         )
-        return save_scenario(scenario, path, redactor), None
+        saved = save_scenario(scenario, path, redactor)
+        return saved, replay_refusal(saved, scenario)
 
 
 def _on(value: bool) -> str:

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from airline_agent.terminal_text import escape_controls
+
 OriginKind = Literal["user", "scenario"]
 LIVE_WAITS = " · offline, the live chat waits (l)"  # never a silent switch from live
 
@@ -142,6 +144,7 @@ def _run_parts(run: RunFacts, *, waiting: bool) -> list[str]:
 
 
 def _escape(text: str) -> str:
+    """A part of the status line as text, never markup nor a terminal's command."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(escape_controls(text))

@@ -1,5 +1,6 @@
 """While a live response is awaited: the seconds waited, and how much of the prompt the
-server has read when it says (llama-server's `prompt_progress`, as `PromptProgress`).
+server has read when it says (llama-server's `prompt_progress`, as `PromptProgress`); and
+when a response that had begun stalls (`ResponseStalled`), the seconds without data.
 
 Between a request and its first piece nothing moves on screen; on a local model reading
 a long prompt that is many seconds. `ResponseWait` keeps what the status line should say
@@ -17,6 +18,7 @@ from airline_agent.agent.events import (
     PromptProgress,
     ReasoningDelta,
     RequestSent,
+    ResponseStalled,
     TextDelta,
     ToolCallDelta,
     TurnFinished,
@@ -35,11 +37,17 @@ class ResponseWait:
         self.request: int | None = None  # the request awaited; None: nothing awaited
         self.since = 0.0
         self.progress: PromptProgress | None = None
+        self.stalled: ResponseStalled | None = None  # the answer had begun, then stopped
 
     def observe(self, event: ShownEvent) -> None:
         match event:
             case RequestSent(request=request):
                 self.request, self.since, self.progress = request, self.clock(), None
+                self.stalled = None
+            case ResponseStalled(received=received) as stalled if received:
+                self.request, self.since = stalled.request, self.clock() - stalled.silent_s
+                self.stalled = stalled
+                self.tick()
             case PromptProgress() as progress if progress.request == self.request:
                 self.progress = progress
                 self.tick()
@@ -50,12 +58,14 @@ class ResponseWait:
 
     def stop(self, activity: str = "") -> None:
         if self.request is not None:
-            self.request = None
+            self.request, self.stalled = None, None
             self.show(activity)
 
     def describe(self) -> str:
         """'waiting 4 s for response #2 · prompt 1,024 of 2,874 tokens read (512 cached)'."""
         seconds = int(self.clock() - self.since)
+        if self.stalled is not None:
+            return f"response #{self.request} stalled: no data for {seconds} s · esc cancels"
         text = f"waiting {seconds} s for response #{self.request}"
         progress = self.progress
         if progress is not None:

@@ -126,3 +126,27 @@ async def test_a_new_conversation_starts_bound_to_the_sessions_customer_only(db:
         assert agent.conversation.customer == OMAR
     finally:
         database.close()
+
+
+async def test_a_new_conversation_for_nobody_acts_for_nobody(db: Path) -> None:
+    """Issue 19 item 23: `new_conversation(customer=None)` kept the previous customer (the
+    mutant `self.customer = customer or self.customer` passed the whole suite). Told
+    "nobody", the new conversation and the ones after it act for nobody: no customer in
+    the prompt, and Emma's reservation is not hers to cancel in it."""
+    database = open_existing_database(db)
+    try:
+        cancel = call("cancel_reservation", "c", reservation_id="EHGLP3", reason="change_of_plan")
+        agent = session(database, customer=EMMA)
+        assert agent.conversation.customer == EMMA
+        agent.new_conversation(customer=None)
+        assert agent.customer is None and agent.conversation.customer is None
+        assert EMMA not in agent.system_prompt
+        agent.backend.load([ScriptedResponse(tool_calls=(cancel,)), ScriptedResponse("Done.")])  # type: ignore[attr-defined]
+        events = await run_turn(agent, "Cancel EHGLP3.")
+        assert not of_type(events, CustomerBound)
+        [refused] = of_type(events, ToolFinished)
+        assert refused.error == "PERMISSION_DENIED"
+        agent.new_conversation()  # and the next one, made without a word, too
+        assert agent.conversation.customer is None
+    finally:
+        database.close()

@@ -18,6 +18,7 @@ from airline_agent.agent.events import (
 from airline_agent.agent.history import problems
 from airline_agent.agent.loop import AgentSession, LoopOptions
 from airline_agent.domain.clock import Clock
+from airline_agent.tools.conversation import ToolConversation
 from tests.support.events import of_type, run_turn
 
 
@@ -94,3 +95,35 @@ async def test_a_declined_write_changes_nothing(toolbox):
         "get_reservation_details", {"reservation_id": "EHGLP3"}, session.conversation
     ).result
     assert status.get("status") != "cancelled"
+
+
+async def test_a_reservation_is_not_read_for_a_customer_who_only_said_hi(toolbox):
+    """Issue 19 §4, through the loop: before the customer gives a user id, the model's
+    lookup of someone's reservation is refused, and the model never sees its passengers,
+    dates of birth or payment ids; once the customer gives the owner's id, it is read."""
+    showcase = toolbox.call(
+        "get_reservation_details", {"reservation_id": "EHGLP3"}, ToolConversation()
+    ).result  # an operator's look, to know what must not leak
+    private = [p[key] for p in showcase["passengers"] for key in ("first_name", "dob")]
+    private += [line["payment_id"] for line in showcase["payment_history"]]
+    lookup = call("get_reservation_details", "r", reservation_id="EHGLP3")
+    backend = ScriptedBackend(
+        [
+            ScriptedResponse(tool_calls=(lookup,)),
+            ScriptedResponse("Could you give me your user id?"),
+            ScriptedResponse(tool_calls=(lookup,)),
+            ScriptedResponse("Found it."),
+        ]
+    )
+    session = AgentSession(backend, toolbox, LoopOptions())
+    first = await run_turn(session, "hi")
+    [refused] = of_type(first, ToolFinished)
+    assert refused.error == "PERMISSION_DENIED", refused.result
+    sent = backend.requests[1]["messages"][-1]
+    assert sent["role"] == "tool" and "ask for their user id" in sent["content"]
+    for secret in private:
+        assert secret not in json.dumps(backend.requests[1]["messages"])
+    second = await run_turn(session, "My user id is emma_kim_9957.")
+    [read] = of_type(second, ToolFinished)
+    assert read.error is None and read.result["passengers"] == showcase["passengers"]
+    assert session.conversation.customer is None  # a reservation read binds nobody

@@ -14,6 +14,8 @@ sent in the next request is valid.
     server.stream(content="never", held=True)   # answers only after release() (a cancel test)
     server.wait_for_requests(1)                 # the client's first request has arrived
     server.stream(content="…", cut_after=200)   # sends 200 bytes of the body, then hangs up
+    server.stream(content="…", stall_after=200) # sends 200 bytes, then nothing until
+    server.end_stalls()                         # …this (or close): then it hangs up
     ...
     server.requests[1]["messages"]              # what the client sent second
     server.close()
@@ -55,6 +57,7 @@ class Reply:
     delay: float = 0.0  # seconds to wait before answering
     cut_after: int | None = None  # bytes of the body to send before hanging up
     held: bool = False  # wait for ChatServer.release() (or close) before answering
+    stall_after: int | None = None  # bytes to send, then silence until end_stalls(), then hang up
 
 
 def usage_body(usage: UsageSpec) -> dict[str, Any] | None:
@@ -184,6 +187,7 @@ class ChatServer:
         self._received = threading.Condition(self._lock)
         self._stopping = threading.Event()
         self._released = threading.Event()
+        self._stalls_over = threading.Event()
         self._next_id = 1
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -211,9 +215,22 @@ class ChatServer:
         delay: float = 0.0,
         cut_after: int | None = None,
         held: bool = False,
+        stall_after: int | None = None,
     ) -> None:
         data = body.encode() if isinstance(body, str) else body
-        self.queue(Reply(status, data, content_type, dict(headers or {}), delay, cut_after, held))
+        headers = dict(headers or {})
+        self.queue(
+            Reply(
+                status,
+                data,
+                content_type,
+                headers,
+                delay,
+                cut_after,
+                held=held,
+                stall_after=stall_after,
+            )
+        )
 
     def json(self, body: Any, *, status: int = 200, **options: Any) -> None:
         self.raw(json.dumps(body), status=status, **options)
@@ -321,9 +338,14 @@ class ChatServer:
         """Let the `held` replies go out."""
         self._released.set()
 
+    def end_stalls(self) -> None:
+        """Let every stalled reply go on: each then hangs up, as a dead stream does."""
+        self._stalls_over.set()
+
     def close(self) -> None:
         self._stopping.set()
         self._released.set()  # a held reply is dropped, not sent
+        self._stalls_over.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -368,14 +390,17 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Content-Length", str(len(reply.body)))
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
-                if reply.cut_after is not None:
+                cut = reply.cut_after if reply.stall_after is None else reply.stall_after
+                if cut is not None:
                     self.send_header("Connection", "close")
                 self.end_headers()
-                if reply.cut_after is None:
+                if cut is None:
                     self.wfile.write(reply.body)
                     return
-                self.wfile.write(reply.body[: reply.cut_after])
+                self.wfile.write(reply.body[:cut])
                 self.wfile.flush()
+                if reply.stall_after is not None:
+                    server._stalls_over.wait()
                 self.close_connection = True
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client gave up (a timeout test)

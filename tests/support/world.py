@@ -11,7 +11,9 @@ trip (RTRIP1).
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
@@ -310,3 +312,15 @@ def make_world_db(path: Path, data: dict | None = None) -> Database:
     database = Database.create(path)
     import_tau2(database, copy.deepcopy(data if data is not None else world()))
     return database
+
+
+_Result = TypeVar("_Result")
+
+
+def written(
+    database: Database, operation: Callable[..., _Result], *args: object, **kwargs: object
+) -> _Result:
+    """A write operation in a transaction of its own, as a tool call without the guard
+    runs it (the toolbox opens the transaction, the operation writes in it)."""
+    with database.write() as session:
+        return operation(session, *args, **kwargs)

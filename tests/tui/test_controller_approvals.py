@@ -66,3 +66,27 @@ async def test_playback_answers_each_write_and_the_saved_scenario_replays(
     report = await replay_scenario_async(load_scenario(saved), path=saved)
     assert report.status == "passed", report.why()
     assert [f"{c.kind}/{c.key}" for c in report.changes] == ["reservations/GWL0HE"]
+
+
+async def test_a_saved_scenario_too_large_to_replay_is_said_so(tmp_path: Path, monkeypatch) -> None:
+    """Issue 19 item 15: the TUI's `s` saves the file whole and warns when `replay` would
+    refuse it (here under a limit a test can reach)."""
+    from airline_agent.scenarios import yaml_text
+
+    library = tmp_path / "library"
+    library.mkdir()
+    (library / "mixed-answers.yaml").write_text(SCENARIO)
+    controller = AgentController(Settings(), library=library)
+    warned: list[str] = []
+    controller.warn = warned.append
+    await controller.start_scenario("mixed-answers")
+    try:
+        while (message := controller.run.next_customer_message()) is not None:
+            [event async for event in controller.run.run_turn(message)]
+        monkeypatch.setattr(yaml_text, "MAX_FILE_BYTES", 1024)
+        saved = controller.save_scenario(tmp_path / "saved.yaml")
+    finally:
+        controller.close()
+    assert saved.stat().st_size > 1024
+    [warning] = warned
+    assert "1 KiB" in warning and "will refuse it" in warning

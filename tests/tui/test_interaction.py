@@ -72,7 +72,7 @@ async def test_approval_approves_only_the_calls_left_checked() -> None:
     app = AirlineApp(two_writes_controller(), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         modal = await _reach_approval(pilot, app)
-        modal.query_one("#approve-call_3_1", Checkbox).value = False
+        modal.query_one("#approve-1", Checkbox).value = False  # the second call's box
         await pilot.press("y")
         decision = await asyncio.wait_for(app.controller.approvals[0].decision, 5)
         assert decision.approved == {"call_3_0": True, "call_3_1": False}

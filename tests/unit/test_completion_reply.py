@@ -1,5 +1,6 @@
 """A non-streamed response read whole (agent/streaming.py `reply_from_completion`): every
-field of the reply, made-up call ids, arguments sent as an object, escaped lone
+field of the reply, calls without an id kept without one (the loop gives them theirs),
+arguments sent as an object, escaped lone
 surrogates in arguments, and the exact words for a body that is not a completion. The
 mutation profile (docs/mutation.md) found these read by no test of its selection."""
 
@@ -45,8 +46,8 @@ def test_a_completion_gives_every_field_of_the_reply() -> None:
         content="Looking.",
         tool_calls=(
             ToolCall("c1", "get_user_details", '{"user_id": "u"}'),
-            ToolCall("call_1", "calculate", '{"expression": "1+1"}'),  # id by position
-            ToolCall("call_2", "", ""),
+            ToolCall("", "calculate", '{"expression": "1+1"}'),  # the loop gives it an id
+            ToolCall("", "", ""),
         ),
         reasoning="Two lookups.",
         finish_reason="tool_calls",
@@ -69,11 +70,10 @@ def test_a_completion_made_from_a_script_is_marked_generated() -> None:
     [
         ("Bad gateway", "Bad gateway"),
         ({"object": "list", "data": []}, "{'object': 'list', 'data': []}"),
-        ({"choices": []}, "{'choices': []}"),
         ({"choices": [{"index": 0}]}, "{'choices': [{'index': 0}]}"),
         ("x" * 300, "x" * 119 + "…"),
     ],
-    ids=["text", "a-list", "no-choices", "a-choice-without-message", "long"],
+    ids=["text", "a-list", "a-choice-without-message", "long"],
 )
 def test_a_body_that_is_not_a_completion_is_refused_with_its_beginning(
     body: object, began: str
@@ -82,6 +82,16 @@ def test_a_body_that_is_not_a_completion_is_refused_with_its_beginning(
         reply_from_completion(body)
     assert refused.value.message == "The server's answer was not a chat completion."
     assert refused.value.hint == HINT + repr(began)
+
+
+def test_a_completion_without_choices_says_so() -> None:
+    """Issue 19 item 13: `choices: []` is a completion that holds no reply, said as such."""
+    with pytest.raises(NotACompletion) as refused:
+        reply_from_completion({"id": "x", "choices": []})
+    assert refused.value.message == (
+        "The server answered a completion with no choices (`choices: []`), so there is no "
+        """reply: '{"id": "x", "choices": []}'."""
+    )
 
 
 def test_arguments_with_an_escaped_lone_surrogate_are_rewritten_without_it() -> None:

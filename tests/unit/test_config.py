@@ -78,3 +78,19 @@ def test_a_clock_that_is_not_a_date_time_is_refused(monkeypatch: pytest.MonkeyPa
     result = CliRunner().invoke(app, ["call", "list_all_airports"])
     assert result.exit_code == 2
     assert "AIRLINE_AGENT_NOW" in result.output
+
+
+def test_the_timeout_and_the_stall_notice_are_read_and_reach_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 19 item 12: both documented in the README's configuration table."""
+    from airline_agent.agent.options import LoopOptions
+
+    monkeypatch.setenv("AIRLINE_AGENT_TIMEOUT", "120")
+    monkeypatch.setenv("AIRLINE_AGENT_STALL_NOTICE", "5")
+    settings = load_settings()
+    assert (settings.timeout, settings.stall_notice) == (120.0, 5.0)
+    assert LoopOptions.from_settings(settings).stall_notice == 5.0
+    monkeypatch.setenv("AIRLINE_AGENT_STALL_NOTICE", "0")
+    with pytest.raises(SettingsError, match="AIRLINE_AGENT_STALL_NOTICE"):
+        load_settings()

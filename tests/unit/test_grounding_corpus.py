@@ -1,11 +1,17 @@
 """The grounding check on a corpus of honest and invented replies: recall and precision.
 
 Goal (issue 12 §2): recall ≥ 90 % on the inventions, precision ≥ 95 % on honest replies.
-Measured on tests/unit/grounding_corpus.py (56 honest replies; 48 invented replies making
-71 inventions): recall 70/71 = 98.6 % (the miss: an hour equal to the clock's), 56/56
-honest replies raise nothing (100 %), and 70/70 findings are real inventions (100 %).
-The check before issue 12 (values only, the system prompt as evidence) caught 16/71
-(22.5 %), and of the real reply only HAT002.
+Measured on tests/unit/grounding_corpus.py (78 honest replies; 73 invented replies making
+96 inventions): recall 95/96 = 99.0 % (the miss: an hour equal to the clock's), 78/78
+honest replies raise nothing (100 %), and 95/95 findings are real inventions (100 %).
+Issue 19 item 21 added the claims of every other write (cabin, payment, insurance or a
+passenger with a booking) and of what no tool may do (a bag, insurance or a passenger
+removed, a basic-economy flight or the route changed, a refund elsewhere, a fee waived, a
+discount, a seat, an email, a profile change, a meal, a hold): 22 honest look-alikes and
+25 inventions. The check before it caught 36 of the corpus's 59 claimed actions (recall
+72/96 = 75.0 %, 78/78 honest clean, 72/72 findings real); before issue 12 (values only,
+the system prompt as evidence) it caught 16 of the 71 inventions then in the corpus, and
+of the real reply only HAT002.
 The corpus was written together with the check, so these figures flatter it: they show
 that each kind is caught and that the look-alike honest phrasings are not, not how often
 a real model's inventions take one of these shapes.
@@ -20,26 +26,10 @@ import pytest
 from airline_agent.agent.grounding import Evidence, Finding, ground_reply
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.domain.clock import Clock
+from airline_agent.tools.toolbox import tool_names
 from tests.unit.grounding_corpus import HONEST, INVENTED, REAL_REPLY, Case
 
-TOOL_NAMES = frozenset(
-    {
-        "get_user_details",
-        "get_reservation_details",
-        "list_all_airports",
-        "search_direct_flight",
-        "search_onestop_flight",
-        "get_flight_status",
-        "calculate",
-        "transfer_to_human_agents",
-        "book_reservation",
-        "cancel_reservation",
-        "update_reservation_flights",
-        "update_reservation_baggages",
-        "update_reservation_passengers",
-        "send_certificate",
-    }
-)
+TOOL_NAMES = frozenset(tool_names())  # the registry's, as the loop passes them
 
 
 def evidence_of(case: Case) -> Evidence:

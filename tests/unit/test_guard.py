@@ -75,6 +75,44 @@ def test_privacy_an_agent_looks_up_only_a_user_id_the_customer_gave(world_db) ->
     assert tools.call("get_user_details", {"user_id": EMMA}).ok
 
 
+def test_privacy_an_agent_reads_a_reservation_only_once_the_customer_gave_its_owners_user_id(
+    world_db,
+) -> None:
+    """Issue 19 §4: a reservation holds passenger names, dates of birth and payment ids,
+    as private as a profile. Before anyone is bound, the agent reads one only when the
+    customer has given the user id of its owner; an unknown id is refused alike (no
+    telling which ids exist)."""
+    tools = toolbox(world_db)
+    tools.conversation.hears_customer = True
+    refusal = (
+        "the customer has not given the user id of the owner of reservation {} in this "
+        "conversation: ask for their user id before looking up a reservation"
+    )
+    for said in ("hi", "Hello, I am Emma Kim."):  # a greeting, then only a name
+        tools.conversation.customer_said(said)
+        for asked, shown in (("EHGLP3", "EHGLP3"), (" ehglp3", "EHGLP3"), ("ZZZ999", "ZZZ999")):
+            denied = tools.call("get_reservation_details", {"reservation_id": asked})
+            assert denied.error == "PERMISSION_DENIED", denied.result
+            assert denied.result["message"] == refusal.format(shown)
+            for private in ("Evelyn", "Taylor", "1965-01-16", "credit_card_5832574"):
+                assert private not in denied.content()
+    tools.conversation.customer_said("My user id is emma_kim_9957.")
+    allowed = tools.call("get_reservation_details", {"reservation_id": "EHGLP3"})
+    assert allowed.ok and allowed.result["user_id"] == EMMA
+    assert allowed.bound_customer is None  # only a profile looked up binds (I1)
+    # Giving one user id opens that customer's reservations, not another's.
+    denied = tools.call("get_reservation_details", {"reservation_id": "ECON01"})
+    assert denied.error == "PERMISSION_DENIED"
+    assert denied.result["message"] == refusal.format("ECON01")
+
+
+def test_privacy_an_operators_one_off_call_reads_any_reservation(world_db) -> None:
+    """`call get_reservation_details` without `--as`: nobody talks, nothing to give."""
+    tools = toolbox(world_db)
+    assert not tools.conversation.hears_customer
+    assert tools.call("get_reservation_details", {"reservation_id": "EHGLP3"}).ok
+
+
 def test_privacy_a_bound_conversation_reads_only_its_customers_records(world_db) -> None:
     tools = toolbox(world_db, acting_user=NOAH)
     profile = tools.call("get_user_details", {"user_id": EMMA})

@@ -14,7 +14,7 @@ from airline_agent.domain.db import Database
 from airline_agent.domain.errors import Conflict
 from airline_agent.domain.operations import FlightRef, PassengerDetails
 from airline_agent.domain.schema import PaymentMethod
-from tests.support.world import make_world_db, world
+from tests.support.world import make_world_db, world, written
 
 
 def stored_positions(database: Database, user_id: str) -> list[tuple[str, int]]:
@@ -27,8 +27,8 @@ def stored_positions(database: Database, user_id: str) -> list[tuple[str, int]]:
 
 def test_certificates_are_added_last_in_the_profile_with_the_next_free_id(world_db) -> None:
     before = list(operations.get_user(world_db, "noah_lee_1001")["payment_methods"])
-    first = operations.send_certificate(world_db, user_id="noah_lee_1001", amount=50)
-    second = operations.send_certificate(world_db, user_id="noah_lee_1001", amount=12.5)
+    first = written(world_db, operations.send_certificate, user_id="noah_lee_1001", amount=50)
+    second = written(world_db, operations.send_certificate, user_id="noah_lee_1001", amount=12.5)
     assert first == "Certificate certificate_3221322 added to user noah_lee_1001 with amount 50."
     assert second == (
         "Certificate certificate_3221323 added to user noah_lee_1001 with amount 12.5."
@@ -53,15 +53,16 @@ def test_a_certificate_for_a_customer_without_payment_methods_is_their_first(
     data["users"]["zoe_park_3003"] = dict(user, payment_methods={}, reservations=[])
     database = make_world_db(tmp_path / "world.db", data)
     try:
-        operations.send_certificate(database, user_id="zoe_park_3003", amount=100)
+        written(database, operations.send_certificate, user_id="zoe_park_3003", amount=100)
         assert stored_positions(database, "zoe_park_3003") == [("certificate_3221322", 0)]
     finally:
         database.close()
 
 
 def test_update_passengers_replaces_the_details_that_changed(world_db) -> None:
-    result = operations.update_passengers(
+    result = written(
         world_db,
+        operations.update_passengers,
         reservation_id="RTRIP1",
         passengers=[
             PassengerDetails("Noah", "Lee", "1980-01-01"),
@@ -78,8 +79,9 @@ def test_update_passengers_replaces_the_details_that_changed(world_db) -> None:
 
 def test_update_passengers_with_another_number_of_passengers_is_refused(world_db) -> None:
     with pytest.raises(Conflict) as refused:
-        operations.update_passengers(
+        written(
             world_db,
+            operations.update_passengers,
             reservation_id="RTRIP1",
             passengers=[PassengerDetails("Noah", "Lee", "1980-01-01")],
         )
@@ -91,8 +93,9 @@ def test_update_passengers_with_another_number_of_passengers_is_refused(world_db
 def test_a_flight_change_to_more_segments_adds_them_after_the_kept_ones(world_db) -> None:
     # NEW001: one economy segment, HAT050 on the 20th at 100, one passenger. Today's
     # economy price of HAT156 on the 20th is 172 and of HAT021 170.
-    result = operations.update_flights(
+    result = written(
         world_db,
+        operations.update_flights,
         reservation_id="NEW001",
         cabin="economy",
         flights=[FlightRef("HAT050", "2024-05-20"), FlightRef("HAT021", "2024-05-20")],

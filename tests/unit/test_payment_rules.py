@@ -21,7 +21,7 @@ from airline_agent.domain.errors import Conflict, NotFound
 from airline_agent.domain.operations import FlightRef, PassengerDetails, PaymentLine
 from airline_agent.domain.operations.payments import charge_for_update
 from airline_agent.domain.schema import Payment, PaymentMethod
-from tests.support.world import CLOCK, make_world_db, world
+from tests.support.world import CLOCK, make_world_db, world, written
 
 NOAH = "noah_lee_1001"
 
@@ -31,8 +31,9 @@ def passengers(count: int) -> list[PassengerDetails]:
 
 
 def book(database: Database, flights: list[FlightRef], lines: list[PaymentLine], count: int = 1):
-    return operations.book_reservation(
+    return written(
         database,
+        operations.book_reservation,
         CLOCK,
         user_id=NOAH,
         origin="PHX",
@@ -157,10 +158,10 @@ def test_an_empty_gift_card_pays_nothing_and_stays_empty(changed_world) -> None:
 
 
 def test_a_reservation_is_cancelled_once(world_db) -> None:
-    cancelled = operations.cancel_reservation(world_db, "ECON01")
+    cancelled = written(world_db, operations.cancel_reservation, "ECON01")
     assert cancelled["status"] == "cancelled"
     with pytest.raises(Conflict) as refused:
-        operations.cancel_reservation(world_db, "ECON01")
+        written(world_db, operations.cancel_reservation, "ECON01")
     assert str(refused.value) == "Reservation ECON01 is already cancelled"
     assert len(operations.get_reservation(world_db, "ECON01")["payment_history"]) == 2
 
@@ -194,8 +195,9 @@ def test_a_gift_card_pays_a_change_up_to_its_whole_balance() -> None:
 
 def test_a_bag_change_names_the_gift_card_that_cannot_pay(world_db) -> None:
     with pytest.raises(Conflict) as refused:
-        operations.update_baggages(
+        written(
             world_db,
+            operations.update_baggages,
             reservation_id="ECON01",
             total_baggages=3,
             nonfree_baggages=2,
@@ -209,8 +211,9 @@ def test_the_first_payment_line_of_a_reservation_is_at_position_zero(changed_wor
     data["reservations"]["ECON01"]["payment_history"] = []
     database = open_world(changed_world)
     try:
-        operations.update_baggages(
+        written(
             database,
+            operations.update_baggages,
             reservation_id="ECON01",
             total_baggages=2,
             nonfree_baggages=1,
@@ -228,8 +231,9 @@ def test_the_first_payment_line_of_a_reservation_is_at_position_zero(changed_wor
 def change_rtrip1(database: Database, payment_id: str = "credit_card_1111111") -> dict:
     """RTRIP1 (two passengers, HAT050 on the 17th at 160 and HAT200 on the 19th at 170):
     keep the first segment, the second moves to the 20th (174)."""
-    return operations.update_flights(
+    return written(
         database,
+        operations.update_flights,
         reservation_id="RTRIP1",
         cabin="economy",
         flights=[FlightRef("HAT050", "2024-05-17"), FlightRef("HAT200", "2024-05-20")],
@@ -268,8 +272,9 @@ def test_a_flight_change_without_enough_seats_is_refused(changed_world) -> None:
 
 def test_a_flight_change_to_a_flight_not_available_that_day_is_refused(world_db) -> None:
     with pytest.raises(Conflict) as refused:
-        operations.update_flights(
+        written(
             world_db,
+            operations.update_flights,
             reservation_id="ECON01",
             cabin="economy",
             flights=[FlightRef("HAT300", "2024-05-18")],
@@ -281,8 +286,9 @@ def test_a_flight_change_to_a_flight_not_available_that_day_is_refused(world_db)
 def test_a_flight_change_names_the_gift_card_that_cannot_pay(world_db) -> None:
     # NEW001: HAT050 on the 20th at 100 in economy, one passenger; 421 in business.
     with pytest.raises(Conflict) as refused:
-        operations.update_flights(
+        written(
             world_db,
+            operations.update_flights,
             reservation_id="NEW001",
             cabin="business",
             flights=[HAT050],
@@ -293,8 +299,9 @@ def test_a_flight_change_names_the_gift_card_that_cannot_pay(world_db) -> None:
 
 def test_a_flight_change_at_the_same_price_adds_no_payment_line(world_db) -> None:
     # BIZ001: HAT050 on the 19th in business at 400; the 19th's business price is 420.
-    same = operations.update_flights(
+    same = written(
         world_db,
+        operations.update_flights,
         reservation_id="BIZ001",
         cabin="business",
         flights=[FlightRef("HAT050", "2024-05-19")],

@@ -15,6 +15,9 @@ import pytest
 
 from airline_agent.domain import policy
 from airline_agent.domain.errors import PolicyViolation
+from airline_agent.domain.operations import PassengerDetails
+from airline_agent.domain.policy import SegmentFacts
+from airline_agent.domain.schema import PaymentMethod, Reservation, ReservationFlight
 
 NOW = datetime.fromisoformat("2024-05-15T15:00:00")
 
@@ -27,30 +30,46 @@ def refusal(check: Callable[..., None], *args: Any) -> tuple[str, str]:
     return raised.value.rule, raised.value.why
 
 
-def reservation(**changes: Any) -> dict[str, Any]:
-    """A one-way economy PHX → JFK via SEA for two, uninsured, booked 2024-05-01."""
+def reservation(**changes: Any) -> Reservation:
+    """A one-way economy PHX → JFK via SEA (SEGMENTS) for two, uninsured, booked 2024-05-01."""
     base: dict[str, Any] = {
         "reservation_id": "ABC123",
+        "user_id": "ana_silva_1000",
         "origin": "PHX",
         "destination": "JFK",
         "flight_type": "one_way",
         "cabin": "economy",
-        "flights": [
-            {"flight_number": "HAT156", "date": "2024-05-20"},
-            {"flight_number": "HAT021", "date": "2024-05-20"},
-        ],
-        "passengers": [{"first_name": "A"}, {"first_name": "B"}],
         "created_at": "2024-05-01T10:00:00",
         "insurance": "no",
         "total_baggages": 2,
         "nonfree_baggages": 1,
     }
     base.update(changes)
-    return base
+    return Reservation(**base)
 
 
-def leg(number: str, origin: str, destination: str, date: str = "2024-05-21") -> dict[str, str]:
-    return {"flight_number": number, "date": date, "origin": origin, "destination": destination}
+def _segment(position: int, number: str, origin: str, destination: str) -> ReservationFlight:
+    return ReservationFlight(
+        reservation_id="ABC123",
+        position=position,
+        flight_number=number,
+        date="2024-05-20",
+        origin=origin,
+        destination=destination,
+        price=100,
+    )
+
+
+SEGMENTS = [_segment(0, "HAT156", "PHX", "SEA"), _segment(1, "HAT021", "SEA", "JFK")]
+PASSENGERS = 2  # of `reservation()`
+
+
+def leg(number: str, origin: str, destination: str, date: str = "2024-05-21") -> SegmentFacts:
+    return SegmentFacts(number, date, origin, destination, "08:00:00", "available")
+
+
+def _change(res: Reservation, cabin: str, flights: list[SegmentFacts], flown: bool) -> None:
+    policy.check_flight_change(res, SEGMENTS, cabin, flights, flown)
 
 
 # ---------------------------------------------------------------- prices (B5, B6)
@@ -93,10 +112,9 @@ def test_b6_insurance_is_30_per_passenger_when_taken() -> None:
 
 
 def test_departure_is_the_segment_date_at_the_scheduled_time() -> None:
-    segment = {"date": "2024-05-16"}
-    assert policy.departure(segment, "07:30:00") == datetime(2024, 5, 16, 7, 30)
-    assert policy.departure(segment, None) == datetime(2024, 5, 16)
-    assert policy.departure({"date": "2024-13-40"}, "07:30:00") is None
+    assert policy.departure("2024-05-16", "07:30:00") == datetime(2024, 5, 16, 7, 30)
+    assert policy.departure("2024-05-16", None) == datetime(2024, 5, 16)
+    assert policy.departure("2024-13-40", "07:30:00") is None
 
 
 @pytest.mark.parametrize(
@@ -115,25 +133,21 @@ def test_a_segment_has_flown_by_its_status_or_by_the_clock(
     status: str, departs: str, flown: bool
 ) -> None:
     date, time = departs.split("T")
-    later = {"date": "2024-05-25"}
-    assert (
-        policy.has_flown([{"date": date}, later], [status, "available"], [time, "08:00:00"], NOW)
-        is flown
-    )
+    later = _day("2024-05-25", "available", "08:00:00")
+    assert policy.has_flown([_day(date, status, time), later], NOW) is flown
+
+
+def _day(date: str, status: str | None, departure_time: str | None) -> SegmentFacts:
+    return SegmentFacts("HAT001", date, "PHX", "JFK", departure_time, status)
 
 
 def test_a_segment_with_an_unreadable_date_is_not_counted_as_flown() -> None:
-    assert policy.has_flown([{"date": "someday"}], ["available"], ["08:00:00"], NOW) is False
+    assert policy.has_flown([_day("someday", "available", "08:00:00")], NOW) is False
 
 
 def test_a_cancelled_segment_does_not_hide_a_flown_one_after_it() -> None:
-    segments = [{"date": "2024-05-14"}, {"date": "2024-05-15"}]
-    assert policy.has_flown(segments, ["cancelled", "landed"], ["08:00:00", "09:00:00"], NOW)
-
-
-def test_the_facts_must_be_one_per_segment() -> None:
-    with pytest.raises(ValueError):
-        policy.has_flown([{"date": "2024-05-20"}] * 2, ["available"], ["08:00:00"], NOW)
+    segments = [_day("2024-05-14", "cancelled", "08:00:00"), _day("2024-05-15", "landed", None)]
+    assert policy.has_flown(segments, NOW)
 
 
 # ---------------------------------------------------------------- booking (B1–B5)
@@ -160,7 +174,7 @@ def test_b2_cabin_is_one_of_three() -> None:
     )
 
 
-PERSON = {"first_name": "Ana", "last_name": "Silva", "dob": "1990-01-01"}
+PERSON = PassengerDetails("Ana", "Silva", "1990-01-01")
 
 
 def test_b3_one_to_five_complete_passengers() -> None:
@@ -173,28 +187,33 @@ def test_b3_one_to_five_complete_passengers() -> None:
         "B3",
         "at most 5 passengers per reservation, 6 given",
     )
-    incomplete = [PERSON, {"first_name": "Leo", "last_name": " ", "dob": ""}]
+    incomplete = [PERSON, PassengerDetails("Leo", " ", "")]
     assert refusal(policy.check_passengers, incomplete) == (
         "B3",
         "passenger 2 has no last_name, dob",
     )
-    assert refusal(policy.check_passengers, [{"last_name": "Silva", "dob": "1990-01-01"}]) == (
+    assert refusal(policy.check_passengers, [PassengerDetails("", "Silva", "1990-01-01")]) == (
         "B3",
         "passenger 1 has no first_name",
     )
 
 
+def _method(position: int, payment_id: str) -> PaymentMethod:
+    source = payment_id.rsplit("_", 1)[0]
+    return PaymentMethod(user_id="u", payment_id=payment_id, position=position, source=source)
+
+
 PROFILE = {
-    "credit_card_1": {"source": "credit_card"},
-    "credit_card_2": {"source": "credit_card"},
-    "certificate_1": {"source": "certificate"},
-    "certificate_2": {"source": "certificate"},
-    **{f"gift_card_{n}": {"source": "gift_card"} for n in range(1, 5)},
+    payment_id: _method(position, payment_id)
+    for position, payment_id in enumerate(
+        ["credit_card_1", "credit_card_2", "certificate_1", "certificate_2"]
+        + [f"gift_card_{n}" for n in range(1, 5)]
+    )
 }
 
 
-def _lines(*payment_ids: str) -> list[dict[str, Any]]:
-    return [{"payment_id": payment_id, "amount": 10} for payment_id in payment_ids]
+def _lines(*payment_ids: str) -> list[str]:
+    return list(payment_ids)
 
 
 def test_b4_payment_mix_and_profile() -> None:
@@ -235,31 +254,31 @@ NEXT_DAY = [leg("HAT156", "PHX", "SEA"), leg("HAT021", "SEA", "JFK")]
 
 def test_m4_a_cabin_change_of_the_same_flights_passes_in_any_cabin() -> None:
     for cabin in ("economy", "business"):
-        policy.check_flight_change(reservation(cabin="basic_economy"), cabin, SAME, False)
-    policy.check_flight_change(reservation(), "basic_economy", SAME, False)
-    policy.check_flight_change(reservation(cabin="basic_economy"), "basic_economy", SAME, True)
+        _change(reservation(cabin="basic_economy"), cabin, SAME, False)
+    _change(reservation(), "basic_economy", SAME, False)
+    _change(reservation(cabin="basic_economy"), "basic_economy", SAME, True)
 
 
 def test_m4_no_cabin_change_once_a_segment_has_flown() -> None:
     for flights in (SAME, NEXT_DAY):
-        assert refusal(policy.check_flight_change, reservation(), "business", flights, True) == (
+        assert refusal(_change, reservation(), "business", flights, True) == (
             "M4",
             "the cabin cannot change once a segment has flown",
         )
 
 
 def test_m4_with_new_flights_the_new_cabin_decides() -> None:
-    policy.check_flight_change(reservation(cabin="basic_economy"), "economy", NEXT_DAY, False)
-    policy.check_flight_change(reservation(), "business", NEXT_DAY, False)
-    policy.check_flight_change(reservation(), "economy", NEXT_DAY, True)  # flights only
+    _change(reservation(cabin="basic_economy"), "economy", NEXT_DAY, False)
+    _change(reservation(), "business", NEXT_DAY, False)
+    _change(reservation(), "economy", NEXT_DAY, True)  # flights only
     assert refusal(
-        policy.check_flight_change,
+        _change,
         reservation(cabin="basic_economy"),
         "basic_economy",
         NEXT_DAY,
         False,
     ) == ("M1", "basic economy flights cannot be changed")
-    assert refusal(policy.check_flight_change, reservation(), "basic_economy", NEXT_DAY, False) == (
+    assert refusal(_change, reservation(), "basic_economy", NEXT_DAY, False) == (
         "M1",
         "basic economy flights cannot be changed "
         "(a call that changes the cabin too is judged by the new cabin)",
@@ -283,10 +302,10 @@ def test_m4_with_new_flights_the_new_cabin_decides() -> None:
     ids=["no-flight", "other-origin", "gap", "other-destination"],
 )
 def test_m2_a_one_way_keeps_origin_destination_and_connections(
-    flights: list[dict[str, str]], why: str
+    flights: list[SegmentFacts], why: str
 ) -> None:
     for cabin in ("economy", "business"):  # with or without a cabin change
-        assert refusal(policy.check_flight_change, reservation(), cabin, flights, False) == (
+        assert refusal(_change, reservation(), cabin, flights, False) == (
             "M2",
             why,
         )
@@ -298,14 +317,14 @@ ROUND_TRIP_WHY = "a round trip must still go PHX → JFK → PHX"
 
 def test_m2_a_round_trip_goes_there_and_back() -> None:
     there_and_back = [leg("HAT050", "PHX", "JFK"), leg("HAT200", "JFK", "PHX", "2024-05-25")]
-    policy.check_flight_change(ROUND_TRIP, "economy", there_and_back, False)
+    _change(ROUND_TRIP, "economy", there_and_back, False)
     not_back = [leg("HAT050", "PHX", "JFK"), leg("HAT060", "JFK", "ATL", "2024-05-25")]
-    assert refusal(policy.check_flight_change, ROUND_TRIP, "economy", not_back, False) == (
+    assert refusal(_change, ROUND_TRIP, "economy", not_back, False) == (
         "M2",
         ROUND_TRIP_WHY,
     )
     not_there = [leg("HAT156", "PHX", "SEA"), leg("HAT157", "SEA", "PHX", "2024-05-25")]
-    assert refusal(policy.check_flight_change, ROUND_TRIP, "economy", not_there, False) == (
+    assert refusal(_change, ROUND_TRIP, "economy", not_there, False) == (
         "M2",
         ROUND_TRIP_WHY,
     )
@@ -341,8 +360,8 @@ def test_m5_bags_may_stay_or_grow_never_shrink() -> None:
 
 
 def test_m6_the_number_of_passengers_stays() -> None:
-    policy.check_passenger_count(reservation(), 2)
-    assert refusal(policy.check_passenger_count, reservation(), 3) == (
+    policy.check_passenger_count(PASSENGERS, 2)
+    assert refusal(policy.check_passenger_count, PASSENGERS, 3) == (
         "M6",
         "the number of passengers cannot change (2 on the reservation, 3 given)",
     )
@@ -369,7 +388,7 @@ X3_ASK = (
 )
 
 
-def _cancel(res: dict[str, Any], statuses: list[str | None], reason: str | None = None) -> None:
+def _cancel(res: Reservation, statuses: list[str | None], reason: str | None = None) -> None:
     policy.check_cancellation(res, statuses, False, reason, NOW)
 
 
@@ -417,13 +436,14 @@ P2_NOT_ELIGIBLE = (
 
 def _compensate(
     membership: str,
-    res: dict[str, Any] | None,
+    res: Reservation | None,
     reason: str | None,
     amount: float,
     statuses: list[str | None] = ["available"],  # noqa: B006 (never changed)
     changed: bool = False,
 ) -> None:
-    policy.check_compensation(membership, res, reason, amount, statuses, changed)
+    passengers = 0 if res is None else PASSENGERS
+    policy.check_compensation(membership, res, passengers, reason, amount, statuses, changed)
 
 
 def test_p2_asks_for_the_reservation_and_the_reason() -> None:

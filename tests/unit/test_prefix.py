@@ -21,7 +21,7 @@ from airline_agent.agent.prefix import (
     token_counter,
 )
 from airline_agent.agent.prompt import PROMPT_STYLES, build_system_prompt
-from airline_agent.config import PromptChoice, Settings, SettingsError, load_settings
+from airline_agent.config import Settings, SettingsError, load_settings
 from airline_agent.domain.clock import Clock
 from airline_agent.tools.toolbox import Toolbox
 from tests.support.world import CLOCK
@@ -140,7 +140,7 @@ def test_the_prompt_setting_reaches_the_session(world_db, monkeypatch):
 def test_the_setting_and_the_prompt_name_the_same_styles():
     from typing import get_args
 
-    assert get_args(PromptChoice) == PROMPT_STYLES
+    assert get_args(Settings.model_fields["prompt"].annotation) == PROMPT_STYLES
 
 
 def test_the_tui_flag_reaches_the_settings_it_builds_after_the_first_frame():

@@ -1,14 +1,23 @@
 """The one redaction (airline_agent/redaction.py): what it blanks out, and that streamed
-text split anywhere is redacted exactly as the whole text would be."""
+text split anywhere is redacted exactly as the whole text would be; a secret cut short by
+any shortening, in either order, and every encoded form of a credential (issue 19 item 3)."""
 
 from __future__ import annotations
 
+import base64
+import json
 import random
+import re
+from urllib.parse import quote, quote_plus
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from airline_agent.agent.events import ToolFinished, TurnStarted
 from airline_agent.config import Settings
 from airline_agent.redaction import MASK, REDACTED, Redactor, as_redactor, redact_url
+from airline_agent.scenarios.transcript import MARKDOWN_RESULT_LIMIT, to_markdown
 
 KEY = "sk-unit-secret-0123456789"
 
@@ -94,3 +103,111 @@ def test_a_list_of_secrets_is_added_to_the_environments(monkeypatch: pytest.Monk
 def test_redact_url_masks_only_the_password() -> None:
     assert redact_url("http://u:p@h:1/v1") == f"http://u:{MASK}@h:1/v1"
     assert redact_url("http://h:1/v1") == "http://h:1/v1"
+
+
+# -- issue 19 item 3: a secret cut short in any way, and its encoded forms ----------------
+
+LOGIN_URL = "http://agent:p%40ss%2Fword-123@llm.local/v1"  # the password is p@ss/word-123
+PASSWORD = "p@ss/word-123"
+BASIC = base64.b64encode(b"agent:p@ss/word-123").decode()  # what the client sends
+
+
+@pytest.mark.parametrize("marker", ["…", " …", "...", " ...", "\u00a0…", "\n…"])
+@pytest.mark.parametrize("kept", [4, 5, 12, len(KEY) - 1])
+def test_a_secret_cut_short_before_any_marker_is_blanked(marker: str, kept: int) -> None:
+    shown = Redactor.of(KEY).redact(f"bad key {KEY[:kept]}{marker} (shortened)")
+    assert shown == f"bad key {REDACTED}{marker} (shortened)"
+
+
+@pytest.mark.parametrize("kept", [8, 12, len(KEY) - 1])
+def test_a_secret_cut_short_at_the_end_of_the_text_is_blanked(kept: int) -> None:
+    assert Redactor.of(KEY).redact(f"the key is {KEY[:kept]}") == f"the key is {REDACTED}"
+
+
+def test_a_few_letters_at_the_end_are_no_secret() -> None:
+    # Four letters of a key are what many words begin with: only 8 or more at the very end.
+    assert Redactor.of("password-long").redact("you shall not pass") == "you shall not pass"
+
+
+@given(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60), st.data())
+def test_redacted_then_cut_or_cut_then_redacted_shows_no_part_of_the_key(
+    around: str, data: st.DataObject
+) -> None:
+    text = around[: len(around) // 2] + KEY + around[len(around) // 2 :]
+    cut = data.draw(st.integers(min_value=0, max_value=len(text)))
+    marker = data.draw(st.sampled_from(["…", " …", "...", " ...", ""]))
+    redactor = Redactor.of(KEY)
+    for shown in (
+        redactor.redact(text[:cut] + marker),  # cut, then redacted (the lower layers)
+        redactor.redact(text)[:cut] + marker,  # redacted, then cut (where the redactor is)
+    ):
+        assert KEY[:8] not in shown
+        at_cut = shown.removesuffix(marker)
+        assert not any(at_cut.endswith(KEY[:k]) for k in range(4, len(KEY)) if marker), shown
+
+
+def test_the_markdown_transcript_cuts_a_long_result_after_redacting_it() -> None:
+    # Issue 19: 1,500 characters with the key across the cut left 'xxxxxsk-planted- …'.
+    result = "x" * (MARKDOWN_RESULT_LIMIT - 10) + KEY + " and more"
+    events = [
+        TurnStarted(1, "hi"),
+        ToolFinished("call_1", "get_user_details", {"user_id": "u"}, result, None, 1.0),
+    ]
+    markdown = to_markdown(events, "cut", Redactor.of(KEY))
+    assert KEY[:4] not in markdown
+    assert "x" * 20 + REDACTED in markdown
+
+
+def encodings_of(secret: str) -> dict[str, str]:
+    data = secret.encode()
+    embedded = {
+        f"base64 at offset {n}": base64.b64encode(b"Bearer "[:n] + data + b"!").decode()
+        for n in (1, 2, 3)
+    }
+    return {
+        "base64": base64.b64encode(data).decode(),
+        "base64, unpadded": base64.b64encode(data).decode().rstrip("="),
+        "urlsafe base64": base64.urlsafe_b64encode(data).decode(),
+        "urlsafe base64, unpadded": base64.urlsafe_b64encode(data).decode().rstrip("="),
+        **embedded,
+        "percent-encoded": quote(secret, safe=""),
+        "percent-encoded, lower case": re.sub(
+            "%[0-9A-F]{2}", lambda m: m[0].lower(), quote(secret, safe="")
+        ),
+        "form-encoded": quote_plus(secret),
+        "JSON-escaped": json.dumps(secret)[1:-1],
+        "JSON-escaped with \\/": json.dumps(secret)[1:-1].replace("/", "\\/"),
+        "JSON in JSON": json.dumps(json.dumps(secret)[1:-1])[1:-1],
+        "hex": data.hex(),
+        "HEX": data.hex().upper(),
+    }
+
+
+@pytest.mark.parametrize("secret", [KEY, PASSWORD, 'k"ey\\with/odd+chars é'])
+def test_every_encoding_of_a_secret_is_blanked(secret: str) -> None:
+    redactor = Redactor.of(secret)
+    for name, form in encodings_of(secret).items():
+        shown = redactor.redact(f"echo: {form} :end")
+        assert form not in shown and REDACTED in shown, (name, form, shown)
+
+
+def test_the_basic_credential_of_the_base_url_is_blanked_in_every_form() -> None:
+    redactor = Redactor.from_settings(Settings(api_key=KEY, base_url=LOGIN_URL))
+    login = "agent:p@ss/word-123"
+    forms = {**encodings_of(login), "the password, decoded": PASSWORD, "as sent": BASIC}
+    forms |= {f"password {name}": form for name, form in encodings_of(PASSWORD).items()}
+    for name, form in forms.items():
+        shown = redactor.redact(f"the server echoes {form} back")
+        assert form not in shown, (name, form, shown)
+    # A short password's Basic credential is long enough to be blanked wherever it is.
+    short = Redactor.from_settings(Settings(base_url="http://user:pw@h/v1"))
+    assert short.redact("got dXNlcjpwdw== and dXNlcjpwdw") == f"got {REDACTED} and {REDACTED}"
+
+
+def test_blank_secrets_leaves_credentials_by_their_place_alone() -> None:
+    # What a tool's arguments are scrubbed with: the known secrets, not every "Bearer x".
+    redactor = Redactor.of(KEY)
+    assert (
+        redactor.blank_secrets(f"Bearer tok_1234567890 {KEY}")
+        == f"Bearer tok_1234567890 {REDACTED}"
+    )

@@ -98,10 +98,10 @@ def test_an_alias_inside_its_own_anchor_is_refused(tmp_path: Path) -> None:
     assert (line, message) == (4, "an alias refers to the value that contains it")
 
 
-def test_a_file_over_2_mib_is_refused_without_reading_it_all(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID + "# " + "x" * (3 * 1024 * 1024) + "\n")
+def test_a_file_over_16_mib_is_refused_without_reading_it_all(tmp_path: Path) -> None:
+    path = write(tmp_path, VALID + "# " + "x" * (17 * 1024 * 1024) + "\n")
     line, message = only_problem(refused(path))
-    assert line is None and "larger than 2 MiB" in message
+    assert line is None and "larger than 16 MiB" in message
 
 
 def test_100000_turns_are_refused(tmp_path: Path) -> None:

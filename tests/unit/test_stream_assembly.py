@@ -129,14 +129,15 @@ def test_an_empty_content_field_gives_empty_text_and_none_gives_none() -> None:
     assert reply.raw is not None and reply.raw.assembled["usage"] is None
 
 
-def test_calls_without_id_index_or_name_get_made_up_ones_in_order() -> None:
+def test_calls_without_id_index_or_name_are_kept_in_order_without_an_id() -> None:
+    # The loop gives them ids of their own (tool_round.own_call_ids), and says so.
     assembler = StreamAssembler()
     assembler.feed(chunk({"tool_calls": [call_delta(None, arguments="{}")]}))
     assembler.feed(chunk({"tool_calls": [call_delta(None, name="calculate", arguments="{}")]}))
     assembler.feed(chunk({}, finish="tool_calls"))
     assert assembler.finish().tool_calls == (
-        ToolCall("call_0", "", "{}"),
-        ToolCall("call_1", "calculate", "{}"),
+        ToolCall("", "", "{}"),
+        ToolCall("", "calculate", "{}"),
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 from airline_agent.domain.db import Database
 from airline_agent.domain.tau2 import Tau2FormatError, export_tau2, import_tau2
 from tests.conftest import tau2_files
+from tests.support.world import make_world_db, world
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +93,23 @@ def test_minimal_document_round_trips(tmp_path: Path):
     database = Database.create(tmp_path / "m.db")
     import_tau2(database, _minimal())
     assert export_tau2(database) == _minimal()
+
+
+def test_the_small_world_round_trips_with_every_kind_of_payment_method(tmp_path: Path):
+    """Without the τ² reference data (a plain clone): the small world has credit cards,
+    gift cards and certificates, each of which must come back in its own shape."""
+    database = make_world_db(tmp_path / "w.db")
+    try:
+        exported = export_tau2(database)
+    finally:
+        database.close()
+    expected = world()
+    assert exported["users"]["noah_lee_1001"]["payment_methods"]["certificate_3333333"] == {
+        "source": "certificate",
+        "id": "certificate_3333333",
+        "amount": 250.0,
+    }
+    assert exported == expected
 
 
 @pytest.mark.parametrize(

@@ -6,30 +6,18 @@ from __future__ import annotations
 import json
 
 from airline_agent.domain.tau2 import export_tau2
+from airline_agent.tools.toolbox import tool_names
 from tests.support.toolbox_fixtures import toolbox
 
-TOOLS = {
-    "get_user_details",
-    "get_reservation_details",
-    "list_all_airports",
-    "search_direct_flight",
-    "search_onestop_flight",
-    "get_flight_status",
-    "calculate",
-    "transfer_to_human_agents",
-    "book_reservation",
-    "cancel_reservation",
-    "update_reservation_flights",
-    "update_reservation_baggages",
-    "update_reservation_passengers",
-    "send_certificate",
-}
+# The names come from the registry; test_tool_schemas_lean.py pins them against τ²'s.
+TOOLS = set(tool_names())
 WRITES = {name for name in TOOLS if name.startswith(("book", "cancel", "update", "send"))}
 
 
 def test_fourteen_schemas_with_descriptions(world_db) -> None:
     tools = toolbox(world_db)
     schemas = tools.schemas()
+    assert len(TOOLS) == 14
     assert {s["function"]["name"] for s in schemas} == TOOLS == set(tools.names())
     for schema in schemas:
         function = schema["function"]
@@ -67,6 +55,55 @@ def test_reads_tolerate_case_and_spaces(world_db) -> None:
         tools.call("get_flight_status", {"flight_number": "hat021", "date": "2024-05-15"}).result
         == "delayed"
     )
+
+
+def test_each_kind_of_payment_method_has_its_own_shape_in_a_profile(world_db) -> None:
+    """Issue 19: a certificate (or gift card) shown shaped like a credit card (brand and
+    last four, no amount) hides its value from the model. Each kind exactly as τ² has it."""
+    methods = (
+        toolbox(world_db)
+        .call("get_user_details", {"user_id": "noah_lee_1001"})
+        .result["payment_methods"]
+    )
+    assert methods["certificate_3333333"] == {
+        "source": "certificate",
+        "id": "certificate_3333333",
+        "amount": 250.0,
+    }
+    assert methods["gift_card_2222223"] == {
+        "source": "gift_card",
+        "id": "gift_card_2222223",
+        "amount": 60.0,
+    }
+    assert methods["credit_card_1111111"] == {
+        "source": "credit_card",
+        "id": "credit_card_1111111",
+        "brand": "visa",
+        "last_four": "1111",
+    }
+
+
+def test_a_flight_change_for_two_passengers_charges_both_differences(world_db) -> None:
+    """Issue 19: the old fare is taken back for every passenger, not one. RTRIP1 (Noah and
+    Mia) keeps HAT050 on the 17th (160 each) and moves HAT200 from the 19th (170 each) to
+    the 20th (174 each): 2 × 4 = 8 is charged, not 2 × 334 − 330."""
+    tools = toolbox(world_db, acting_user="noah_lee_1001")
+    changed = tools.call(
+        "update_reservation_flights",
+        {
+            "reservation_id": "RTRIP1",
+            "cabin": "economy",
+            "flights": [
+                {"flight_number": "HAT050", "date": "2024-05-17"},
+                {"flight_number": "HAT200", "date": "2024-05-20"},
+            ],
+            "payment_id": "gift_card_2222222",
+        },
+    )
+    assert changed.ok, changed.result
+    assert changed.result["payment_history"][-1] == {"payment_id": "gift_card_2222222", "amount": 8}
+    card = tools.call("get_user_details", {"user_id": "noah_lee_1001"}).result["payment_methods"]
+    assert card["gift_card_2222222"]["amount"] == 500.0 - 8
 
 
 def test_the_user_id_the_customer_gave_and_a_lookup_confirmed_fixes_the_acting_customer(
@@ -116,10 +153,18 @@ def test_search_onestop_second_leg_rule(world_db) -> None:
 
 
 def test_calculate_rounds_to_two_places() -> None:
-    from airline_agent.domain.operations import calculate
+    from airline_agent.domain.arithmetic import evaluate_arithmetic as calculate
 
     assert calculate("(100 + 50) / 7") == 21.43
     assert calculate("2 * 3") == 6.0 and isinstance(calculate("2 * 3"), float)
+
+
+def test_calculate_refuses_a_result_json_cannot_carry(world_db) -> None:
+    """Before, a product past the float range answered inf, which no JSON reader takes."""
+    huge = "9" * 300
+    called = toolbox(world_db).call("calculate", {"expression": f"{huge} * {huge}"})
+    assert called.error == "INVALID_ARGUMENTS"
+    assert "too large" in called.result["message"]
 
 
 def test_errors_are_results(world_db) -> None:

@@ -144,6 +144,27 @@ def test_the_wait_for_a_response_shows_seconds_and_the_prompt_read() -> None:
     assert shown[-1] == AT_WORK  # nothing awaited: the tick says nothing
 
 
+def test_a_stalled_response_is_said_on_the_status_line_until_data_comes() -> None:
+    """Issue 19 item 12: the stall the loop reports, counted on as the seconds go by."""
+    from airline_agent.agent.events import ResponseStalled, TextDelta
+    from airline_agent.tui.waiting import AT_WORK, ResponseWait
+
+    shown: list[str] = []
+    now = [100.0]
+    wait = ResponseWait(shown.append, clock=lambda: now[0])
+    wait.observe(_sent(2, [], None))
+    wait.observe(TextDelta(2, "Your"))
+    assert shown[-1] == AT_WORK
+    now[0] = 120.0
+    wait.observe(ResponseStalled(2, 20.0, 1))
+    assert shown[-1] == "response #2 stalled: no data for 20 s · esc cancels"
+    now[0] = 121.5
+    wait.tick()
+    assert shown[-1] == "response #2 stalled: no data for 21 s · esc cancels"
+    wait.observe(TextDelta(2, " reservation"))
+    assert shown[-1] == AT_WORK
+
+
 def test_llama_servers_prompt_progress_becomes_a_piece_and_no_first_token() -> None:
     from airline_agent.agent.streaming import PromptProgressPiece, StreamAssembler
 

@@ -1,7 +1,13 @@
-"""What the chat writes: every piece redacted (`airline_agent.redaction`), and never a
-UnicodeEncodeError, whatever the stream's encoding (a strict UTF-8 locale, `LC_ALL=C`,
-`PYTHONIOENCODING=ascii`): a character the stream cannot encode is written as its
-backslash escape."""
+"""What the chat writes: every piece redacted (`airline_agent.redaction`), then with what
+a terminal would obey (escape sequences, C1 controls, bidi overrides) shown as visible
+escapes (`airline_agent.terminal_text`), and never a UnicodeEncodeError, whatever the
+stream's encoding (a strict UTF-8 locale, `LC_ALL=C`, `PYTHONIOENCODING=ascii`): a
+character the stream cannot encode is written as its backslash escape.
+
+Every line and piece the printer makes passes `_put`: the model's reply, streamed or
+whole, its reasoning, tool arguments, approval previews, errors and hints. Escaping one
+character at a time needs no state across a stream's pieces: an ESC at the end of one
+chunk is shown as `\u001b` whatever the next chunk holds."""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import io
 from typing import TextIO
 
 from airline_agent.redaction import Redactor, StreamRedactor
+from airline_agent.terminal_text import escape_controls
 
 
 class Output:
@@ -47,6 +54,7 @@ class Output:
     def _put(self, text: str) -> None:
         if not text:
             return
+        text = escape_controls(text)
         try:
             self.stream.write(text)
         except UnicodeEncodeError:  # a stream that could not be reconfigured

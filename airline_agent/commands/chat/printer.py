@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from airline_agent.agent import events as ev
+from airline_agent.agent.texts import replaced_call_id
 from airline_agent.agent.usage import describe_cost, describe_usage
 from airline_agent.commands.chat.output import Output
 
@@ -34,6 +35,10 @@ class _TurnView:
     reasoning: dict[int, str] = field(default_factory=dict)  # by request, streamed so far
     reasoning_shown: set[int] = field(default_factory=set)
     text_streamed: set[int] = field(default_factory=set)  # requests whose reply streamed in
+    printed: dict[int, str] = field(default_factory=dict)  # by request, the text on screen
+    # A retried request: the text its new attempt has sent so far, while it only repeats
+    # what is already on screen (printed once, never twice).
+    retried: dict[int, str] = field(default_factory=dict)
     prefix: PrefixInfo | None = None  # the turn's last prompt prefix (agent/prefix.py)
     prefix_changed: bool = False  # some request of the turn sent another prefix
 
@@ -58,6 +63,8 @@ class Printer:
                 self.view = _TurnView()
             case ev.ReasoningDelta(request=request, text=text):
                 self.view.reasoning[request] = self.view.reasoning.get(request, "") + text
+            case ev.TextDelta(request=request, text=text) if request in self.view.retried:
+                self._stream_retried(request, text)
             case ev.TextDelta(request=request, text=text):
                 self._stream_text(request, text)
             case ev.ToolCallDelta(request=request):
@@ -81,8 +88,11 @@ class Printer:
                 self.view.prefix_changed = self.view.prefix_changed or prefix.unchanged is False
             case ev.GroundingWarning() as warning:
                 self._line(f"  ! grounding: {warning.describe()}")
-            case ev.RetryScheduled(attempt=attempt, delay_s=delay, reason=reason):
+            case ev.ResponseStalled() as stalled:
+                self._line(f"  … {stalled.describe()}")
+            case ev.RetryScheduled(attempt=attempt, delay_s=delay, reason=reason) as retry:
                 self._line(f"  … retry {attempt} in {delay:.1f} s: {reason}")
+                self._retrying(retry)
             case ev.ErrorOccurred(message=message, hint=hint):
                 self.end_stream()
                 self.err.line(f"error: {message}")
@@ -111,10 +121,42 @@ class Printer:
     def _stream_text(self, request: int, text: str) -> None:
         self._show_reasoning(request, self.view.reasoning.get(request))
         if not self.streaming:
-            self.out.write("agent> ")
+            # "…": the reply goes on from the line above (a notice came in between).
+            self.out.write("agent> …" if request in self.view.text_streamed else "agent> ")
             self.streaming = True
         self.view.text_streamed.add(request)
+        self.view.printed[request] = self.view.printed.get(request, "") + text
         self.out.piece(text)
+
+    def _retrying(self, retry: ev.RetryScheduled) -> None:
+        """The failed attempt's pieces are void; what the new one sends from its start is
+        compared with what is on screen, and only what goes beyond it is printed."""
+        request = retry.request
+        if request is None or not retry.pieces_shown:
+            return
+        if request not in self.view.reasoning_shown:
+            self.view.reasoning.pop(request, None)  # not shown yet: gathered again
+        if request in self.view.printed:
+            self.view.retried[request] = ""
+
+    def _stream_retried(self, request: int, text: str) -> None:
+        again = self.view.retried[request] + text
+        shown = self.view.printed[request]
+        if shown.startswith(again):
+            self.view.retried[request] = again  # on screen already
+            return
+        del self.view.retried[request]
+        if again.startswith(shown):
+            self._stream_text(request, again[len(shown) :])
+            return
+        self._restart(request, "differs from")
+        self._stream_text(request, again)
+
+    def _restart(self, request: int, how: str) -> None:
+        """The retried answer is not the one partly shown: say so, and show it whole."""
+        self.view.printed.pop(request, None)
+        self.view.text_streamed.discard(request)
+        self._line(f"  … the retried answer {how} the part shown above; here it is whole:")
 
     def _show_reasoning(self, request: int, reasoning: str | None) -> None:
         """The model's reasoning, once per request, before its reply or tool calls."""
@@ -125,9 +167,16 @@ class Printer:
 
     def _show_message(self, message: ev.AssistantMessage) -> None:
         self._show_reasoning(message.request, message.reasoning)
+        # A retry that sent less than was shown of the failed attempt.
+        retried = self.view.retried.pop(message.request, None) is not None
+        if retried and (message.content or "") != self.view.printed.get(message.request, ""):
+            self._restart(message.request, "is shorter than")
         if message.content and message.request not in self.view.text_streamed:
             self._line(f"agent> {message.content}")  # it arrived whole, not streamed
         self.end_stream()
+        for position, call in enumerate(message.tool_calls, start=1):
+            if call.sent_id is not None:
+                self._line(f"  ! {replaced_call_id(position, call)}")
 
     def _show_tool(self, done: ev.ToolFinished) -> None:
         verdict = "ok" if done.error is None else f"error {done.error}"

@@ -51,7 +51,8 @@ def start_recording(
 
 
 def save_recording(recording: LiveRecording, err: Output) -> bool:
-    """Write the files, saying where (or why not); False when they could not be written."""
+    """Write the files, saying where (or why not); False when they could not be written,
+    or were written but will not replay (too large to be read)."""
     saved = True
     try:
         for path in recording.finish():
@@ -61,4 +62,6 @@ def save_recording(recording: LiveRecording, err: Output) -> bool:
         saved = False
     for warning in recording.warnings:
         err.line(f"warning: {warning}")
-    return saved
+    for error in recording.errors:
+        err.line(f"error: {error}")
+    return saved and not recording.errors

@@ -14,10 +14,13 @@ One module per concept:
 - `lookups` and `flights`: the reads, plain SQL in one snapshot (`database.reads()`),
   customers and reservations in τ² shape (`tau2_shape`, shared with export);
 - `payments`: paying for a booking, charging or refunding a change, certificates;
-- `booking` and `amendments`: the writes, each one `database.write()` transaction on
+- `booking` and `amendments` (and `payments.send_certificate`): the writes. Each runs
+  in the write transaction its caller opened (`with database.write() as session:`), on
   ORM rows read under the write lock (`rows`), so a failure rolls everything back,
   concurrent writers cannot lose each other's changes, and the change recorder sees
-  every row.
+  every row. The caller opens it so that what decides whether the write may happen
+  (the tool guard, reading through `rows` too) sees the same state as the write: one
+  decision, one snapshot.
 
 Failures raise the precise errors of `errors.py`; the tool layer turns them into results.
 This package is the tool layer's one way in: everything it uses is named here.
@@ -31,13 +34,11 @@ from airline_agent.domain.operations.amendments import (
 )
 from airline_agent.domain.operations.booking import book_reservation
 from airline_agent.domain.operations.flights import (
-    SegmentFacts,
     flight_status,
     list_airports,
     search_direct,
     search_onestop,
     second_leg_date,
-    segment_facts,
 )
 from airline_agent.domain.operations.ids import (
     FIRST_CERTIFICATE_NUMBER,
@@ -47,7 +48,6 @@ from airline_agent.domain.operations.ids import (
     next_reservation_id,
 )
 from airline_agent.domain.operations.lookups import (
-    calculate,
     get_reservation,
     get_user,
     list_customers,
@@ -55,6 +55,13 @@ from airline_agent.domain.operations.lookups import (
     resolve_user_id,
 )
 from airline_agent.domain.operations.payments import send_certificate
+from airline_agent.domain.operations.rows import (
+    find_reservation,
+    find_user,
+    payment_methods,
+    reservation_parts,
+    schedule,
+)
 from airline_agent.domain.operations.values import FlightRef, PassengerDetails, PaymentLine
 
 __all__ = [
@@ -63,10 +70,10 @@ __all__ = [
     "FlightRef",
     "PassengerDetails",
     "PaymentLine",
-    "SegmentFacts",
     "book_reservation",
-    "calculate",
     "cancel_reservation",
+    "find_reservation",
+    "find_user",
     "flight_status",
     "get_reservation",
     "get_user",
@@ -75,12 +82,14 @@ __all__ = [
     "lookup_key",
     "next_certificate_id",
     "next_reservation_id",
+    "payment_methods",
     "reservation_owner",
+    "reservation_parts",
     "resolve_user_id",
+    "schedule",
     "search_direct",
     "search_onestop",
     "second_leg_date",
-    "segment_facts",
     "send_certificate",
     "update_baggages",
     "update_flights",

@@ -1,8 +1,8 @@
 """Booking a reservation: seats on every segment, payment, the new reservation's rows.
 
-One transaction under the write lock: the seats left and the balances are read inside
-it, so the last seat goes to one buyer only and the other is told there are not enough
-seats; the new id is the next free one of the reference's sequence.
+In the caller's write transaction, under the write lock: the seats left and the balances
+are read inside it, so the last seat goes to one buyer only and the other is told there
+are not enough seats; the new id is the next free one of the reference's sequence.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from sqlmodel import Session
 
 from airline_agent.domain import policy
 from airline_agent.domain.clock import Clock
-from airline_agent.domain.db import Database
 from airline_agent.domain.errors import Conflict
 from airline_agent.domain.operations.ids import next_reservation_id
 from airline_agent.domain.operations.lookups import reservation_in
@@ -106,7 +105,7 @@ def _add_parts(
 
 
 def book_reservation(
-    database: Database,
+    session: Session,
     clock: Clock,
     *,
     user_id: str,
@@ -123,33 +122,32 @@ def book_reservation(
 ) -> dict[str, Any]:
     """Book: take seats on every segment, debit gift cards, use up certificates."""
     check_cabin(cabin)
-    with database.write() as session:
-        user = user_row(session, user_id)
-        count = len(passengers)
-        reservation_id = next_reservation_id(session=session)
-        segments, total_price = _segments_to_book(session, flights, cabin, count)
-        total_price += policy.insurance_price(insurance, count)
-        total_price += policy.bag_price(nonfree_baggages)
-        pay_for_booking(session, user.user_id, payment_methods, total_price)
-        for _, flight_date in segments:
-            column = f"seats_{cabin}"
-            setattr(flight_date, column, seats(flight_date, cabin) - count)
-        session.add(
-            Reservation(
-                reservation_id=reservation_id,
-                user_id=user.user_id,
-                origin=origin,
-                destination=destination,
-                flight_type=flight_type,
-                cabin=cabin,
-                created_at=clock.iso(),
-                total_baggages=total_baggages,
-                nonfree_baggages=nonfree_baggages,
-                insurance=insurance,
-                status=None,
-            )
+    user = user_row(session, user_id)
+    count = len(passengers)
+    reservation_id = next_reservation_id(session=session)
+    segments, total_price = _segments_to_book(session, flights, cabin, count)
+    total_price += policy.insurance_price(insurance, count)
+    total_price += policy.bag_price(nonfree_baggages)
+    pay_for_booking(session, user.user_id, payment_methods, total_price)
+    for _, flight_date in segments:
+        column = f"seats_{cabin}"
+        setattr(flight_date, column, seats(flight_date, cabin) - count)
+    session.add(
+        Reservation(
+            reservation_id=reservation_id,
+            user_id=user.user_id,
+            origin=origin,
+            destination=destination,
+            flight_type=flight_type,
+            cabin=cabin,
+            created_at=clock.iso(),
+            total_baggages=total_baggages,
+            nonfree_baggages=nonfree_baggages,
+            insurance=insurance,
+            status=None,
         )
-        session.flush()
-        _add_parts(session, reservation_id, segments, cabin, passengers, payment_methods)
-        session.flush()
-        return reservation_in(in_transaction(session), reservation_id)
+    )
+    session.flush()
+    _add_parts(session, reservation_id, segments, cabin, passengers, payment_methods)
+    session.flush()
+    return reservation_in(in_transaction(session), reservation_id)

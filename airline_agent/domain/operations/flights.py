@@ -1,17 +1,16 @@
-"""Reads of flights: airports, bookable flights (direct and one-stop), flight status, and
-the schedule facts the guard checks. Plain SQL in one snapshot, as in lookups.py.
+"""Reads of flights: airports, bookable flights (direct and one-stop), flight status.
+Plain SQL in one snapshot, as in lookups.py. (The schedule facts the guard judges a write
+by are read in the write's transaction: rows.schedule.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import NotFound
-from airline_agent.domain.operations.ids import FLIGHT_NUMBER, require, resolve
-from airline_agent.domain.operations.values import FlightRef
+from airline_agent.domain.operations.ids import FLIGHT_NUMBER, require
 
 _AIRPORTS = "SELECT iata, city FROM airport ORDER BY position, iata"
 
@@ -133,36 +132,3 @@ def flight_status(database: Database, flight_number: str, date: str) -> str:
     if status is None:
         raise NotFound(f"Flight {number} not found on date {date}")
     return status
-
-
-@dataclass(frozen=True)
-class SegmentFacts:
-    """What the schedule says about one flight on one date (None when unknown)."""
-
-    flight_number: str
-    date: str
-    origin: str | None
-    destination: str | None
-    departure_time: str | None
-    status: str | None
-
-
-_FLIGHT = (
-    "SELECT origin, destination, scheduled_departure_time_est FROM flight "
-    "WHERE flight_number = :key"
-)
-
-
-def segment_facts(database: Database, flights: Sequence[FlightRef]) -> list[SegmentFacts]:
-    """Route, departure time and status of each flight on its date, for the guard."""
-    facts = []
-    with database.reads() as reads:
-        for ref in flights:
-            number = resolve(reads, FLIGHT_NUMBER, ref.flight_number)
-            if number is None:
-                facts.append(SegmentFacts(ref.flight_number, ref.date, None, None, None, None))
-                continue
-            origin, destination, departure = reads.row(_FLIGHT, {"key": number})
-            status = reads.value(_STATUS, {"number": number, "date": ref.date})
-            facts.append(SegmentFacts(number, ref.date, origin, destination, departure, status))
-    return facts

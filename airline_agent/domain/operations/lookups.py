@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from airline_agent.domain import policy
 from airline_agent.domain.db import Database
 from airline_agent.domain.operations.ids import RESERVATION_ID, USER_ID, require, resolve
 from airline_agent.domain.read_snapshots import Reads
@@ -99,11 +98,6 @@ def reservation_owner(database: Database, reservation_id: str) -> str | None:
 def resolve_user_id(database: Database, user_id: str) -> str | None:
     with database.reads(consistent=False) as reads:
         return resolve(reads, USER_ID, user_id)
-
-
-def calculate(expression: str) -> float:
-    """Arithmetic with + - * / and parentheses, rounded to 2 places."""
-    return policy.evaluate_arithmetic(expression)
 
 
 _CUSTOMERS = 'SELECT user_id, first_name, last_name FROM "user" ORDER BY user_id'

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from airline_agent.domain.db import Database
 from airline_agent.domain.errors import Conflict, NotFound
 from airline_agent.domain.operations.ids import next_certificate_id
 from airline_agent.domain.operations.rows import payment_methods, user_row
@@ -87,23 +86,22 @@ def append_payment(session: Session, reservation_id: str, payment_id: str, amoun
     )
 
 
-def send_certificate(database: Database, *, user_id: str, amount: int | float) -> str:
+def send_certificate(session: Session, *, user_id: str, amount: int | float) -> str:
     """Add a travel certificate of `amount` to the customer's payment methods."""
-    with database.write() as session:
-        user = user_row(session, user_id)
-        methods = payment_methods(session, user.user_id)
-        certificate_id = next_certificate_id(methods)
-        last = max((m.position for m in methods.values()), default=-1)
-        session.add(
-            PaymentMethod(
-                user_id=user.user_id,
-                payment_id=certificate_id,
-                position=last + 1,
-                source="certificate",
-                amount=float(amount),
-            )
+    user = user_row(session, user_id)
+    methods = payment_methods(session, user.user_id)
+    certificate_id = next_certificate_id(methods)
+    last = max((m.position for m in methods.values()), default=-1)
+    session.add(
+        PaymentMethod(
+            user_id=user.user_id,
+            payment_id=certificate_id,
+            position=last + 1,
+            source="certificate",
+            amount=float(amount),
         )
-        session.flush()
+    )
+    session.flush()
     return (
         f"Certificate {certificate_id} added to user {user.user_id} "
         f"with amount {tau2_amount(amount)}."

@@ -3,26 +3,37 @@
 `Database.write()` takes the write lock before the first statement (SQLite: `BEGIN
 IMMEDIATE`), so everything read here is current until the commit and a change computed
 from it (seats left, a gift card's balance, the next id) cannot be lost to a concurrent
-writer. On databases with row locks the rows are also read `FOR UPDATE`.
+writer. On databases with row locks the rows are also read `FOR UPDATE` (what the write
+changes) or `FOR SHARE` (what the guard's decision only reads: the schedule), so no other
+transaction changes them before this one commits.
+
+The tool guard reads its facts here too, in the same transaction as the write it decides
+(tools/guard.py): `find_reservation`, `find_user`, `schedule`. The reservation row comes
+first and locked, so its segments, passengers and payments (which every writer changes
+only after locking it) stay as read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
 from sqlalchemy import select
 from sqlmodel import Session
 
-from airline_agent.domain import policy
 from airline_agent.domain.errors import Conflict, InvalidArguments, NotFound
 from airline_agent.domain.operations.ids import (
     FLIGHT_NUMBER,
     RESERVATION_ID,
     USER_ID,
     require,
+    resolve,
 )
-from airline_agent.domain.read_snapshots import ConnectionReads, Reads
+from airline_agent.domain.operations.values import FlightRef
+from airline_agent.domain.policy import SegmentFacts
+from airline_agent.domain.read_snapshots import Reads, reads_on
 from airline_agent.domain.schema import (
+    CABINS,
     Flight,
     FlightDate,
     Payment,
@@ -36,7 +47,7 @@ from airline_agent.domain.schema import (
 
 def in_transaction(session: Session) -> Reads:
     """The plain-SQL reads on a write transaction's connection (it sees its own rows)."""
-    return ConnectionReads(session.connection())
+    return reads_on(session.connection())
 
 
 def _row_locks(session: Session) -> bool | None:
@@ -46,17 +57,41 @@ def _row_locks(session: Session) -> bool | None:
     return None if session.get_bind().dialect.name == "sqlite" else True
 
 
+def _share_locks(session: Session) -> dict[str, bool] | None:
+    """`FOR SHARE` where the database has row locks (rows a decision reads, the write
+    does not change); None on SQLite, as for `_row_locks`."""
+    return None if session.get_bind().dialect.name == "sqlite" else {"read": True}
+
+
+def find_user(session: Session, user_id: str) -> User | None:
+    key = resolve(in_transaction(session), USER_ID, user_id)
+    if key is None:
+        return None
+    return session.get(User, key, with_for_update=_row_locks(session))
+
+
 def user_row(session: Session, user_id: str) -> User:
-    key = require(in_transaction(session), USER_ID, user_id, "User")
-    return session.get(User, key, with_for_update=_row_locks(session))  # type: ignore[return-value]
+    user = find_user(session, user_id)
+    if user is None:
+        raise NotFound(f"User {user_id!r} not found")
+    return user
 
 
-def reservation_row(session: Session, reservation_id: str) -> Reservation:
-    key = require(in_transaction(session), RESERVATION_ID, reservation_id, "Reservation")
+def find_reservation(session: Session, reservation_id: str) -> Reservation | None:
+    key = resolve(in_transaction(session), RESERVATION_ID, reservation_id)
+    if key is None:
+        return None
     query = select(Reservation).where(Reservation.reservation_id == key)
     if _row_locks(session):
         query = query.with_for_update()
     return session.scalars(query).one()
+
+
+def reservation_row(session: Session, reservation_id: str) -> Reservation:
+    reservation = find_reservation(session, reservation_id)
+    if reservation is None:
+        raise NotFound(f"Reservation {reservation_id!r} not found")
+    return reservation
 
 
 def flight_row(session: Session, flight_number: str) -> Flight:
@@ -113,5 +148,32 @@ def price(flight_date: FlightDate, cabin: str) -> int:
 
 
 def check_cabin(cabin: str) -> None:
-    if cabin not in policy.CABINS:
-        raise InvalidArguments(f"cabin must be one of {', '.join(policy.CABINS)}, not {cabin!r}")
+    if cabin not in CABINS:
+        raise InvalidArguments(f"cabin must be one of {', '.join(CABINS)}, not {cabin!r}")
+
+
+def schedule(session: Session, flights: Sequence[FlightRef]) -> list[SegmentFacts]:
+    """Route, departure time and status of each flight on its date (None where the
+    schedule does not know it): what the guard judges a reservation's segments and a
+    change's new flights by."""
+    reads = in_transaction(session)
+    lock = _share_locks(session)
+    facts = []
+    for ref in flights:
+        number = resolve(reads, FLIGHT_NUMBER, ref.flight_number)
+        flight = None if number is None else session.get(Flight, number, with_for_update=lock)
+        if flight is None:
+            facts.append(SegmentFacts(ref.flight_number, ref.date, None, None, None, None))
+            continue
+        day = session.get(FlightDate, (flight.flight_number, ref.date), with_for_update=lock)
+        facts.append(
+            SegmentFacts(
+                flight.flight_number,
+                ref.date,
+                flight.origin,
+                flight.destination,
+                flight.scheduled_departure_time_est,
+                None if day is None else day.status,
+            )
+        )
+    return facts

@@ -25,8 +25,8 @@ from airline_agent.domain.sample.draws import (
 )
 from airline_agent.domain.sample.names import FIRST_NAMES, LAST_NAMES
 from airline_agent.domain.sample.schedule import SampleFlight
+from airline_agent.domain.schema import CABINS
 
-_CABINS = ("basic_economy", "economy", "business")
 _PRICE_RANGES = {"basic_economy": (50, 100), "economy": (100, 200), "business": (200, 500)}
 _PASSENGER_COUNTS = (1, 2, 3, 4)
 _PASSENGER_WEIGHTS = (920, 662, 323, 95)
@@ -160,7 +160,7 @@ def reservation_rows(
 ) -> None:
     randint, choice, random_ = draws(rng)
     ids = rng.randbytes(6 * count).translate(ID_TABLE).decode("ascii")
-    cabins = rng.choices(_CABINS, k=count)
+    cabins = rng.choices(CABINS, k=count)
     passenger_counts = rng.choices(_PASSENGER_COUNTS, _PASSENGER_WEIGHTS, k=count)
     bags = rng.choices(_BAGS, _BAG_WEIGHTS, k=count)
     for index in range(count):

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Label, Static
 
 from airline_agent.agent.events import PendingWrite
+from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.formatting import pretty_json
 
 
@@ -35,11 +36,16 @@ class ApprovalScreen(ModalScreen[dict[str, bool]]):
                 id="approval-title",
             )
             with VerticalScroll(id="approval-calls"):
-                for call in self.calls:
+                # Boxes are named by position: a call id is the server's text, often no
+                # valid widget id (`functions.cancel_reservation:0`).
+                for position, call in enumerate(self.calls):
                     with Vertical(classes="pending-write"):
-                        yield Checkbox(call.name, value=True, id=f"approve-{call.call_id}")
-                        yield Static(pretty_json(call.arguments), classes="arguments", markup=False)
-                        yield Static(call.preview, classes="preview", markup=False)
+                        # The model's arguments, and a preview that may quote them.
+                        name = escape_controls(call.name)
+                        arguments = escape_controls(pretty_json(call.arguments))
+                        yield Checkbox(name, value=True, id=f"approve-{position}")
+                        yield Static(arguments, classes="arguments", markup=False)
+                        yield Static(escape_controls(call.preview), classes="preview", markup=False)
             with Horizontal(id="approval-buttons"):
                 yield Button("Approve (y)", variant="success", id="approve")
                 yield Button("Decline all (n)", variant="error", id="decline")
@@ -53,8 +59,8 @@ class ApprovalScreen(ModalScreen[dict[str, bool]]):
     def action_approve(self) -> None:
         self.dismiss(
             {
-                call.call_id: self.query_one(f"#approve-{call.call_id}", Checkbox).value
-                for call in self.calls
+                call.call_id: self.query_one(f"#approve-{position}", Checkbox).value
+                for position, call in enumerate(self.calls)
             }
         )
 

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
 from airline_agent.redaction import Redactor
+from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.formatting import pretty_json
 from airline_agent.tui.trace import TraceEntry
 
@@ -25,12 +26,12 @@ class EntryDetailsScreen(ModalScreen[None]):
         super().__init__()
         self.entry = entry
         self.redactor = redactor or Redactor()
-        self.text = self.redactor.redact(pretty_json(entry.details))
+        self.text = escape_controls(self.redactor.redact(pretty_json(entry.details)))
 
     def compose(self) -> ComposeResult:
         title = f"{self.entry.producer} · {self.entry.title}  {self.entry.meta}"
         yield Vertical(
-            Label(self.redactor.redact(title), id="details-title", markup=False),
+            Label(escape_controls(self.redactor.redact(title)), id="details-title", markup=False),
             TextArea(self.text, read_only=True, id="details-json"),
             id="details",
         )

@@ -4,7 +4,8 @@ Tabs: the request body (messages, tools, parameters); the response as the server
 it — a `chat.completion` object, or a stream's chunks as they came beside the message
 they add up to — marked when it was generated offline from a scripted reply; and the
 articles' table for this round (`request_anatomy`): which parts came from the developer,
-the customer, the model, the framework and the API. Everything shown is redacted.
+the customer, the model, the framework and the API. Everything shown is redacted, and what
+a terminal would obey is shown as its escape (`_shown`: JSON's own, so a copy stays JSON).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea
 
 from airline_agent.redaction import Redactor
+from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.request_log import Exchange, RequestLog
 
 ANATOMY_COLUMNS = ("step", "from", "part", "where", "what", "note")
@@ -102,8 +104,11 @@ class InspectorScreen(ModalScreen[None]):
         wide = self.size.width >= SIDE_BY_SIDE_COLUMNS
         self.query_one("#response-parts").set_class(wide, "-side")
 
+    def _shown(self, text: str) -> str:
+        return escape_controls(self.redactor.redact(text))
+
     def _json(self, value: object) -> str:
-        return self.redactor.redact(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+        return self._shown(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
     def _show(self) -> None:
         title = self.query_one("#inspector-title", Static)
@@ -124,7 +129,7 @@ class InspectorScreen(ModalScreen[None]):
             f"Request #{number} of {len(self.numbers)} · turn {sent.turn} · "
             f"{len(sent.messages)} messages{prefix} · [ ] other requests · c copies"
         )
-        notes.update(self.redactor.redact("\n".join(self._notes(exchange))))
+        notes.update(self._shown("\n".join(self._notes(exchange))))
         request_area.text = self._json(exchange.request_body())
         self._show_response(exchange)
         self._show_anatomy(exchange)
@@ -154,7 +159,7 @@ class InspectorScreen(ModalScreen[None]):
         if raw is not None and raw.kind == "stream":
             # As the wire carried it: one `data:` line per chunk; beside it, the message.
             lines = [f"data: {json.dumps(chunk, ensure_ascii=False)}" for chunk in raw.chunks]
-            chunks_area.text = self.redactor.redact("\n\n".join([*lines, "data: [DONE]"]))
+            chunks_area.text = self._shown("\n\n".join([*lines, "data: [DONE]"]))
             chunks_area.border_title = f"{len(raw.chunks)} chunks as they came"
             body_area.text = self._json(raw.assembled)
             body_area.border_title = "assembled"
@@ -179,7 +184,7 @@ class InspectorScreen(ModalScreen[None]):
             for part in parts:
                 where = part.path + (f" · {part.call_id}" if part.call_id else "")
                 cells = (part.step, part.producer, part.name, where, part.summary, part.note)
-                self._anatomy.append(tuple(self.redactor.redact(cell) for cell in cells))
+                self._anatomy.append(tuple(self._shown(cell) for cell in cells))
         self.query_one("#anatomy", Static).update(anatomy_table(self._anatomy))
 
     def anatomy_rows(self) -> list[tuple[str, ...]]:

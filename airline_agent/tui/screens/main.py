@@ -733,5 +733,9 @@ class MainScreen(Screen[None]):
     async def ask_approval(self, event: ApprovalRequested) -> None:
         from airline_agent.tui.screens.approval import ApprovalScreen
 
-        answers = await self.app.push_screen_wait(ApprovalScreen(event.calls))
-        event.decide(answers)
+        answers: dict[str, bool] | None = None
+        try:
+            answers = await self.app.push_screen_wait(ApprovalScreen(event.calls))
+        finally:
+            # Fails closed: a question closed without an answer (the app quitting) declines.
+            event.decide(answers)

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.library import ScenarioChoice
 
 # The option that keeps (or brings back) the live chat: no scenario's name can be it.
@@ -69,10 +70,12 @@ class ScenarioPicker(ModalScreen[str | None]):
             options.append(Option(Text(self.live_chat, style="bold"), id=LIVE_CHAT))
         for choice in self.choices:
             prompt = Text()
-            prompt.append(choice.name, style="bold red" if choice.problem else "bold")
+            # A scenario file's text (its name, its description, why it is unusable).
+            name = escape_controls(choice.name)
+            prompt.append(name, style="bold red" if choice.problem else "bold")
             if choice.turns:
                 prompt.append(f"  {choice.turns} turn{'s' * (choice.turns != 1)}", style="dim")
-            prompt.append("\n" + (choice.description or "").strip())
+            prompt.append("\n" + escape_controls((choice.description or "").strip()))
             options.append(Option(prompt, id=choice.name, disabled=bool(choice.problem)))
         if not options:
             options.append(Option("No scenarios found in the library.", disabled=True))

@@ -29,6 +29,7 @@ from airline_agent.agent.events import (
     TurnStarted,
 )
 from airline_agent.redaction import Redactor, StreamRedactor
+from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.run import ScenarioDiverged, ShownEvent
 from airline_agent.tui.widgets.chat_input import ChatInput
 
@@ -108,7 +109,7 @@ class ChatPane(Vertical):
         # Imported on the first message: Markdown is slow to import, the first frame has none.
         from airline_agent.tui.widgets.chat_message import ChatMessage
 
-        text = self.redactor.redact(text)
+        text = self._shown(text)
         mounted = self.messages()
         if len(mounted) < MAX_MESSAGES:
             message = ChatMessage(speaker, text, **kwargs)
@@ -120,6 +121,10 @@ class ChatPane(Vertical):
             self.message_list.move_child(message, after=mounted[-1])
             await self._note_hidden()
         return message
+
+    def _shown(self, text: str) -> str:
+        """Text from outside as the chat may show it: redacted, its control codes escaped."""
+        return escape_controls(self.redactor.redact(text))
 
     def _forget(self, message: ChatMessage) -> None:
         """The oldest message is about to become a new one: no event may reach it now."""
@@ -172,27 +177,27 @@ class ChatPane(Vertical):
                 await self.add_message("customer", text)
             case ReasoningDelta(request=request, text=fragment):
                 self._reasoned.add(request)
-                fragment = self.redactor.redact(fragment)
-                await (await self._agent_message()).add_reasoning(fragment, request)
+                await (await self._agent_message()).add_reasoning(self._shown(fragment), request)
             case TextDelta(request=request, text=fragment):
                 reply = await self._agent_message()
                 self._by_request[request] = reply
                 stream = self._streams.setdefault(request, self.redactor.stream())
-                await reply.append(stream.feed(fragment))
+                # One character at a time: a sequence split across chunks is escaped too.
+                await reply.append(escape_controls(stream.feed(fragment)))
             case AssistantMessage(request=request, content=content, reasoning=reasoning):
                 streamed = request in self._by_request
                 if reasoning and request not in self._reasoned:
-                    reasoning = self.redactor.redact(reasoning)
+                    reasoning = self._shown(reasoning)
                     await (await self._agent_message()).add_reasoning(reasoning, request)
                 if content and not streamed:
                     reply = await self._agent_message()
                     self._by_request[request] = reply
-                    await reply.set_text(self.redactor.redact(content))
+                    await reply.set_text(self._shown(content))
                 elif streamed:
                     await self._finish_streamed(request)
             case GroundingWarning(request=request) as warning:
                 target = self._by_request.get(request) or self._reply
-                text = warning.describe()
+                text = self._shown(warning.describe())
                 if target is not None:
                     await target.add_warning(text)
                 else:
@@ -217,7 +222,7 @@ class ChatPane(Vertical):
         """The reply's stream ended: what its redaction held back goes out, then it closes."""
         reply = self._by_request[request]
         stream = self._streams.pop(request, None)
-        held = stream.flush() if stream is not None else ""
+        held = escape_controls(stream.flush()) if stream is not None else ""
         if held:
             await reply.append(held)
         await reply.finish_stream()

@@ -19,6 +19,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from airline_agent.redaction import Redactor
+from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.trace import TraceEntry
 from airline_agent.tui.widgets.token_wrap import WholeTokens
 
@@ -33,8 +34,13 @@ LINKED_STYLE = Style(bgcolor="#3b4252")  # under the rows linked to the highligh
 
 
 def render_entry(entry: TraceEntry, redactor: Redactor | None = None) -> Text:
-    """One entry as the trace shows it: badge, title, facts, a few lines; redacted."""
+    """One entry as the trace shows it: badge, title, facts, a few lines; redacted, and
+    with what a terminal would obey (the model's, a tool's) shown as escapes."""
     redact = redactor.redact if redactor is not None else str
+
+    def shown(text: str) -> str:
+        return escape_controls(redact(text))
+
     label, badge_style = BADGES.get(entry.producer, (entry.producer, "bold"))
     if entry.error:
         badge_style = "bold white on #bf616a"
@@ -44,13 +50,13 @@ def render_entry(entry: TraceEntry, redactor: Redactor | None = None) -> Text:
     # Non-breaking spaces: the badge is one token for the wrapping (token_wrap.py).
     text.append(f" {label} ".replace(" ", "\u00a0"), style=badge_style)
     text.append(" ")
-    text.append(redact(entry.title), style="bold red" if entry.error else "bold")
+    text.append(shown(entry.title), style="bold red" if entry.error else "bold")
     if entry.meta:
-        text.append(f"  {entry.meta}", style="bold red" if entry.error else "dim")
+        text.append(f"  {shown(entry.meta)}", style="bold red" if entry.error else "dim")
     if entry.body:
         text.append("\n")
         warned = entry.warning and not entry.error
-        text.append(redact(entry.body), style="#ebcb8b" if warned else "")
+        text.append(shown(entry.body), style="#ebcb8b" if warned else "")
     return text
 
 
