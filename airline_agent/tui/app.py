@@ -69,18 +69,18 @@ class AirlineApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:
-            self.main.hold_for_key()  # the key's frame first, then more events
+            self.main.scheduler.hold_for_key()  # the key's frame first, then more events
             await super().on_event(event)
             # A priority binding's action has run by now (most of the main screen's
             # keys); a key passed on to the focused widget says so again in `_on_key`.
-            self.main.key_handled()
+            self.main.scheduler.key_handled()
             return
         await super().on_event(event)
 
     def _on_key(self, _: events.Key) -> None:
         # Textual also runs App._on_key (the bindings) for this event, right after.
         if self.screen_stack:
-            self.main.key_handled()
+            self.main.scheduler.key_handled()
 
     def warn(self, text: str) -> None:
         """A warning toast, from the UI's loop or from a worker thread (a save runs in one)."""

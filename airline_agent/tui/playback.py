@@ -16,7 +16,7 @@ they are and what of the run shown before they change ("guard on (was OFF)").
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from airline_agent.agent.events import AgentEvent, ToolFinished, TurnFinished, TurnStarted
 from airline_agent.tui.run import Run, ScenarioDiverged
@@ -27,11 +27,6 @@ if TYPE_CHECKING:
     from airline_agent.scenarios.checks import Finding
     from airline_agent.scenarios.model import Scenario
     from airline_agent.scenarios.script import ScenarioScript
-
-
-# Approval policies a user can choose (live) or a scenario sets; anything else a run shows
-# (offline before any scenario: "scenario") is no one's choice.
-APPROVALS = ("ask", "auto", "deny", "ask-accept", "ask-decline")
 
 
 class Playback(Run):
@@ -107,8 +102,14 @@ class Playback(Run):
     def describe_settings(self, shown: Run) -> str:
         """What the scenario sets, in words, and what of the run shown until now it
         changes ("guard on (was OFF)")."""
+        from airline_agent.agent.options import ApprovalPolicy
+        from airline_agent.scenarios.model import Approval
+
         settings = self.scenario.settings
-        chosen_approval = shown.approval if shown.approval in APPROVALS else None
+        # An approval a user chose (live) or a scenario set; anything else a run shows
+        # (offline before any scenario: "scenario") is no one's choice, so no "was".
+        chosen = {*get_args(ApprovalPolicy), *get_args(Approval)}
+        chosen_approval = shown.approval if shown.approval in chosen else None
         said = [
             _setting("guard", _on(settings.guard), _on(shown.guard)),
             _setting("approval", settings.approval, chosen_approval),

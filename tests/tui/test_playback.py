@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
+import pytest
+
 from airline_agent.tui.app import AirlineApp
+from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.picker import ScenarioPicker
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
@@ -89,19 +94,18 @@ async def test_auto_play_runs_every_turn() -> None:
         assert controller.received == [turn for turn, _ in controller.turns]
 
 
+@pytest.mark.parametrize("delivered", ["one by one", "in one read"])
 async def test_space_pressed_while_the_chosen_scenario_loads_plays_its_first_step(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, delivered: str
 ) -> None:
     """Issue 19 item 17: enter then space within the load (a second or so) reopened the
     library: the space found no scenario yet. A key pressed while a scenario loads waits
-    for it."""
+    for it. In one read (a paste, a fast typist, a busy machine), the space came before the
+    library had closed on the enter: the library took it, and nothing played."""
     import shutil
-    import threading
 
-    from airline_agent.agent.events import TurnStarted
     from airline_agent.config import Settings
     from airline_agent.scenarios.library import library_dir
-    from airline_agent.tui.controller import AgentController
     from airline_agent.tui.playback import Playback
 
     library = tmp_path / "library"
@@ -111,15 +115,38 @@ async def test_space_pressed_while_the_chosen_scenario_loads_plays_its_first_ste
     original_open = Playback.open
 
     def held_open(self: Playback) -> None:
-        assert loading.wait(30)
+        assert loading.wait(60)
         original_open(self)
 
     monkeypatch.setattr(Playback, "open", held_open)
     controller = AgentController(Settings(db=str(tmp_path / "unused.db")), library=library)
     app = AirlineApp(controller, pace=0)
+    try:
+        await _enter_and_space(app, controller, loading, delivered)
+    finally:
+        loading.set()  # a failed test leaves no thread waiting
+
+
+async def _enter_and_space(
+    app: AirlineApp, controller: AgentController, loading: threading.Event, delivered: str
+) -> None:
+    from textual import events
+
+    from airline_agent.agent.events import TurnStarted
+
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_until(pilot, lambda: library_shown(app))
-        await pilot.press("enter", "space")
+        if delivered == "in one read":
+            # Both queued before either is handled, as one read delivers them.
+            app.post_message(events.Key("enter", "\r"))
+            app.post_message(events.Key("space", " "))
+            await wait_until(pilot, lambda: not isinstance(app.screen, ScenarioPicker))
+            await wait_until(pilot, lambda: app.main.scenario_loading)
+            # The space is held by the main screen (not taken by the library) until the
+            # scenario is in place.
+            await wait_until(pilot, lambda: app.main._waiting_keys == ["step"])
+        else:
+            await pilot.press("enter", "space")
         assert controller.run.scenario_name is None  # still loading
         loading.set()
 
@@ -133,3 +160,39 @@ async def test_space_pressed_while_the_chosen_scenario_loads_plays_its_first_ste
         started = [e for e in controller.run.events if isinstance(e, TurnStarted)]
         assert [e.turn for e in started] == [1]
         assert started[0].user_text.startswith("Hi, this is Emma Kim")
+
+
+async def test_keys_read_at_once_in_the_library_act_in_their_order(tmp_path) -> None:
+    """down, enter and space in one read: the second scenario is chosen (the enter, a
+    priority key, does not overtake the arrow), and its first turn plays."""
+    import shutil
+
+    from textual import events
+
+    from airline_agent.agent.events import TurnStarted
+    from airline_agent.config import Settings
+    from airline_agent.scenarios.library import library_dir
+
+    library = tmp_path / "library"
+    library.mkdir()
+    for name in ("cancel-ehglp3", "bags-approval-declined"):
+        shutil.copy(library_dir() / f"{name}.yaml", library)
+    controller = AgentController(Settings(db=str(tmp_path / "unused.db")), library=library)
+    app = AirlineApp(controller, pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: library_shown(app))
+        picker = app.screen
+        assert isinstance(picker, ScenarioPicker)
+        second = picker.choices[1].name
+        for key, character in (("down", None), ("enter", "\r"), ("space", " ")):
+            app.post_message(events.Key(key, character))
+
+        def first_turn_or_library() -> bool:
+            started = any(isinstance(e, TurnStarted) for e in controller.run.events)
+            return started or isinstance(app.screen, ScenarioPicker)
+
+        await wait_until(pilot, lambda: not isinstance(app.screen, ScenarioPicker))
+        await wait_until(pilot, first_turn_or_library, timeout=60)
+        assert controller.run.scenario_name == second
+        started = [e for e in controller.run.events if isinstance(e, TurnStarted)]
+        assert [e.turn for e in started] == [1]

@@ -240,12 +240,6 @@ class MainScreen(Screen[None]):
         """Events the worker produced that the panes do not show yet (and a slice to come)."""
         return self.scheduler.backlog
 
-    def hold_for_key(self) -> None:
-        self.scheduler.hold_for_key()
-
-    def key_handled(self) -> None:
-        self.scheduler.key_handled()
-
     # -- start-up: settings, then open (and seed) the database, in workers ----------
     async def _settled(self) -> bool:
         """The full settings are read; False (and the app closing) if one is unusable."""
@@ -309,10 +303,11 @@ class MainScreen(Screen[None]):
         defer_full_collections()  # resumed when the conversation comes to rest
         self.show_activity("agent working… esc cancels")
         self.scheduler.new_turn()
-        self.turn_worker = self.run_turn(text)
+        self.turn_worker = self.show_turn(text)
 
     @work(exclusive=True, group="turn")
-    async def run_turn(self, text: str) -> None:
+    async def show_turn(self, text: str) -> None:
+        """The run's turn on screen, event by event (the run runs it: `Run.run_turn`)."""
         run = self.controller.run
         events = run.run_turn(text)  # the run's own turn: closing it closes the loop's
         try:
