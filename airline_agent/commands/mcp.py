@@ -124,15 +124,14 @@ def mcp_command(
     from airline_agent.commands.settings import settings_or_exit
 
     settings = settings_or_exit(db=db, guard=False if no_guard else None)
-    from airline_agent.mcp_server.recording import OutputRefused, RecordTarget
+    from airline_agent.commands.outputs import file_or_exit
+    from airline_agent.mcp_server.recording import RecordTarget
+    from airline_agent.output_files import OutputPolicy
 
     target = None
     if record is not None:
-        target = RecordTarget(record, force=force, protected=_database_files(settings.db))
-        try:
-            target.check(record)
-        except OutputRefused as exc:
-            raise _usage(f"--record {record}: cannot be written ({exc})") from None
+        policy = OutputPolicy.for_run(database=settings.db, overwrite=force)
+        target = RecordTarget(record, file_or_exit(record, "--record", policy))
     if events is not None and (events.is_symlink() or (events.exists() and not events.is_file())):
         raise _usage(f"--events {events}: not a regular file")
 
@@ -152,13 +151,6 @@ def mcp_command(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(exc.status) from None
     raise typer.Exit(server.run(listen))
-
-
-def _database_files(location: str) -> tuple[Path, ...]:
-    if "://" in location:
-        return ()
-    path = Path(location)
-    return (path, Path(f"{path}-wal"), Path(f"{path}-shm"))
 
 
 def register(app: typer.Typer) -> None:

@@ -13,15 +13,13 @@ the same call, as the MCP session did (the loop binds a lookup of an id the cust
 gave; `session` explains the MCP rule). A session bound from the start (`--as`) is
 recorded with that customer.
 
-Files are written whole or not at all: a temporary file beside the target, then linked
-into place (an existing file is never overwritten unless `--force`), never through a
-symbolic link, never onto the database.
+Files are written as every output of the project is (`output_files.OutputPolicy`):
+whole or not at all, an existing file replaced only with `--force`, never through a
+symbolic link, never onto the database or any SQLite file.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,68 +32,25 @@ from airline_agent.agent.events import (
     TurnStarted,
     Usage,
 )
+from airline_agent.output_files import OutputPolicy
 
 if TYPE_CHECKING:
     from airline_agent.mcp_server.session import McpSession
     from airline_agent.redaction import Redactor
 
 
-class OutputRefused(Exception):
-    """The target cannot be written as asked; the message says why, in a few words."""
-
-
 @dataclass(frozen=True)
 class RecordTarget:
     """Where a server's sessions are recorded: the first at `path`, the n-th (n ≥ 2) of an
-    HTTP server beside it as `STEM-n.SUFFIX`."""
+    HTTP server beside it as `STEM-n.SUFFIX`; what may be written is `policy`'s."""
 
     path: Path
-    force: bool = False
-    protected: tuple[Path, ...] = ()  # files never to be written (the database)
+    policy: OutputPolicy
 
     def for_session(self, number: int) -> Path:
         if number == 1:
             return self.path
         return self.path.with_name(f"{self.path.stem}-{number}{self.path.suffix or '.yaml'}")
-
-    def check(self, path: Path) -> None:
-        """Raise OutputRefused when `path` must not be written."""
-        check_output(path, force=self.force, protected=self.protected)
-
-
-def check_output(path: Path, *, force: bool, protected: tuple[Path, ...] = ()) -> None:
-    if path.is_symlink():
-        raise OutputRefused("it is a symbolic link")
-    if path.exists():
-        if not path.is_file():
-            raise OutputRefused("it is not a regular file")
-        resolved = path.resolve()
-        if any(resolved == other.resolve() for other in protected if other.exists()):
-            raise OutputRefused("it is the database")
-        if not force:
-            raise OutputRefused("it exists (give --force to overwrite it)")
-    if not path.parent.is_dir():
-        raise OutputRefused(f"{path.parent} is not a folder")
-
-
-def write_whole(path: Path, text: str, *, force: bool) -> None:
-    """`text` into `path` through a temporary file beside it. Without `force` the file is
-    linked into place, which fails if anything appeared there meanwhile."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        if force:
-            os.replace(temporary, path)  # replaces a link itself, never its target
-        else:
-            try:
-                os.link(temporary, path)
-            except FileExistsError:
-                raise OutputRefused("it exists (give --force to overwrite it)") from None
-    finally:
-        Path(temporary).unlink(missing_ok=True)
 
 
 def customer_line(bound: str | None, preset: str | None) -> str:
@@ -137,7 +92,7 @@ def save_session(
     start: Path | None,
     others_wrote: bool,
     redactor: Redactor,
-    force: bool,
+    policy: OutputPolicy,
 ) -> list[str]:
     """Write the session's scenario to `path`; returns warnings for the user (a start
     that was no pristine dataset, a final database that cannot be checked)."""
@@ -184,5 +139,5 @@ def save_session(
         settings=settings,
         changes=changes,
     )
-    write_whole(path, scenario_to_yaml(scenario, redactor), force=force)
+    policy.write_text(path, scenario_to_yaml(scenario, redactor))
     return warnings

@@ -169,21 +169,19 @@ class Server:
             self.events.write({"session": session.number, "type": "session_closed"})
         if self.record is None or session.calls == 0:
             return
-        from airline_agent.mcp_server.recording import OutputRefused, save_session
+        from airline_agent.mcp_server.recording import save_session
 
         path = self.record.for_session(session.number)
         try:
-            if session.number > 1:
-                self.record.check(path)
             warnings = save_session(
                 session,
                 path,
                 start=session.start,
                 others_wrote=session.others_wrote,
                 redactor=self.redactor,
-                force=self.record.force,
+                policy=self.record.policy,
             )
-        except (OutputRefused, OSError) as exc:
+        except OSError as exc:  # OutputRefused among them
             say(f"session {session.number} not recorded: {path} cannot be written ({exc})")
             return
         for warning in warnings:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from airline_agent.agent.events import AgentEvent
+from airline_agent.agent.events import AgentEvent, TurnStarted
 from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.model import ScenarioSettings
@@ -57,7 +57,13 @@ class LiveRecording:
         """Write the recording and the transcript; returns the files written."""
         written: list[Path] = []
         try:
-            if self.record is not None:
+            if self.record is not None and not self._has_a_turn():
+                # A scenario is at least one turn: there is nothing to replay.
+                self.warnings.append(
+                    f"nothing to record: the chat ended before its first turn; "
+                    f"{self.record} was not written"
+                )
+            elif self.record is not None:
                 written.append(self._save_scenario(self.record))
             if self.transcript is not None:
                 from airline_agent.scenarios.transcript import write_transcript
@@ -72,6 +78,9 @@ class LiveRecording:
             if self._scratch is not None:
                 shutil.rmtree(self._scratch, ignore_errors=True)
         return written
+
+    def _has_a_turn(self) -> bool:
+        return any(isinstance(event, TurnStarted) for event in self.events)
 
     def _save_scenario(self, path: Path) -> Path:
         from airline_agent.scenarios.dbdiff import diff_databases

@@ -2,7 +2,7 @@
 
 For each read tool: the median time on the default sample and on a scaled sample
 (--scale 100; quick: 10), and the bare lookup a hand-written app would run (same
-rows, same dict shape) in the same run. Targets: ≤ 3× bare, and the scaled database no
+rows, same dict shape) in the same run. Targets: ≤ 1.5× bare (issue 21), and the scaled database no
 slower than the default one (indexed, so flat). The four (ours and bare, on each
 database) are timed in alternating turns, so a busy spell on this shared machine does
 not pass for a difference between them.
@@ -113,9 +113,8 @@ def _bare_reservation(db: sqlite3.Connection, rid: str) -> dict:
         "total_baggages": r[7],
         "nonfree_baggages": r[8],
         "insurance": r[9],
+        "status": r[10],  # null when active, as τ²'s model dumps it
     }
-    if r[10] is not None:
-        result["status"] = r[10]
     return result
 
 
@@ -192,6 +191,10 @@ def _bare_airports(db: sqlite3.Connection) -> list:
         for i, c in db.execute("SELECT iata, city FROM airport ORDER BY position, iata")
     ]
 
+
+# Issue 21: what the tools once cost. A full tool call (arguments parsed and validated,
+# the guard, the outcome timed) over a one-row primary-key lookup is the hardest case.
+TARGET_RATIO = 1.5
 
 LOOKUPS = {
     "get_user_details": ({"user_id": "emma_kim_9957"}, lambda db: _bare_user(db, "emma_kim_9957")),
@@ -296,8 +299,8 @@ def run(quick: bool) -> list[Row]:
                     ours=ours,
                     baseline_name="bare sqlite3",
                     baseline=baseline,
-                    target="≤ 3× bare",
-                    met=None if ratio is None else ratio <= 3,
+                    target=f"≤ {TARGET_RATIO:g}× bare",
+                    met=None if ratio is None else ratio <= TARGET_RATIO,
                 )
             )
         flat_ours, flat_base = scaled[0], default[0]

@@ -33,11 +33,15 @@ def test_a_piped_conversation(chat_server, db):
     chat_server.stream(tool_calls=[LOOKUP], usage=(900, 20))
     chat_server.stream("EHGLP3 goes from PHX to JFK.", usage=(1200, 12))
     result = chat(
-        "--db", str(db), stdin="Please look up EHGLP3\n/quit\nnever sent\n", server=chat_server
+        "--db",
+        str(db),
+        # The owner's user id first: before it, the guard refuses another's reservation.
+        stdin="I am emma_kim_9957. Please look up EHGLP3\n/quit\nnever sent\n",
+        server=chat_server,
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "you> Please look up EHGLP3" in out
+    assert "you> I am emma_kim_9957. Please look up EHGLP3" in out
     assert "→ get_reservation_details" in out and '"EHGLP3"' in out and " ok " in out
     assert "agent> EHGLP3 goes from PHX to JFK." in out
     assert "2100 in / 32 out tokens, 2 requests, $" in out

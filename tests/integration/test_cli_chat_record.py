@@ -89,3 +89,16 @@ def test_a_recorded_chat_replays_to_the_same_results_and_database(
     assert report["status"] == "passed", report  # recorded results equal (no drift)
     assert report["changed_records"] == ["reservations/GWL0HE"]
     assert report["tool_calls"] == 2
+
+
+def test_a_chat_that_ends_before_its_first_turn_records_nothing_and_says_so(
+    chat_server: ChatServer, db: Path, tmp_path: Path
+) -> None:
+    """Before, saving a scenario of no turns ended `chat` with pydantic's traceback."""
+    recording = tmp_path / "empty.yaml"
+    result = run("chat", "--db", str(db), "--record", str(recording), server=chat_server)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "nothing to record" in result.stderr and "was not written" in result.stderr
+    assert not recording.exists()
+    assert chat_server.requests == []
