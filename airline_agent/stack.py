@@ -250,6 +250,14 @@ class ToolCaller:
         self.database.close()
 
 
+def list_customers(stack: Stack) -> list[tuple[str, str]]:
+    """Every customer of the stack's database, (id, name): whom a front end may act for
+    (the TUI's `u`)."""
+    from airline_agent.domain.operations import list_customers as customers_of
+
+    return customers_of(stack.database)
+
+
 def tool_caller(settings: Settings, *, customer: str | None = None) -> ToolCaller:
     from airline_agent.tools.conversation import ToolConversation
 

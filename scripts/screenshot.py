@@ -28,10 +28,10 @@ async def _shoot(columns: int, rows: int) -> str:
     controller = AgentController(Settings(model=None))
     app = AirlineApp(controller, scenario="cancel-ehglp3")  # the default pace, as shown
     async with app.run_test(size=(columns, rows)) as pilot:
-        while controller.scenario_name != "cancel-ehglp3" or app.main.turn_running:
+        while controller.run.scenario_name != "cancel-ehglp3" or app.main.turn_running:
             await pilot.pause(0.05)
         await pilot.press("space")
-        while not any(isinstance(e, TurnFinished) for e in controller.events):
+        while not any(isinstance(e, TurnFinished) for e in controller.run.events):
             await pilot.pause(0.05)
         status = app.main.query_one("#status", StatusBar)
         while app.main.turn_running or app.main.backlog or status.shrink_pending:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,9 +15,19 @@ def _money(amount: Any) -> str:
     return f"${value:,.0f}" if value.is_integer() else f"${value:,.2f}"
 
 
+def value_words(table: str, field: str, value: Any) -> str:
+    """A field's value as a change is told (the approval preview, the TUI's trace)."""
+    if value is None:
+        # τ²'s reservations keep `status` null while a booking is active (only
+        # "cancelled" is ever written): "status None → cancelled" told nobody anything.
+        return "active" if (table, field) == ("reservation", "status") else "(none)"
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
 def describe_changes(name: str, changes: Sequence[RowChange]) -> str:
-    lines = [_describe(change) for change in changes]
-    lines = [line for line in lines if line]
+    lines = [
+        describe_row_change(change) or f"{change.table} {change.key} changed" for change in changes
+    ]
     charged = sum(
         c.after["amount"]
         for c in changes
@@ -39,7 +50,9 @@ def describe_changes(name: str, changes: Sequence[RowChange]) -> str:
     return summary + ":\n" + "\n".join(f"- {line}" for line in lines)
 
 
-def _describe(change: RowChange) -> str:
+def describe_row_change(change: RowChange) -> str | None:
+    """One changed row in the airline's words ("refund $523 to gift_card_… (reservation
+    GWL0HE)"); None for a table these words do not cover."""
     before, after = change.before, change.after
     row = after or before or {}
     match change.table:
@@ -52,7 +65,7 @@ def _describe(change: RowChange) -> str:
                     f"{row['total_baggages']} bag(s) ({row['nonfree_baggages']} paid), "
                     f"insurance {row['insurance']}"
                 )
-            return f"reservation {row['reservation_id']}: " + _fields(before, after)
+            return f"reservation {row['reservation_id']}: " + _fields(change)
         case "reservationflight":
             where = f"reservation {row['reservation_id']} segment {row['position'] + 1}"
             if before is None:
@@ -63,12 +76,12 @@ def _describe(change: RowChange) -> str:
                 )
             if after is None:
                 return f"{where}: {row['flight_number']} on {row['date']} removed"
-            return f"{where}: " + _fields(before, after)
+            return f"{where}: " + _fields(change)
         case "reservationpassenger":
             where = f"reservation {row['reservation_id']} passenger {row['position'] + 1}"
             if before is None:
                 return f"{where}: {row['first_name']} {row['last_name']} (born {row['dob']})"
-            return f"{where}: " + _fields(before, after)
+            return f"{where}: " + _fields(change)
         case "payment":
             amount, where = row["amount"], f"reservation {row['reservation_id']}"
             if amount >= 0:
@@ -92,13 +105,14 @@ def _describe(change: RowChange) -> str:
             return f"flight {row['flight_number']} on {row['date']}: " + ", ".join(
                 seats or ["updated"]
             )
-    return f"{change.table} {change.key} changed"
+    return None
 
 
-def _fields(before: dict | None, after: dict | None) -> str:
-    before, after = before or {}, after or {}
+def _fields(change: RowChange) -> str:
+    before, after = change.before or {}, change.after or {}
     changed = [
-        f"{field} {before.get(field)!s} → {after.get(field)!s}"
+        f"{field} {value_words(change.table, field, before.get(field))} → "
+        f"{value_words(change.table, field, after.get(field))}"
         for field in after
         if before.get(field) != after.get(field)
     ]

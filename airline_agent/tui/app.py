@@ -19,14 +19,14 @@ from airline_agent.tui.screens.main import MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
 
 if TYPE_CHECKING:
-    from airline_agent.tui.controller import SessionController
+    from airline_agent.tui.controller import Controller
 
 
 class AirlineApp(App[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "airline-agent"
     # Side by side from 120 columns (the screen's class); how the panes are laid out below
-    # that, stacked or one at a time: screens/pane_layout.py.
+    # that, stacked or one at a time: widgets/pane_switcher.py.
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", tooltip="Every key, and what the trace's labels mean"),
@@ -35,7 +35,7 @@ class AirlineApp(App[None]):
 
     def __init__(
         self,
-        controller: SessionController,
+        controller: Controller,
         *,
         scenario: str | None = None,
         pace: float = DEFAULT_PACE,
@@ -69,18 +69,18 @@ class AirlineApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:
-            self.main.hold_for_key()  # the key's frame first, then more events
+            self.main.scheduler.hold_for_key()  # the key's frame first, then more events
             await super().on_event(event)
             # A priority binding's action has run by now (most of the main screen's
             # keys); a key passed on to the focused widget says so again in `_on_key`.
-            self.main.key_handled()
+            self.main.scheduler.key_handled()
             return
         await super().on_event(event)
 
     def _on_key(self, _: events.Key) -> None:
         # Textual also runs App._on_key (the bindings) for this event, right after.
         if self.screen_stack:
-            self.main.key_handled()
+            self.main.scheduler.key_handled()
 
     def warn(self, text: str) -> None:
         """A warning toast, from the UI's loop or from a worker thread (a save runs in one)."""

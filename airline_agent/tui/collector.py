@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 
-_NEVER = 1_000_000  # young collections before a full one: not within any session
+_NEVER = 1_000_000  # young collections before a full one: never, in practice
 _saved_threshold: tuple[int, int, int] | None = None
 _frozen = False
 

@@ -40,7 +40,7 @@ def run_tui(
 
     controller = AgentController(settings)
     if customer:
-        controller.set_customer(customer)
+        controller.run.act_for(customer)
     app = AirlineApp(controller, scenario=scenario)
     app.run()
     if app.problem:

@@ -2,7 +2,7 @@
 
 Opened in a thread (opening, and building the sample on first start, take time): the
 stack comes from `airline_agent.stack.live_stack`; what the database records of how it
-was built goes into the session's state (the status line, and what `r` restores). A
+was built is the run's to tell (the status line, and what `r` restores). A
 database that cannot be rebuilt as built is copied as it is opened, so that `r` can put
 that copy back. Each conversation copies the database as it begins, so that a saved
 conversation knows what it changed and which dataset it replays on.
@@ -14,9 +14,10 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from airline_agent.redaction import redact_url
 from airline_agent.tui.database_reset import ResetPlan
 from airline_agent.tui.run import Run
-from airline_agent.tui.session_state import DatabaseOrigin, SessionState
+from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
@@ -25,48 +26,67 @@ if TYPE_CHECKING:
     from airline_agent.domain.loading import Progress
     from airline_agent.domain.provenance import Provenance
     from airline_agent.redaction import Redactor
+    from airline_agent.settings_peek import PendingSettings
 
 
 class LiveRun(Run):
     mode = "live"
 
-    def __init__(self, state: SessionState, settings: Settings) -> None:
-        super().__init__(state)
+    def __init__(self, status: Status, settings: Settings | PendingSettings) -> None:
+        """`PendingSettings` until the full settings are read (`settings_read`): the
+        first screen shows at once, the database opens after that."""
+        super().__init__(status, guard=settings.guard, clock=settings.now)
         self.settings = settings
         self.built: Provenance | None = None  # how the database was built, once it is open
-        self.problem: str | None = None  # why the session could not be opened
+        self.problem: str | None = None  # why its database could not be opened
+        self._origin = DatabaseOrigin.user(settings.db)
         self._opened_copy: Path | None = None  # the database as opened (not rebuildable)
         self._start: Path | None = None  # the database as the conversation began
         self._backend: ChatBackend | None = None  # kept across a reset (its client)
 
+    # -- the facts the status line shows ------------------------------------------------
     @property
-    def ready(self) -> bool:
-        return self.stack is not None
+    def source(self) -> str:
+        return live_source(self.settings)
+
+    @property
+    def origin(self) -> DatabaseOrigin:
+        return self._origin
+
+    @property
+    def approval(self) -> str:
+        return self.settings.approve
+
+    def settings_read(self, settings: Settings, peeked: Settings | PendingSettings | None) -> None:
+        super().settings_read(settings, peeked)
+        self.settings = settings
+        if self.stack is None:
+            self._origin = DatabaseOrigin.user(settings.db)
 
     # -- opening ------------------------------------------------------------------------
-    def open(self, progress: Progress | None = None) -> DatabaseOrigin:
+    def open(self, progress: Progress | None = None) -> None:
         """Open the database (built on first start only at the default location) and the
-        stack (in a thread); what the database is, for the state (changed on the UI's
-        loop, not here)."""
+        stack (in a thread: the status line learns of it from the caller, on the UI's
+        loop)."""
         from airline_agent.stack import settings_database
 
         try:
-            database = settings_database(self.settings, progress=progress)
+            database = settings_database(self.settings, progress=progress)  # type: ignore[arg-type]
         except Exception as error:
             self.problem = str(error)
             raise
         self.problem = None
-        self._open_stack(database, self.state.customer)
+        self._open_stack(database, self._customer)
         built = self._remember_how_built()
-        return DatabaseOrigin.user(self.settings.db, built=built.short())
+        self._origin = DatabaseOrigin.user(self.settings.db, built=built.short())
 
     def _open_stack(self, database: Database, customer: str | None) -> None:
         from airline_agent.stack import live_stack
 
         self.stack = live_stack(
-            self.settings,
+            self.settings,  # type: ignore[arg-type]  # read in full before opening
             customer=customer,
-            guard=self.state.guard,
+            guard=self._guard,
             database=database,
             backend=self._backend,
         )
@@ -84,13 +104,6 @@ class LiveRun(Run):
             self._opened_copy = datasets.scratch_dir() / f"live-opened-{id(self)}.db"
             copy_sqlite(location, self._opened_copy)
         return self.built
-
-    def database_file(self) -> Path | None:
-        from airline_agent.scenarios.live import sqlite_file
-
-        if self.stack is None:
-            return None
-        return sqlite_file(self.stack.database.engine.url)
 
     # -- turns --------------------------------------------------------------------------
     async def _before_turn(self) -> None:
@@ -133,13 +146,15 @@ class LiveRun(Run):
         from airline_agent.stack import open_existing_database
         from airline_agent.tui.database_reset import apply_reset, discard
 
-        customer = self.session.customer if self.session else None  # whom it starts with
+        # Whom its conversations start with, and the guard: as they were before.
+        self._customer = self.agent.customer if self.agent else self._customer
+        self._guard = self.guard
         self.close()
         try:
             apply_reset(plan)
         finally:
             discard(plan)
-            self._open_stack(open_existing_database(plan.location), customer)
+            self._open_stack(open_existing_database(plan.location), self._customer)
         self.events.clear()
 
     # -- saving -------------------------------------------------------------------------
@@ -151,9 +166,8 @@ class LiveRun(Run):
         from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
         from airline_agent.tui.run import slug
 
-        state = self.state
         # Under "ask" the recorder writes each answer: the most frequent as the default.
-        approval = "ask-accept" if state.approval == "ask" else state.approval
+        approval = "ask-accept" if self.approval == "ask" else self.approval
         origin = match_dataset(self._start)
         current = self.database_file()
         changes = None
@@ -162,18 +176,31 @@ class LiveRun(Run):
         scenario = record_scenario(
             self.events,
             name=slug(path.stem),
-            description=origin.describe(f"Recorded in the TUI ({state.source})."),
+            description=origin.describe(f"Recorded in the TUI ({self.source})."),
             dataset=origin.dataset,
-            customer=self.session.customer if self.session else state.customer,
+            # Whom the conversation started with: a customer it bound is bound again.
+            customer=self.agent.customer if self.agent else self.customer,
             settings=ScenarioSettings(
-                guard=state.guard,
+                guard=self.guard,
                 approval=approval,  # type: ignore[arg-type]
                 max_tool_calls=self.settings.max_tool_calls,
-                model=self.session.model if self.session else "scripted",
-                now=state.clock,
+                model=self.agent.model if self.agent else "scripted",
+                now=self.clock,
             ),
             changes=changes,
         )
         saved = save_scenario(scenario, path, redactor)
         said = [w for w in (origin.warning, replay_refusal(saved, scenario)) if w]
         return saved, "; ".join(said) or None
+
+
+def live_source(settings: Settings | PendingSettings) -> str:
+    """'model: gpt-4o-mini @ api.openai.com' (a password in the base URL masked)."""
+    host = "api.openai.com"
+    if settings.base_url:
+        from urllib.parse import urlsplit
+
+        # A credential in the URL (http://user:key@host) is masked before it is shown.
+        shown = redact_url(settings.base_url)
+        host = urlsplit(shown).netloc or shown
+    return f"model: {settings.model} @ {host}"

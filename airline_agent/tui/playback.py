@@ -8,18 +8,19 @@ happens, as a `ScenarioDiverged` after the tool call (the trace, the chat) and i
 status line, since the scripted replies that follow may then tell something that did
 not happen.
 
-Choosing a scenario applies its settings (guard, approval, clock, customer) to the
-session's state; `apply_settings` says in words what it set and what it changed.
+The scenario's settings (guard, approval, clock, customer) are the playback's own facts:
+the status line shows them while it is on screen; `describe_settings` says in words what
+they are and what of the run shown before they change ("guard on (was OFF)").
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from airline_agent.agent.events import AgentEvent, ToolFinished, TurnFinished, TurnStarted
 from airline_agent.tui.run import Run, ScenarioDiverged
-from airline_agent.tui.session_state import DatabaseOrigin, SessionState
+from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
     from airline_agent.redaction import Redactor
@@ -28,18 +29,18 @@ if TYPE_CHECKING:
     from airline_agent.scenarios.script import ScenarioScript
 
 
-# Approval policies a user can choose (live) or a scenario sets; anything else in the state
-# (offline before any scenario: "scenario") is no one's choice.
-APPROVALS = ("ask", "auto", "deny", "ask-accept", "ask-decline")
-
-
-class ScenarioPlayback(Run):
+class Playback(Run):
     mode = "offline"
 
-    def __init__(self, state: SessionState, scenario: Scenario, *, default_clock: str) -> None:
-        super().__init__(state)
+    def __init__(self, status: Status, scenario: Scenario, *, default_clock: str) -> None:
+        settings = scenario.settings
+        super().__init__(
+            status,
+            guard=settings.guard,
+            clock=settings.now or default_clock,
+            customer=scenario.customer,
+        )
         self.scenario = scenario
-        self.default_clock = default_clock
         self.script: ScenarioScript | None = None
         self.next_turn = 0  # turns loaded so far (the one playing is `next_turn`)
         self.divergences: list[ScenarioDiverged] = []
@@ -56,10 +57,37 @@ class ScenarioPlayback(Run):
     def steps_left(self) -> int:
         return len(self.scenario.turns) - self.next_turn
 
+    # -- the facts the status line shows ------------------------------------------------
+    @property
+    def source(self) -> str:
+        return f"scenario: {self.scenario.name}"
+
+    @property
+    def origin(self) -> DatabaseOrigin:
+        return DatabaseOrigin.scenario(self.scenario.dataset)
+
+    @property
+    def approval(self) -> str:
+        return self.scenario.settings.approval
+
+    @property
+    def scenario_guard(self) -> bool | None:
+        return self.scenario.settings.guard
+
+    @property
+    def divergence(self) -> str | None:
+        if not self.divergences:
+            return None
+        more = len(self.divergences) - 1
+        return self.divergences[0].summary() + (f" (and {more} more)" if more else "")
+
+    def settings_read(self, settings: object, peeked: object) -> None:
+        """A scenario's settings are its own: the user's settings change none of them."""
+
     # -- opening ------------------------------------------------------------------------
     def open(self) -> None:
         """A fresh copy of the dataset and the scenario's stack over it (slow: a thread;
-        the state is not touched here)."""
+        its facts change when the caller says so, on the UI's loop)."""
         from airline_agent.scenarios import datasets
         from airline_agent.scenarios.script import ScenarioScript
         from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
@@ -71,30 +99,23 @@ class ScenarioPlayback(Run):
         # Offline, the scenario answers approval questions (no modal), call by call.
         self.script = ScenarioScript(self.scenario, scripted_backend(self.stack))
 
-    def apply_settings(self) -> str:
-        """The scenario's settings become the session's, its first turn is next (after
-        `open`, on the UI's loop); what it set, in words, and what of the user's own
-        choice it changed ("guard on (was OFF)")."""
-        self.events.clear()
-        self._start_over()
-        settings, state = self.scenario.settings, self.state
-        clock = settings.now or self.default_clock
-        chosen_approval = state.approval if state.approval in APPROVALS else None
+    def describe_settings(self, shown: Run) -> str:
+        """What the scenario sets, in words, and what of the run shown until now it
+        changes ("guard on (was OFF)")."""
+        from airline_agent.agent.options import ApprovalPolicy
+        from airline_agent.scenarios.model import Approval
+
+        settings = self.scenario.settings
+        # An approval a user chose (live) or a scenario set; anything else a run shows
+        # (offline before any scenario: "scenario") is no one's choice, so no "was".
+        chosen = {*get_args(ApprovalPolicy), *get_args(Approval)}
+        chosen_approval = shown.approval if shown.approval in chosen else None
         said = [
-            _setting("guard", _on(settings.guard), _on(state.guard)),
+            _setting("guard", _on(settings.guard), _on(shown.guard)),
             _setting("approval", settings.approval, chosen_approval),
-            _setting("customer", self.scenario.customer or "not identified", state.customer),
-            _setting("clock", clock, state.clock),
+            _setting("customer", self.scenario.customer or "not identified", shown.customer),
+            _setting("clock", self.clock, shown.clock),
         ]
-        state.scenario_guard = settings.guard
-        state.update(
-            source=f"scenario: {self.scenario.name}",
-            origin=DatabaseOrigin.scenario(self.scenario.dataset),
-            guard=settings.guard,
-            approval=settings.approval,
-            clock=clock,
-        )
-        state.act_for(self.scenario.customer)
         return f"{self.scenario.name} sets " + ", ".join(said) + "."
 
     def close(self) -> None:
@@ -116,15 +137,17 @@ class ScenarioPlayback(Run):
         return turn.customer
 
     def new_conversation(self) -> None:
+        self.start_over()  # the scenario starts over (on the same database copy)
         super().new_conversation()
-        self._start_over()  # the scenario starts over (on the same database copy)
 
-    def _start_over(self) -> None:
+    def start_over(self) -> None:
+        """From the first turn again, nothing diverged (after `open`, or on the same copy)."""
+        self.events.clear()
         self.next_turn = 0
         self.divergences.clear()
         self._reported.clear()
         self._this_turn = []
-        self.state.diverged(None)
+        self.status.changed()
 
     def _cancels_here(self, event: AgentEvent) -> bool:
         # As `replay` does: asked once per event, before the script answers anything.
@@ -175,9 +198,7 @@ class ScenarioPlayback(Run):
             self.next_turn, where, new[0].brief(), tuple(str(finding) for finding in new)
         )
         self.divergences.append(divergence)
-        first = self.divergences[0].summary()
-        more = len(self.divergences) - 1
-        self.state.diverged(first + (f" (and {more} more)" if more else ""))
+        self.status.changed()
         return [divergence]
 
     # -- saving -------------------------------------------------------------------------
@@ -186,22 +207,22 @@ class ScenarioPlayback(Run):
         from airline_agent.scenarios.model import ScenarioSettings
         from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
 
-        state, settings = self.state, self.scenario.settings
+        settings = self.scenario.settings
         changes = None
         if self._pristine is not None and self._copy is not None:
             changes = diff_databases(self._pristine, self._copy)
         scenario = record_scenario(
             self.events,
             name=_name(path),
-            description=f"Recorded in the TUI ({state.source}).",
+            description=f"Recorded in the TUI ({self.source}).",
             dataset=self.scenario.dataset,
             customer=self.scenario.customer,
             settings=ScenarioSettings(
-                guard=state.guard,
+                guard=self.guard,
                 approval=settings.approval,
                 max_tool_calls=settings.max_tool_calls,
-                model=self.session.model if self.session else "scripted",
-                now=state.clock,
+                model=self.agent.model if self.agent else "scripted",
+                now=self.clock,
             ),
             changes=changes,
         )

@@ -1,7 +1,9 @@
-"""Every request of the conversation, exactly as sent, with its response: the inspector's source."""
+"""Every request of a conversation, exactly as sent, with its response: the inspector's
+source."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,8 +41,13 @@ class Exchange:
 
 
 class RequestLog:
-    def __init__(self) -> None:
+    """The requests of a conversation, read from its events (the run keeps them: the log
+    is made when the inspector opens, and kept by no one else)."""
+
+    def __init__(self, events: Iterable[AgentEvent] = ()) -> None:
         self.exchanges: dict[int, Exchange] = {}
+        for event in events:
+            self.record(event)
 
     def record(self, event: AgentEvent) -> None:
         match event:
@@ -50,9 +57,6 @@ class RequestLog:
                 self.exchanges[number].response = event
             case UsageReported(request=number) if number in self.exchanges:
                 self.exchanges[number].usage = event
-
-    def clear(self) -> None:
-        self.exchanges.clear()
 
     def numbers(self) -> list[int]:
         return sorted(self.exchanges)

@@ -1,12 +1,16 @@
 """What the TUI runs conversations with: a live run (live_run.py) or a scenario's
-playback (playback.py), each over the session's state (session_state.py).
+playback (playback.py); this base is a run with nothing to play yet (offline, before a
+scenario is chosen).
 
-`Run` holds what both do alike: a stack built by `airline_agent.stack`, the events of
-the conversation so far (what is saved), a turn's bookkeeping — a customer bound by the
-loop goes into the state; a turn cancelled before its end is recorded as a
+`Run` holds what every run does alike: a stack built by `airline_agent.stack`, the events
+of the conversation so far (what is saved and what the inspector reads), a turn's
+bookkeeping — a turn cancelled before its end is recorded as a
 `TurnFinished(reason="cancelled")`, the one record of it the screen, the recorder and the
-transcript all read — and saving. Subclasses say where the database comes from, how a
-reset works and what else a turn yields (a playback's `ScenarioDiverged`).
+transcript all read — and saving. It owns the facts the status line shows of it, each
+where it is decided: the guard is its toolbox's (the switch the tools obey), the
+customer its conversation's (the loop binds one and says so); before its stack exists,
+the guard and customer it will open with. Subclasses say where the database comes from,
+how a reset works and what else a turn yields (a playback's `ScenarioDiverged`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Literal
 
 from airline_agent.agent.cancelled import cancelled_turn
 from airline_agent.agent.events import (
@@ -27,14 +31,19 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from airline_agent.tui.session_state import CustomerBinding, SessionState
+from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
+    from airline_agent.agent.conversation import Conversation
     from airline_agent.agent.loop import AgentSession
+    from airline_agent.config import Settings
     from airline_agent.redaction import Redactor
+    from airline_agent.settings_peek import PendingSettings
     from airline_agent.stack import Stack
 
 Mode = Literal["live", "offline"]
+NO_SCENARIO = "offline: no scenario"
+EACH_SCENARIO = DatabaseOrigin("scenario", "a fresh copy per scenario")
 
 
 @dataclass(frozen=True)
@@ -56,18 +65,43 @@ ShownEvent = AgentEvent | ScenarioDiverged
 
 
 class Run:
-    """One way of running the session's conversations (see the module's docstring)."""
+    """One way of running conversations (see the module's docstring)."""
 
-    mode: ClassVar[Mode]
+    mode: Mode = "offline"
+    resetting = False  # a reset of its database is under way (live `r`): no turn starts
 
-    def __init__(self, state: SessionState) -> None:
-        self.state = state
-        self.events: list[AgentEvent] = []  # the conversation so far, for saving it
+    def __init__(
+        self, status: Status, *, guard: bool, clock: str, customer: str | None = None
+    ) -> None:
+        self.status = status  # told of every change of a fact it shows
+        self.events: list[AgentEvent] = []  # the conversation so far
         self.stack: Stack | None = None
+        self._guard = guard  # until the stack exists; from then on its toolbox's
+        self._customer = customer  # whom the first conversation is to act for
+        self._clock = clock
 
     @property
-    def session(self) -> AgentSession | None:
+    def agent(self) -> AgentSession | None:
+        """The agent loop's session over the stack (None before the stack is open)."""
         return self.stack.session if self.stack is not None else None
+
+    @property
+    def conversation(self) -> Conversation | None:
+        """The conversation going on: its customer, history, usage and cost."""
+        return self.agent.conversation if self.agent is not None else None
+
+    @property
+    def ready(self) -> bool:
+        """A turn can start: the stack is open and no reset is under way."""
+        return self.stack is not None and not self.resetting
+
+    def database_file(self) -> Path | None:
+        """The SQLite file the run's tools work on (None: not open, or not SQLite)."""
+        from airline_agent.scenarios.live import sqlite_file
+
+        if self.stack is None:
+            return None
+        return sqlite_file(self.stack.database.engine.url)
 
     @property
     def scenario_name(self) -> str | None:
@@ -80,6 +114,56 @@ class Run:
     def next_customer_message(self) -> str | None:
         """A playback's next customer message (its turn loaded); None: none to play."""
         return None
+
+    # -- the facts the status line shows ------------------------------------------------
+    @property
+    def source(self) -> str:
+        return NO_SCENARIO
+
+    @property
+    def origin(self) -> DatabaseOrigin:
+        return EACH_SCENARIO  # offline, the user's database is never opened
+
+    @property
+    def approval(self) -> str:
+        return "scenario"  # offline, each scenario says
+
+    @property
+    def clock(self) -> str:
+        return self._clock
+
+    @property
+    def scenario_guard(self) -> bool | None:
+        return None
+
+    @property
+    def divergence(self) -> str | None:
+        return None
+
+    @property
+    def guard(self) -> bool:
+        return self.stack.toolbox.guard if self.stack is not None else self._guard
+
+    @guard.setter
+    def guard(self, on: bool) -> None:
+        if self.stack is not None:
+            self.stack.toolbox.guard = on
+        else:
+            self._guard = on
+        self.status.changed()
+
+    @property
+    def customer(self) -> str | None:
+        """Whom the conversation acts for: its own customer once it exists."""
+        conversation = self.conversation
+        return conversation.customer if conversation is not None else self._customer
+
+    def settings_read(self, settings: Settings, peeked: Settings | PendingSettings | None) -> None:
+        """The full settings are read (after the first frame): the peeked values were
+        the same; a guard the user switched since is kept."""
+        self._clock = settings.now
+        if self.stack is None and (peeked is None or self._guard == peeked.guard):
+            self._guard = settings.guard
 
     # -- turns ------------------------------------------------------------------------
     async def run_turn(self, text: str) -> AsyncGenerator[ShownEvent, None]:
@@ -111,20 +195,20 @@ class Run:
                 yield shown
 
     async def _take(self, event: AgentEvent) -> AsyncGenerator[ShownEvent, None]:
-        """One event of the turn: observed, kept, told to the state; then what follows it."""
+        """One event of the turn: observed and kept; then what follows it."""
         extra = self._observe(event)
         self.events.append(event)
         if isinstance(event, CustomerBound):
-            self.state.act_for(event.customer, CustomerBinding("stated", event.tool))
+            self.status.changed()  # the conversation acts for its customer now
         yield event
         for shown in extra:
             yield shown
 
     def _turn_events(self, text: str) -> AsyncGenerator[AgentEvent, None]:
         """Where the turn's events come from: the stack's loop."""
-        if self.session is None:
-            raise RuntimeError("the session is not open yet")
-        return self.session.run_turn(text)
+        if self.agent is None:
+            raise RuntimeError("nothing is open to run a turn on")
+        return self.agent.run_turn(text)
 
     async def _before_turn(self) -> None:
         """Before the loop sees the customer's message (live: copy the database)."""
@@ -145,23 +229,22 @@ class Run:
             return last
         return None
 
-    # -- the session's settings -------------------------------------------------------
+    # -- the conversation -----------------------------------------------------------
     def new_conversation(self) -> None:
         """Nothing of the last conversation survives: a customer it bound neither."""
         self.events.clear()
-        if self.session is not None:
-            self.session.new_conversation()
-            self.state.act_for(self.session.customer)
+        if self.agent is not None:
+            self.agent.new_conversation()
+        self.status.changed()
 
-    def guard_changed(self) -> None:
-        if self.stack is not None:
-            self.stack.toolbox.guard = self.state.guard
-
-    def customer_changed(self) -> None:
-        """The state's customer was chosen anew: a new conversation acts for them."""
+    def act_for(self, customer: str | None) -> None:
+        """A new conversation, acting for `customer` from its start (None: nobody)."""
         self.events.clear()
-        if self.session is not None:
-            self.session.new_conversation(customer=self.state.customer)
+        if self.agent is not None:
+            self.agent.new_conversation(customer=customer)
+        else:
+            self._customer = customer
+        self.status.changed()
 
     def close(self) -> None:
         if self.stack is not None:

@@ -129,6 +129,14 @@ class EventScheduler:
         """Events produced but not shown yet in every pane (and a slice to come)."""
         return self._not_shown() + self._slice_scheduled
 
+    @property
+    def held_text(self) -> int | None:
+        """The request whose first text waits for the rest of its reply, if one does."""
+        head = self._backlog[0] if self._backlog else None
+        if isinstance(head, TextDelta | ReasoningDelta) and head.request in self._text_seen_at:
+            return head.request
+        return None
+
     def frame_painted(self, _: object = None) -> None:
         """The screen laid itself out (Textual's layout signal): the next pane's turn."""
         if self._waiting_for_frame:

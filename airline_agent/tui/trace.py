@@ -3,28 +3,62 @@
 One entry per model request and per tool call, in the order the round is built (the
 articles' STEP A to D): the developer's part (system prompt and tool schemas) before the
 customer's message, then the request (api), the model's response, each tool call's
-`role: tool` result (framework), linked to its call by `tool_call_id`.
+`role: tool` result (framework), linked to its call by `tool_call_id`; and the
+framework's own entries: approvals and their answers, bindings, limits, warnings, errors,
+divergences and how a turn ended. Rows a write changed are told in words ("reservation
+EHGLP3: status active → cancelled"), each value as the approval preview words it
+(tools/describe.py); an inserted row says what it is ("… inserted, refund $523 to …").
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
 from airline_agent.agent.events import (
     ApprovalRequested,
     AssistantMessage,
+    CustomerBound,
+    ErrorOccurred,
+    GroundingWarning,
+    LimitReached,
+    PendingWrite,
     RequestSent,
+    RetryScheduled,
+    ToolCallsRecovered,
     ToolFinished,
     TurnFinished,
     TurnStarted,
 )
+from airline_agent.tools.describe import describe_row_change, value_words
+from airline_agent.tools.outcome import RowChange
 from airline_agent.tui.formatting import call_signature, first_line, fold, latency, pretty_json
-from airline_agent.tui.run import ShownEvent
-from airline_agent.tui.trace_changes import describe_change
-from airline_agent.tui.trace_entry import EntryProducer, TraceEntry
-from airline_agent.tui.trace_framework import approval_answer, framework_entry
+from airline_agent.tui.run import ScenarioDiverged, ShownEvent
 
-__all__ = ["EntryProducer", "TraceBuilder", "TraceEntry"]
-
+EntryProducer = Literal["developer", "customer", "model", "framework", "api"]
 RESULT_LINES = 6  # a tool result longer than this is folded; the details show it whole
+VALUE_CHARS = 40  # a long changed value (a list of flights) is cut; the details show it
+# What an `api` entry is, said on the first one of a conversation (where the label is met).
+API_MEANS = "api: the request the framework sent to the model's API (enter: exactly as sent)"
+STATED = "named by the customer, confirmed by"  # how a CustomerBound came to be
+_ABSENT = object()
+
+
+@dataclass(frozen=True)
+class TraceEntry:
+    """One entry of the trace: who produced it, what it says, what it links to."""
+
+    producer: EntryProducer
+    title: str
+    body: str = ""  # a few lines under the title
+    meta: str = ""  # right-hand facts: "ok · 3 ms", "412 ms"
+    error: bool = False
+    warning: bool = False
+    request: int | None = None  # the request it belongs to (opens the inspector)
+    details: dict[str, Any] = field(default_factory=dict)  # everything, for the details screen
+    # The tool_call_ids it carries: a model's calls, a call's `role: tool` result, an
+    # approval of calls. Entries sharing one are linked (the trace highlights them together).
+    call_ids: tuple[str, ...] = ()
 
 
 class TraceBuilder:
@@ -37,6 +71,7 @@ class TraceBuilder:
 
     def new_conversation(self) -> None:
         self._developer_shown = False
+        self._api_explained = False  # the first request says what its `api` label means
         self._held_customer: TraceEntry | None = None  # until the developer entry is out
         self._prefix_since: int | None = None  # the first request of the current prefix
         self._reasoned: list[int] = []  # responses with reasoning since the last request
@@ -106,6 +141,9 @@ class TraceBuilder:
     def _request(self, sent: RequestSent) -> TraceEntry:
         params = ", ".join(f"{key}={value}" for key, value in sent.params.items())
         lines = [f"{len(sent.messages)} messages · {len(sent.tools)} tools"]
+        if not self._api_explained:
+            self._api_explained = True
+            lines.insert(0, API_MEANS)
         lines += [params] if params else []
         lines += [self._prefix_line(sent)] if sent.prefix is not None else []
         lines += self._reasoning_left_out(sent)
@@ -156,7 +194,7 @@ def _model(message: AssistantMessage) -> TraceEntry:
         call_ids=tuple(call.call_id for call in message.tool_calls),
         details={
             "content": message.content,
-            "reasoning": message.reasoning,
+            "reasoning_content": message.reasoning,  # the wire's name for it
             "tool_calls": [
                 {"id": c.call_id, "name": c.name, "arguments": c.arguments}
                 for c in message.tool_calls
@@ -195,3 +233,165 @@ def _tool(finished: ToolFinished) -> TraceEntry:
             ],
         },
     )
+
+
+# -- the framework's entries ------------------------------------------------------------
+
+
+def approval_answer(asked: ApprovalRequested) -> TraceEntry | None:
+    """What the customer answered to `asked`, once answered (None while it waits)."""
+    if not asked.decision.done():
+        return None
+    names = {call.call_id: call.name for call in asked.calls}
+    if asked.decision.cancelled():
+        title, approved = "approval not answered: the turn ended first", {}
+    else:
+        approved = asked.decision.result().approved
+        yes = [names[i] for i in names if approved.get(i, False)]
+        no = [names[i] for i in names if not approved.get(i, False)]
+        answers = [f"approved {', '.join(yes)}"] if yes else []
+        answers += [f"declined {', '.join(no)}"] if no else []
+        title = "approval · " + " · ".join(answers)
+    return TraceEntry(
+        "customer",
+        title,
+        warning=not approved or not all(approved.values()),
+        request=asked.request,
+        call_ids=tuple(names),
+        details={"approved": {i: approved.get(i, False) for i in names}},
+    )
+
+
+def framework_entry(event: ShownEvent) -> TraceEntry | None:
+    """What the framework did or said (approvals, bindings, limits, warnings, errors,
+    divergences, how a turn ended), as one entry; None for an event it has none for."""
+    match event:
+        case ApprovalRequested(request=request, calls=calls):
+            return TraceEntry(
+                "framework",
+                f"approval asked · {len(calls)} write call{'s' * (len(calls) != 1)}",
+                body="\n".join(f"{c.name} · id {c.call_id}: {c.preview}" for c in calls),
+                warning=True,
+                request=request,
+                call_ids=tuple(call.call_id for call in calls),
+                details={"calls": [_pending(call) for call in calls]},
+            )
+        case CustomerBound(customer=customer, call_id=call_id, tool=tool):
+            return TraceEntry(
+                "framework",
+                f"customer bound: {customer} — {STATED} {tool}",
+                call_ids=(call_id,),
+                details={"customer": customer, "call_id": call_id, "tool": tool},
+            )
+        case LimitReached(kind=kind, limit=limit, message=text):
+            return TraceEntry(
+                "framework",
+                f"limit reached · {kind} ({limit:g})",
+                body=text,
+                error=True,
+                details={"kind": kind, "limit": limit, "message": text},
+            )
+        case GroundingWarning(request=request, unsupported=values, findings=findings):
+            return TraceEntry(
+                "framework",
+                "grounding warning",
+                body=event.describe()
+                if findings
+                else "not found in any tool result: " + ", ".join(values),
+                warning=True,
+                request=request,
+                details={
+                    "unsupported": list(values),
+                    "findings": [asdict(finding) for finding in findings],
+                },
+            )
+        case ToolCallsRecovered(request=request, calls=calls, text=text):
+            names = ", ".join(call.name for call in calls)
+            return TraceEntry(
+                "framework",
+                f"recovered from text · {names}",
+                body="The model wrote the call as text; the framework made it "
+                "(--recover-text-tool-calls).\n" + text,
+                warning=True,
+                request=request,
+                call_ids=tuple(call.call_id for call in calls),
+                details={"calls": [asdict(call) for call in calls], "text": text},
+            )
+        case ScenarioDiverged(where=where, findings=lines) as diverged:
+            return TraceEntry(
+                "framework",
+                diverged.summary(),
+                body=where + "\n" + "\n".join(lines),
+                error=True,
+                details={"where": where, "findings": list(lines)},
+            )
+    return _trouble_entry(event)
+
+
+def _trouble_entry(event: ShownEvent) -> TraceEntry | None:
+    """A retry, an error, a turn that ended otherwise than answered."""
+    match event:
+        case RetryScheduled(attempt=attempt, delay_s=delay, reason=reason):
+            return TraceEntry(
+                "framework",
+                f"retry {attempt} in {delay:.1f} s",
+                body=reason,
+                warning=True,
+                details={"attempt": attempt, "delay_s": delay, "reason": reason},
+            )
+        case ErrorOccurred(kind=kind, message=text, hint=hint, status=status):
+            return TraceEntry(
+                "framework",
+                f"error · {kind}" + (f" ({status})" if status else ""),
+                body=text + (f"\n{hint}" if hint else ""),
+                error=True,
+                details={"kind": kind, "message": text, "hint": hint, "status": status},
+            )
+        case TurnFinished(turn=turn, reason=reason):
+            return TraceEntry(
+                "framework",
+                f"turn {turn} ended · {reason}",
+                error=reason == "error",
+                warning=reason != "error",
+                details={"turn": turn, "reason": reason},
+            )
+    return None
+
+
+def _pending(call: PendingWrite) -> dict[str, Any]:
+    return {
+        "call_id": call.call_id,
+        "name": call.name,
+        "arguments": call.arguments,
+        "preview": call.preview,
+    }
+
+
+# -- rows a write changed -------------------------------------------------------------------
+
+
+def describe_change(change: RowChange) -> str:
+    """One line per changed row: the table, the key and each field before → after."""
+    where = f"{change.table} {change.key}"
+    if change.before is None:
+        words = describe_row_change(change)
+        return f"{where}: inserted" + (f", {words}" if words else "")
+    if change.after is None:
+        return f"{where}: deleted"
+    fields = [
+        f"{name} {_value(change, name, change.before)} → {_value(change, name, change.after)}"
+        for name in _changed_fields(change.before, change.after)
+    ]
+    return f"{where}: " + ("; ".join(fields) if fields else "unchanged")
+
+
+def _changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    names = list(before) + [name for name in after if name not in before]
+    return [name for name in names if before.get(name, _ABSENT) != after.get(name, _ABSENT)]
+
+
+def _value(change: RowChange, name: str, row: dict[str, Any]) -> str:
+    if name not in row:
+        return "(new)" if row is change.before else "(removed)"
+    text = value_words(change.table, name, row[name])
+    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"

@@ -33,3 +33,24 @@ async def close_the_library(pilot: Pilot) -> None:
     """Offline, the app opens on the scenario library: wait for it, then close it (esc)."""
     await wait_until(pilot, lambda: library_shown(pilot.app))
     await pilot.press("escape")
+
+
+def screen_lines(app: App) -> list[str]:
+    """What the terminal shows, line by line (the compositor's strips as text)."""
+    return [
+        "".join(segment.text for segment in strip)
+        for strip in app.screen._compositor.render_strips()
+    ]
+
+
+def shown_in(app: App, widget: object) -> list[str]:
+    """The lines of the screen inside `widget`'s region (its border included)."""
+    region = widget.region  # type: ignore[attr-defined]
+    return [line[region.x : region.right] for line in screen_lines(app)[region.y : region.bottom]]
+
+
+def chat_notes(app: App) -> list[str]:
+    """The notes above the chat's conversation (what a chosen scenario set)."""
+    from airline_agent.tui.widgets.chat_pane import ChatPane
+
+    return app.screen_stack[0].query_one(ChatPane).notes()

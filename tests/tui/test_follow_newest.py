@@ -42,8 +42,8 @@ def _played_to_the_end(app: AirlineApp) -> bool:
         return False
     main = app.main
     return (
-        app.controller.scenario_name is not None
-        and main.controller.steps_left == 0
+        app.controller.run.scenario_name is not None
+        and main.controller.run.steps_left == 0
         and not main.autoplay
         and not main.turn_running
         and main.backlog == 0
@@ -57,7 +57,7 @@ async def test_auto_play_ends_with_the_last_agent_message_in_view(
 ) -> None:
     app = AirlineApp(AgentController(Settings()), scenario=scenario, pace=PACE)
     async with app.run_test(size=size) as pilot:
-        await wait_until(pilot, lambda: app.controller.scenario_name == scenario, timeout=60)
+        await wait_until(pilot, lambda: app.controller.run.scenario_name == scenario, timeout=60)
         await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
         await pilot.press("a")
         await wait_until(pilot, lambda: _played_to_the_end(app), timeout=60)
@@ -97,7 +97,12 @@ async def test_a_user_who_scrolled_up_is_not_yanked_down() -> None:
         await wait_until(pilot, lambda: len(controller.approvals) == 1)
         controller.approvals[0].decide(True)
         await wait_until(pilot, lambda: trace.titles()[-1] == "model: response #4 · reply")
+        # Not a fixed pause (issue 19 item 27): every event shown and the newest message
+        # laid out at its size, so a scroll that follows it would have happened by now.
         await wait_until(pilot, lambda: len(chat.messages()) == 4)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog)
+        newest = chat.messages()[-1]
+        await wait_until(pilot, lambda: newest.size.height > 0)
+        await pilot.pause()  # the refresh after that layout (where an anchor scrolls)
         assert chat.message_list.scroll_y == 0
         assert trace.scroll_y == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
-from textual.widgets import Markdown
+from textual.widgets import Checkbox, Markdown, Static
 
 from airline_agent.agent.events import AssistantMessage
 from airline_agent.agent.raw_response import RawResponse
@@ -18,7 +18,7 @@ from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
 from tests.tui.helpers import close_the_library, wait_until
-from tests.tui.scripted_events import two_turn_controller
+from tests.tui.scripted_events import two_turn_controller, two_writes_controller
 
 SIZE = (140, 40)
 
@@ -44,25 +44,47 @@ async def _reach_approval(pilot, app: AirlineApp) -> ApprovalScreen:
 
 
 async def test_approval_modal_shows_every_write_call_and_accepts() -> None:
-    app = AirlineApp(two_turn_controller(), pace=0)
+    # Two write calls in one response (issue 19 item 28: "every write call" with one).
+    app = AirlineApp(two_writes_controller(), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         modal = await _reach_approval(pilot, app)
-        assert [call.name for call in modal.calls] == ["update_reservation_baggages"]
-        shown = " ".join(str(s.render()) for s in modal.query(".pending-write Static"))
-        assert "gift_card_9562694" in shown  # the arguments
-        assert "bags 0 → 1" in shown  # the preview of what it will change
+        assert [call.name for call in modal.calls] == [
+            "update_reservation_baggages",
+            "update_reservation_passengers",
+        ]
+        blocks = [
+            " ".join(str(s.render()) for s in block.query(Static))
+            for block in modal.query(".pending-write")
+        ]
+        assert len(blocks) == 2
+        shown = " ".join(blocks)
+        assert "gift_card_9562694" in blocks[0]  # the arguments, each call its own
+        assert "Gonzales" in blocks[1]
+        assert "bags 0 → 1" in blocks[0]  # the preview of what it will change
+        assert "last_name Gonzalez → Gonzales" in blocks[1]
+        assert "gift_card_9562694" in shown
         await pilot.press("y")
         decision = await asyncio.wait_for(app.controller.approvals[0].decision, 5)
-        assert decision.approved == {"call_3_0": True}
+        assert decision.approved == {"call_3_0": True, "call_3_1": True}
+
+
+async def test_approval_approves_only_the_calls_left_checked() -> None:
+    app = AirlineApp(two_writes_controller(), pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        modal = await _reach_approval(pilot, app)
+        modal.query_one("#approve-1", Checkbox).value = False  # the second call's box
+        await pilot.press("y")
+        decision = await asyncio.wait_for(app.controller.approvals[0].decision, 5)
+        assert decision.approved == {"call_3_0": True, "call_3_1": False}
 
 
 async def test_approval_declined_answers_false_for_every_call() -> None:
-    app = AirlineApp(two_turn_controller(), pace=0)
+    app = AirlineApp(two_writes_controller(), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         await _reach_approval(pilot, app)
         await pilot.click("#decline")
         decision = await asyncio.wait_for(app.controller.approvals[0].decision, 5)
-        assert decision.approved == {"call_3_0": False}
+        assert decision.approved == {"call_3_0": False, "call_3_1": False}
 
 
 async def test_escape_cancels_a_running_turn_and_the_next_turn_still_runs() -> None:
@@ -72,7 +94,7 @@ async def test_escape_cancels_a_running_turn_and_the_next_turn_still_runs() -> N
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot, app)
         await pilot.press("space")
-        await wait_until(pilot, lambda: app.main.turn_running and controller.events)
+        await wait_until(pilot, lambda: app.main.turn_running and controller.run.events)
         await pilot.press("escape")
         await wait_until(pilot, lambda: controller.cancelled and not app.main.turn_running)
         chat = app.main.query_one(ChatPane)
@@ -132,7 +154,9 @@ async def test_selecting_a_tool_entry_opens_its_details() -> None:
         assert '"reservation_id": "EHGLP3"' in app.screen.text
 
 
-async def test_reset_rebuilds_the_database_and_clears_the_panes() -> None:
+async def test_r_offline_restarts_the_scenario_and_clears_the_panes() -> None:
+    # Named for what it checks (issue 19 item 28): its controller counts restarts; that
+    # a restart plays on a fresh copy of the dataset, test_reset.py checks on the real one.
     app = AirlineApp(two_turn_controller(), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         await _play_first_turn(pilot, app)
@@ -164,8 +188,11 @@ async def test_wide_terminal_puts_the_panes_side_by_side() -> None:
         chat, trace, usage = (
             app.main.query_one(f"#{n}").region for n in ("chat", "trace", "usage")
         )
-        assert chat.right <= trace.x and trace.right <= usage.x and usage.right <= SIZE[0]
-        assert chat.y == trace.y == usage.y
+        # The chat and, under it, the usage on the left; the trace, at full height and the
+        # widest, on the right (issue 19 item 18: a tool call's arguments were cut there).
+        assert chat.right <= trace.x and usage.right <= trace.x and trace.right <= SIZE[0]
+        assert chat.y == trace.y and chat.bottom <= usage.y and usage.bottom == trace.bottom
+        assert trace.width > chat.width
 
 
 async def test_f1_opens_help_listing_the_keys() -> None:
@@ -198,7 +225,7 @@ async def test_guard_toggle_shows_in_the_status_line() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot, app)
         await pilot.press("g")
-        assert app.controller.state.guard is False
+        assert app.controller.run.guard is False
         assert "guard OFF" in str(app.main.query_one("#status").render())
 
 
@@ -207,7 +234,7 @@ async def test_live_input_sends_and_keeps_a_history() -> None:
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=SIZE) as pilot:
         chat = app.main.query_one(ChatPane)
-        await wait_until(pilot, lambda: app.main.ready)
+        await wait_until(pilot, lambda: app.controller.run.ready)
         chat.input.focus()
         await pilot.press(*"cancel EHGLP3", "enter")
         await wait_until(pilot, lambda: controller.received == ["cancel EHGLP3"])

@@ -37,14 +37,28 @@ async def test_a_file_that_fails_validation_is_marked_once_checked(tmp_path: Pat
         assert options.highlighted_option.id == "cancel-ehglp3"
 
 
-async def test_the_library_is_listed_while_its_validation_still_runs() -> None:
+def _library_with_a_broken_file(folder: Path) -> Path:
+    """The showcase, and a file the quick listing reads but validation refuses."""
+    folder.mkdir()
+    shipped = (library_dir() / "cancel-ehglp3.yaml").read_text()
+    (folder / "cancel-ehglp3.yaml").write_text(shipped)
+    broken = shipped.replace("cancel-ehglp3", "broken", 1) + "oops: 1\n"  # an unknown key
+    (folder / "broken.yaml").write_text(broken)
+    return folder
+
+
+async def test_the_library_is_listed_while_its_validation_still_runs(tmp_path: Path) -> None:
     import threading
 
     from textual.widgets import OptionList
 
     from airline_agent.tui.screens.picker import ScenarioPicker
 
-    controller = AgentController(Settings())
+    # Issue 19 item 25: on the shipped library the quick and the validated lists are
+    # equal, so the last assertion held whether or not validation ever arrived. Here the
+    # validated list differs (the broken file is marked), and the test waits for it.
+    library = _library_with_a_broken_file(tmp_path / "library")
+    controller = AgentController(Settings(), library=library)
     validated = threading.Event()
 
     def validate():
@@ -62,6 +76,9 @@ async def test_the_library_is_listed_while_its_validation_still_runs() -> None:
         assert picker.loaded
         assert options.get_option_at_index(0).id == "cancel-ehglp3"
         assert options.highlighted == 0 and options.has_focus
+        assert picker.choices != controller.scenario_choices()  # not validated yet
+        assert not options.get_option("broken").disabled
         validated.set()
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: picker.choices == controller.scenario_choices())
         assert picker.choices == controller.scenario_choices()
+        assert options.get_option("broken").disabled  # the list shows what validation said

@@ -16,7 +16,7 @@ from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
-from tests.tui.helpers import close_the_library, library_shown, wait_until
+from tests.tui.helpers import chat_notes, close_the_library, library_shown, wait_until
 
 SIZE = (140, 40)
 SCENARIO = "refuse-basic-economy-change"
@@ -28,7 +28,7 @@ def _status(app: AirlineApp) -> str:
 
 
 def _finished_turns(app: AirlineApp) -> int:
-    return sum(isinstance(event, TurnFinished) for event in app.controller.events)
+    return sum(isinstance(event, TurnFinished) for event in app.controller.run.events)
 
 
 async def _play_every_turn(pilot, app: AirlineApp) -> None:
@@ -39,7 +39,7 @@ async def _play_every_turn(pilot, app: AirlineApp) -> None:
 
 
 async def _started(pilot, app: AirlineApp) -> None:
-    await wait_until(pilot, lambda: app.controller.scenario_name == SCENARIO, timeout=60)
+    await wait_until(pilot, lambda: app.controller.run.scenario_name == SCENARIO, timeout=60)
     await wait_until(pilot, lambda: not app.main.turn_running)
 
 
@@ -51,7 +51,7 @@ async def test_guard_off_during_a_refusal_scenario_says_the_playback_diverged(
     async with app.run_test(size=SIZE) as pilot:
         await _started(pilot, app)
         await pilot.press("g")
-        assert app.controller.state.guard is False
+        assert app.controller.run.guard is False
         assert "guard OFF (the scenario's: on)" in _status(app)
         await _play_every_turn(pilot, app)
         trace = app.main.query_one(TracePane)
@@ -90,18 +90,19 @@ async def test_choosing_a_scenario_says_what_it_sets_and_what_it_changed(
     async with app.run_test(size=SIZE) as pilot:
         await close_the_library(pilot)
         await pilot.press("g")  # the user's choice: guard OFF
-        assert app.controller.state.guard is False
+        assert app.controller.run.guard is False
         await pilot.press("l")
         await wait_until(pilot, lambda: library_shown(app))
         options = app.screen.query_one("OptionList")
         options.highlighted = options.get_option_index(SCENARIO)
         await pilot.press("enter")
         await _started(pilot, app)
-        await wait_until(pilot, lambda: any(SCENARIO in n.message for n in app._notifications))
-        [note] = [n for n in app._notifications if SCENARIO in n.message]
-        assert note.message.startswith(
+        # Said in a note above the chat (a toast covered the first reply at 80x24).
+        await wait_until(pilot, lambda: any(SCENARIO in text for text in chat_notes(app)))
+        [note] = [text for text in chat_notes(app) if SCENARIO in text]
+        assert note.startswith(
             f"{SCENARIO} sets guard on (was OFF), approval auto, customer arjun_rossi_5527, "
             "clock 2024-05-15T15:00:00."
         )
-        assert app.controller.state.guard is True
+        assert app.controller.run.guard is True
         assert "guard on" in _status(app)

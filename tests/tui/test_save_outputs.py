@@ -27,10 +27,12 @@ async def _save_to(key: str, target: Path, library: Path) -> str:
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await wait_until(pilot, lambda: library_shown(app))
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.controller.scenario_name == "refuse-ehglp3", timeout=60)
+        await wait_until(
+            pilot, lambda: app.controller.run.scenario_name == "refuse-ehglp3", timeout=60
+        )
         await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
         await pilot.press("space")
-        finished = lambda: any(isinstance(e, TurnFinished) for e in app.controller.events)  # noqa: E731
+        finished = lambda: any(isinstance(e, TurnFinished) for e in app.controller.run.events)  # noqa: E731
         await wait_until(pilot, finished, timeout=30)
         await wait_until(pilot, lambda: not app.main.turn_running)
         app.clear_notifications()

@@ -41,8 +41,11 @@ class RecordingHost:
     scheduler: EventScheduler | None = None
     _queue: asyncio.Queue = field(default_factory=asyncio.Queue)
 
-    def start(self) -> EventScheduler:
-        self.scheduler = EventScheduler(self)
+    def start(self, clock: Callable[[], float] | None = None) -> EventScheduler:
+        """The scheduler on this host; `clock` times its slices (the real clock if None)."""
+        self.scheduler = (
+            EventScheduler(self) if clock is None else EventScheduler(self, clock=clock)
+        )
         self._pump = asyncio.get_running_loop().create_task(self._run())
         return self.scheduler
 
@@ -115,9 +118,22 @@ def _turn() -> list[ShownEvent]:
     ]
 
 
+class SteppedClock:
+    """A clock that moves only by `step` each time it is read (issue 19 item 27: with the
+    real clock, a busy machine ended the 12 ms slice after one or two events)."""
+
+    def __init__(self, step: float = 0.0) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
 async def test_the_panes_take_turns_one_pane_per_frame() -> None:
     host = RecordingHost()
-    scheduler = host.start()
+    scheduler = host.start(clock=SteppedClock())  # the slice never runs out here
     for event in _turn():
         scheduler.put_nowait(event)
     await until(lambda: scheduler.backlog == 0)
@@ -130,6 +146,21 @@ async def test_the_panes_take_turns_one_pane_per_frame() -> None:
         "AssistantMessage",
     ]
     assert host.shown[4].what == _turn()
+
+
+async def test_a_slice_ends_when_its_time_is_up_and_the_rest_follows() -> None:
+    host = RecordingHost()
+    # Read once for the deadline, then before each event: the third reading is past it.
+    scheduler = host.start(clock=SteppedClock(step=0.005))
+    scheduler.slice_seconds = 0.012
+    for event in _turn():
+        scheduler.put_nowait(event)
+    await until(lambda: scheduler.backlog == 0)
+    panes = [s.pane for s in host.shown]
+    # Two events in the first slice, then the trace's and the usage's frames, then the
+    # third event in the chat's next turn, and its trace and usage after it.
+    assert panes == ["chat", "chat", "trace", "usage", "chat", "trace", "usage"]
+    assert host.chat_events() == _turn()
 
 
 async def test_the_worker_waits_while_max_behind_events_are_not_shown() -> None:

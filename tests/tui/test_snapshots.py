@@ -104,7 +104,7 @@ def test_trace_tab_at_80x24(snap_compare) -> None:
     async def trace_tab(pilot) -> None:
         await _mid_scenario(pilot)
         await pilot.press("f2")
-        await wait_until(pilot, lambda: pilot.app.main.shown_pane == "trace")
+        await wait_until(pilot, lambda: pilot.app.main.panes.shown == "trace")
         pilot.app.main.trace.scroll_home(animate=False)
         await pilot.wait_for_scheduled_animations()  # the tab's underline
         await pilot.pause()

@@ -1,38 +1,59 @@
-"""The status line renders the session's state and keeps none of it: a change of the state
-is on screen without anyone handing the widget a value."""
+"""The status line renders the status and keeps none of it: a change of a fact shown is
+on screen once its owner says so, without anyone handing the widget a value; each fact
+is read where it is owned (a run's, its conversation's, its toolbox's)."""
 
 from __future__ import annotations
 
 import html
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from textual.app import App, ComposeResult
 
 import airline_agent.tui
-from airline_agent.tui.session_state import CustomerBinding, DatabaseOrigin, SessionState
+from airline_agent.agent.conversation import Conversation
+from airline_agent.tui.status import DatabaseOrigin, Status
+from airline_agent.tui.trace import framework_entry
 from airline_agent.tui.widgets.status_bar import SEPARATOR, StatusBar, compact
+
+
+@dataclass
+class Facts:
+    """A run's facts, set by the test as their owners would set them."""
+
+    source: str = "model: test-model @ 127.0.0.1"
+    customer: str | None = None
+    origin: DatabaseOrigin = field(
+        default_factory=lambda: DatabaseOrigin.user("data/airline.db", built="sample seed 7")
+    )
+    guard: bool = True
+    scenario_guard: bool | None = None
+    approval: str = "ask"
+    clock: str = "2024-05-15T15:00:00"
+    divergence: str | None = None
+
+
+@dataclass
+class Shown:
+    run: Facts
+    live_paused: bool = False
 
 
 class StatusOnly(App[None]):
     CSS_PATH = Path(airline_agent.tui.__file__).parent / "app.tcss"
 
-    def __init__(self, state: SessionState) -> None:
+    def __init__(self, status: Status) -> None:
         super().__init__()
-        self.state = state
+        self.status = status
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(self.state, id="status")
+        yield StatusBar(self.status, id="status")
 
 
-def _state() -> SessionState:
-    return SessionState(
-        source="model: test-model @ 127.0.0.1",
-        origin=DatabaseOrigin.user("data/airline.db", built="sample seed 7"),
-        guard=True,
-        approval="ask",
-        clock="2024-05-15T15:00:00",
-    )
+def _status() -> tuple[Status, Facts]:
+    facts = Facts()
+    return Status(Shown(facts)), facts
 
 
 def _on_screen(app: App) -> str:
@@ -44,51 +65,71 @@ def _on_screen(app: App) -> str:
 
 
 async def test_the_status_line_shows_each_change_of_the_state() -> None:
-    state = _state()
-    app = StatusOnly(state)
+    status, facts = _status()
+    app = StatusOnly(status)
     async with app.run_test(size=(250, 3)) as pilot:
         shown = _on_screen(app)
         assert "model: test-model @ 127.0.0.1" in shown
         assert "customer not identified" in shown and "guard on" in shown
         assert "db data/airline.db (sample seed 7)" in shown
-        state.update(guard=False)
-        state.act_for("emma_kim_9957", CustomerBinding("stated", "get_user_details"))
-        state.show_activity("agent working… esc cancels")
+        facts.guard = False
+        facts.customer = "emma_kim_9957"
+        status.changed()
+        status.show_activity("agent working… esc cancels")
         await pilot.pause()
         shown = _on_screen(app)
         assert "guard OFF" in shown
         assert "customer emma_kim_9957" in shown
         assert "agent working… esc cancels" in shown
-        state.scenario_guard = True  # a scenario recorded with the guard on
-        state.diverged("diverged from the scenario: expected POLICY_VIOLATION, got ok")
+        facts.scenario_guard = True  # a scenario recorded with the guard on
+        facts.divergence = "diverged from the scenario: expected POLICY_VIOLATION, got ok"
+        status.changed()
         await pilot.pause()
         shown = _on_screen(app)
         assert "guard OFF" in shown and "(the scenario's: on)" in shown
         assert "diverged from the scenario: expected POLICY_VIOLATION, got ok" in shown
-    state.update(guard=True)  # the widget is gone: nobody listens, nothing breaks
+    facts.guard = True
+    status.changed()  # the widget is gone: nobody listens, nothing breaks
 
 
 def test_a_chosen_customer_and_a_stated_one_are_told_apart() -> None:
-    state = _state()
-    state.act_for("noah_garcia_7579")
-    assert state.binding == CustomerBinding("chosen")
-    assert state.binding.describe() == "chosen for the session"
-    state.act_for("emma_kim_9957", CustomerBinding("stated", "get_user_details"))
-    assert state.binding.describe() == "named by the customer, confirmed by get_user_details"
-    state.act_for(None)
-    assert (state.customer, state.binding) == (None, None)
+    # The conversation says how it came to act for its customer (the status line's
+    # SessionState kept a copy of this, and of the customer, beside it).
+    chosen = Conversation.start("prompt", "noah_garcia_7579")
+    assert (chosen.customer, chosen.bound_by) == ("noah_garcia_7579", "preset")
+    stated = Conversation.start("prompt")
+    stated.bind("emma_kim_9957")
+    assert (stated.customer, stated.bound_by) == ("emma_kim_9957", "stated")
+    from airline_agent.agent.events import CustomerBound
+
+    entry = framework_entry(CustomerBound("emma_kim_9957", "call_1", "get_user_details"))
+    assert entry is not None
+    assert entry.title.endswith("named by the customer, confirmed by get_user_details")
+    nobody = Conversation.start("prompt", None)
+    assert (nobody.customer, nobody.bound_by) == (None, None)
 
 
-def test_a_waiting_run_gets_its_settings_back() -> None:
-    state = _state()
-    state.act_for("emma_kim_9957")
-    kept = state.snapshot()
-    state.update(source="scenario: cancel-ehglp3", guard=False, approval="auto")
-    state.scenario_guard = True
-    state.diverged("diverged from the scenario: expected POLICY_VIOLATION, got ok")
-    state.restore(kept)
-    assert state.snapshot() == kept
-    assert state.scenario_guard is None and state.divergence is None
+async def test_a_waiting_run_gets_its_settings_back(tmp_path: Path) -> None:
+    """A live run waits while a scenario plays and comes back with its own facts: its
+    guard, its customer, its database; nothing of the scenario's stays."""
+    from airline_agent.config import Settings
+    from airline_agent.tui.controller import AgentController
+
+    unused = str(tmp_path / "a.db")  # never opened: the live run only waits here
+    settings = Settings(model="test-model", base_url="http://127.0.0.1:9/v1", db=unused)
+    controller = AgentController(settings)
+    live = controller.run
+    live.guard = False
+    live.act_for("emma_kim_9957")
+    kept = controller.status.parts()
+    await controller.start_scenario("cancel-ehglp3")
+    assert controller.run is not live and controller.status.parts() != kept
+    assert any("scenario: cancel-ehglp3" in part for part in controller.status.parts())
+    await controller.back_to_live()
+    assert controller.run is live
+    assert controller.status.parts() == kept
+    assert not any("the scenario's" in p or "diverged" in p for p in controller.status.parts())
+    controller.close()
 
 
 async def test_a_short_rest_between_turns_keeps_the_lines_height(monkeypatch) -> None:
@@ -99,40 +140,40 @@ async def test_a_short_rest_between_turns_keeps_the_lines_height(monkeypatch) ->
     from tests.tui.helpers import wait_until
 
     monkeypatch.setattr(StatusBar, "SHRINK_AFTER", 3600.0)  # no rest is this long here
-    state = _state()
-    app = StatusOnly(state)
-    async with app.run_test(size=(_one_line_width(state), 6)) as pilot:
-        status = app.query_one(StatusBar)
-        await wait_until(pilot, lambda: status.region.height == 1)
-        state.show_activity("agent working… esc cancels")  # does not fit beside the rest
-        await wait_until(pilot, lambda: status.region.height == 2)
-        state.show_activity("")  # the turn ended; the next starts a moment later
+    status, _ = _status()
+    app = StatusOnly(status)
+    async with app.run_test(size=(_one_line_width(status), 6)) as pilot:
+        line = app.query_one(StatusBar)
+        await wait_until(pilot, lambda: line.region.height == 1)
+        status.show_activity("agent working… esc cancels")  # does not fit beside the rest
+        await wait_until(pilot, lambda: line.region.height == 2)
+        status.show_activity("")  # the turn ended; the next starts a moment later
         await pilot.pause()
         await pilot.pause()
-        assert status.region.height == 2
-        state.show_activity("agent working… esc cancels")
+        assert line.region.height == 2
+        status.show_activity("agent working… esc cancels")
         await pilot.pause()
-        assert status.region.height == 2
+        assert line.region.height == 2
 
 
 async def test_the_line_gives_back_a_line_after_a_rest(monkeypatch) -> None:
     from tests.tui.helpers import wait_until
 
     monkeypatch.setattr(StatusBar, "SHRINK_AFTER", 0.05)
-    state = _state()
-    app = StatusOnly(state)
-    async with app.run_test(size=(_one_line_width(state), 6)) as pilot:
-        status = app.query_one(StatusBar)
-        await wait_until(pilot, lambda: status.region.height == 1)
-        state.show_activity("agent working… esc cancels")
-        await wait_until(pilot, lambda: status.region.height == 2)
-        state.show_activity("")
-        await wait_until(pilot, lambda: status.region.height == 1)
+    status, _ = _status()
+    app = StatusOnly(status)
+    async with app.run_test(size=(_one_line_width(status), 6)) as pilot:
+        line = app.query_one(StatusBar)
+        await wait_until(pilot, lambda: line.region.height == 1)
+        status.show_activity("agent working… esc cancels")
+        await wait_until(pilot, lambda: line.region.height == 2)
+        status.show_activity("")
+        await wait_until(pilot, lambda: line.region.height == 1)
 
 
-def _one_line_width(state: SessionState) -> int:
+def _one_line_width(status: Status) -> int:
     """A terminal as wide as the idle line in full words, padding included."""
-    parts = StatusBar(state).parts()
+    parts = StatusBar(status).parts()
     return sum(part.cell_len for part in parts) + len(SEPARATOR) * (len(parts) - 1) + 2
 
 
@@ -145,19 +186,21 @@ async def test_a_part_that_comes_and_goes_during_a_turn_keeps_the_lines_height(
     from tests.tui.helpers import wait_until
 
     monkeypatch.setattr(StatusBar, "SHRINK_AFTER", 0.05)
-    state = _state()
-    state.show_activity("agent working… esc cancels")
+    status, facts = _status()
+    status.show_activity("agent working… esc cancels")
     # As wide as the line in its shorter words with the guard on ("clock" dropped, …).
-    one_line = sum(compact(part).cell_len for part in StatusBar(state).parts())
-    one_line += len(SEPARATOR) * (len(StatusBar(state).parts()) - 1)
-    app = StatusOnly(state)
+    one_line = sum(compact(part).cell_len for part in StatusBar(status).parts())
+    one_line += len(SEPARATOR) * (len(StatusBar(status).parts()) - 1)
+    app = StatusOnly(status)
     async with app.run_test(size=(one_line + 2, 4)) as pilot:  # padding: one column a side
-        status = app.query_one(StatusBar)
-        await wait_until(pilot, lambda: status.region.height == 1)
-        state.update(guard=False)  # "guard OFF" is one cell longer than "guard on": wraps
-        await wait_until(pilot, lambda: status.region.height == 2)
-        state.update(guard=True)
+        line = app.query_one(StatusBar)
+        await wait_until(pilot, lambda: line.region.height == 1)
+        facts.guard = False  # "guard OFF" is one cell longer than "guard on": wraps
+        status.changed()
+        await wait_until(pilot, lambda: line.region.height == 2)
+        facts.guard = True
+        status.changed()
         await pilot.pause()
-        assert status.region.height == 2  # kept while the turn runs
-        state.show_activity("")
-        await wait_until(pilot, lambda: status.region.height == 1)
+        assert line.region.height == 2  # kept while the turn runs
+        status.show_activity("")
+        await wait_until(pilot, lambda: line.region.height == 1)

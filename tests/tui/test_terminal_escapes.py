@@ -85,7 +85,7 @@ async def test_a_hostile_scenario_is_shown_escaped_in_every_widget(library: Path
         assert_no_controls("the library", screen_text(app))
         assert "\\u001b]0;library title\\u0007" in screen_text(app)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.controller.scenario_name == "hostile-escapes", 60)
+        await wait_until(pilot, lambda: app.controller.run.scenario_name == "hostile-escapes", 60)
         await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
         await pilot.press("space")
         chat = app.main.query_one(ChatPane)
@@ -150,7 +150,7 @@ async def test_a_hostile_scenario_is_shown_escaped_in_every_widget(library: Path
         [note] = [n for n in app._notifications if "toast" in n.message]
         assert note.message == "Saved \\u001b]0;toast title\\u0007 here"
         assert note.title == "\\u009bTitle"
-        app.controller.state.show_activity("working \x1b[2J on it")
+        app.controller.status.show_activity("working \x1b[2J on it")
         await pilot.pause()
         shown = screen_text(app)
         assert_no_controls("the screen with a toast and the status", shown)

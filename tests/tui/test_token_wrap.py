@@ -1,6 +1,7 @@
 """Trace rows wrap at the pane's width without splitting a token: a header's meta
 ("tool_calls · 60 ms") and a request's parameters ("stream_options={'include_usage':
-True}") stay whole on one line, or are cut with an ellipsis, never folded mid-token."""
+True}") stay whole on one line when they fit; a token wider than the line wraps at its own
+spaces (nothing is cut off)."""
 
 from __future__ import annotations
 
@@ -26,10 +27,12 @@ ENTRIES = [
 
 
 def _kept_whole(lines: list[str], token: str) -> bool:
-    """The token is on one line, or its line is cut (ending in …) where the token starts."""
+    """The token is on one line; or, wider than every line, it wraps with nothing lost
+    (it used to be cut with an ellipsis: issue 19 item 18)."""
     if any(token in line for line in lines):
         return True
-    return any(line.endswith("…") and token.startswith(line.split(" ")[-1][:-1]) for line in lines)
+    wider = len(token) > max(len(line.strip()) for line in lines)
+    return wider and token.replace(" ", "") in "".join(lines).replace(" ", "")
 
 
 @pytest.mark.parametrize("width", [18, 24, 30, 33, 40, 52, 70])
@@ -45,9 +48,22 @@ def test_rows_wrap_without_splitting_a_token(width: int) -> None:
                 assert _kept_whole(lines, token), (width, token, lines)
 
 
-def test_a_token_wider_than_the_line_is_cut_with_an_ellipsis() -> None:
-    lines = wrap_whole_tokens(Text('get_reservation_details({"reservation_id": "EHGLP3"})'), 20)
-    assert [line.plain for line in lines] == ["get_reservation_det…"]
+def test_a_token_wider_than_the_line_wraps_at_its_spaces_then_folds_nothing_cut() -> None:
+    # Issue 19 item 18: it was cut with an ellipsis (["get_reservation_det…"]), the
+    # arguments lost; the line that matters most for teaching now wraps whole.
+    call = 'get_reservation_details({"reservation_id": "EHGLP3", "reason": "other"})'
+    for width in (20, 30):
+        lines = [line.plain for line in wrap_whole_tokens(Text(call), width)]
+        assert all(len(line) <= width for line in lines), lines
+        assert "".join(lines).replace(" ", "") == call.replace(" ", "")  # every character
+    assert lines == [
+        "get_reservation_details({",
+        '"reservation_id": "EHGLP3",',
+        '"reason": "other"})',
+    ]
+    # A word wider than the whole line is folded, after a bracket where one falls in it.
+    lines = [line.plain for line in wrap_whole_tokens(Text(call), 20)]
+    assert lines[:2] == ["get_reservation_deta", "ils({"]
 
 
 def test_indentation_is_kept_on_every_wrapped_line() -> None:

@@ -23,6 +23,7 @@ from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
 SIZE = (140, 40)
+HELD = 3600.0  # seconds: a reply held until the server closes at the test's end
 CANCELLED = "framework: turn 1 ended · cancelled"
 
 
@@ -47,14 +48,14 @@ async def test_a_cancelled_turn_is_recorded_once_and_the_trace_shows_that_record
     async with app.run_test(size=SIZE) as pilot:
         await close_the_library(pilot)
         await pilot.press("space")
-        await wait_until(pilot, lambda: app.main.turn_running and controller.events)
+        await wait_until(pilot, lambda: app.main.turn_running and controller.run.events)
         await pilot.press("escape")
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: CANCELLED in trace.titles())
-        ends = [e for e in controller.events if isinstance(e, TurnFinished)]
+        ends = [e for e in controller.run.events if isinstance(e, TurnFinished)]
         # No usage came before the cancel: none counted, and the cost is unknown, not $0.
         assert ends == [TurnFinished(1, "cancelled", Usage(), None)]
-        assert controller.events[-1] is ends[0]
+        assert controller.run.events[-1] is ends[0]
         assert trace.titles().count(CANCELLED) == 1
         shown = next(e for e in trace.entries if f"framework: {e.title}" == CANCELLED)
         assert shown.details == {"turn": 1, "reason": "cancelled"}
@@ -63,11 +64,13 @@ async def test_a_cancelled_turn_is_recorded_once_and_the_trace_shows_that_record
 async def test_a_live_turn_cancelled_while_the_model_answers_is_recorded_as_cancelled(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
-    chat_server.stream(content="Too late.", delay=5)  # still answering when esc comes
+    # Never answered while the test runs (the server lets go when it closes): esc always
+    # comes while the model answers, however busy the machine (a 5 s delay raced it).
+    chat_server.stream(content="Too late.", delay=HELD)
     chat_server.stream(content="Hello again.", usage=(900, 3))
     app = AirlineApp(_live(chat_server, tmp_path), pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.main.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
         chat = app.main.query_one(ChatPane)
         chat.input.value = "Hello?"
         await pilot.press("enter")
@@ -76,7 +79,7 @@ async def test_a_live_turn_cancelled_while_the_model_answers_is_recorded_as_canc
         await wait_until(pilot, lambda: not app.main.turn_running)
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: CANCELLED in trace.titles())
-        events = app.controller.events
+        events = app.controller.run.events
         assert events[-1] == TurnFinished(1, "cancelled", Usage(), None)
         await wait_until(pilot, lambda: chat.messages()[-1].speaker == "notice")
         assert "cancelled" in chat.messages()[-1].text
@@ -85,9 +88,9 @@ async def test_a_live_turn_cancelled_while_the_model_answers_is_recorded_as_canc
         chat.input.value = "Are you there?"
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(chat_server.requests) == 2, timeout=30)
-        await wait_until(pilot, lambda: isinstance(app.controller.events[-1], TurnFinished))
-        assert app.controller.events[-1].reason == "answered"  # type: ignore[union-attr]
-        assert app.controller.events[-1].turn == 2  # type: ignore[union-attr]
+        await wait_until(pilot, lambda: isinstance(app.controller.run.events[-1], TurnFinished))
+        assert app.controller.run.events[-1].reason == "answered"  # type: ignore[union-attr]
+        assert app.controller.run.events[-1].turn == 2  # type: ignore[union-attr]
 
 
 async def test_a_customer_the_loop_binds_is_shown_with_how_it_was_bound(
@@ -97,7 +100,7 @@ async def test_a_customer_the_loop_binds_is_shown_with_how_it_was_bound(
     chat_server.stream(content="Hello Emma, how can I help?", usage=(900, 8))
     app = AirlineApp(_live(chat_server, tmp_path), pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.main.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
         assert "customer not identified" in _status(app)
         chat = app.main.query_one(ChatPane)
         chat.input.value = "Hi, I am emma_kim_9957."
@@ -115,13 +118,15 @@ async def test_a_customer_the_loop_binds_is_shown_with_how_it_was_bound(
             == trace.titles().index("framework: tool get_user_details") + 1
         )
         assert "customer emma_kim_9957" in _status(app)
-        state = app.controller.state
-        assert (state.customer, state.binding.how) == ("emma_kim_9957", "stated")  # type: ignore[union-attr]
+        # The conversation is the one owner of whom it acts for, and of how that came to be.
+        conversation = app.controller.run.conversation
+        assert conversation is not None
+        assert (conversation.customer, conversation.bound_by) == ("emma_kim_9957", "stated")
         # A new conversation binds nobody until the customer says who they are.
         app.main.trace.focus()
         await pilot.press("n")
         await wait_until(pilot, lambda: "customer not identified" in _status(app))
-        assert app.controller.run.session.conversation.customer is None  # type: ignore[union-attr]
+        assert app.controller.run.conversation.customer is None  # type: ignore[union-attr]
 
 
 async def test_a_turn_cancelled_between_events_while_auto_playing_is_recorded_too() -> None:
@@ -132,14 +137,14 @@ async def test_a_turn_cancelled_between_events_while_auto_playing_is_recorded_to
     async with app.run_test(size=SIZE) as pilot:
         await close_the_library(pilot)
         await pilot.press("a")
-        await wait_until(pilot, lambda: app.main.turn_running and controller.events)
+        await wait_until(pilot, lambda: app.main.turn_running and controller.run.events)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.main.turn_running)
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: CANCELLED in trace.titles())
-        ends = [e for e in controller.events if isinstance(e, TurnFinished)]
+        ends = [e for e in controller.run.events if isinstance(e, TurnFinished)]
         assert [e.reason for e in ends] == ["cancelled"]
-        assert controller.events[-1] is ends[0]
+        assert controller.run.events[-1] is ends[0]
         assert trace.titles().count(CANCELLED) == 1
 
 
@@ -172,7 +177,7 @@ async def test_a_scenario_turn_cancelled_when_recorded_plays_cancelled_in_the_tu
     app = AirlineApp(controller, pace=0)
     app.start_scenario = "cancelled-at-the-question"
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: controller.scenario_name is not None, timeout=60)
+        await wait_until(pilot, lambda: controller.run.scenario_name is not None, timeout=60)
         await wait_until(pilot, lambda: not app.main.turn_running)
         await pilot.press("space")
         trace = app.main.query_one(TracePane)
@@ -182,9 +187,11 @@ async def test_a_scenario_turn_cancelled_when_recorded_plays_cancelled_in_the_tu
         assert "framework: tool cancel_reservation" not in trace.titles()  # never ran
         await wait_until(pilot, lambda: not app.main.turn_running)
         await pilot.press("space")
-        await wait_until(pilot, lambda: controller.steps_left == 0 and not app.main.turn_running)
+        await wait_until(
+            pilot, lambda: controller.run.steps_left == 0 and not app.main.turn_running
+        )
         await wait_until(pilot, lambda: not app.main.backlog)
-        ends = [e.reason for e in controller.events if isinstance(e, TurnFinished)]
+        ends = [e.reason for e in controller.run.events if isinstance(e, TurnFinished)]
         assert ends == ["cancelled", "answered"]
         assert not any("diverged" in title for title in trace.titles())
 
@@ -195,13 +202,15 @@ async def test_a_live_conversation_with_a_cancelled_turn_saves_and_replays_it_ca
     from airline_agent.scenarios.loader import load_scenario
     from airline_agent.scenarios.runner import replay_scenario_async
 
-    chat_server.stream(content="Too late.", delay=5)  # still answering when esc comes
+    # Never answered while the test runs (the server lets go when it closes): esc always
+    # comes while the model answers, however busy the machine (a 5 s delay raced it).
+    chat_server.stream(content="Too late.", delay=HELD)
     chat_server.stream(content="Hello again.", usage=(900, 3))
     controller = _live(chat_server, tmp_path)
     app = AirlineApp(controller, pace=0)
     saved = tmp_path / "with-a-cancel.yaml"
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.main.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
         chat = app.main.query_one(ChatPane)
         chat.input.value = "Hello?"
         await pilot.press("enter")

@@ -291,7 +291,9 @@ def test_preview_says_what_would_change_and_writes_nothing(world_db) -> None:
     tools = toolbox(world_db, acting_user="noah_lee_1001")
     text = tools.preview("cancel_reservation", {"reservation_id": "BIZ001"})
     assert "refund $400 to gift_card_2222222" in text
-    assert "status None → cancelled" in text
+    # An active booking's status is null in τ²'s data: said "active", never None (issue 19
+    # item 19).
+    assert "status active → cancelled" in text and "None" not in text
     refused = tools.preview("cancel_reservation", {"reservation_id": "RTRIP1"})
     assert "X3" in refused
     assert "only reads" in tools.preview("get_user_details", {"user_id": "x"})

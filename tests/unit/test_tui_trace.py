@@ -19,8 +19,7 @@ from airline_agent.agent.events import (
 from airline_agent.agent.prefix import PrefixInfo
 from airline_agent.tools.outcome import RowChange
 from airline_agent.tui.formatting import latency, tokens
-from airline_agent.tui.trace import TraceBuilder
-from airline_agent.tui.trace_changes import describe_change
+from airline_agent.tui.trace import TraceBuilder, describe_change
 
 SYSTEM = {"role": "system", "content": "You are the airline's agent."}
 TOOLS = [{"type": "function", "function": {"name": "cancel_reservation"}}]
@@ -32,8 +31,33 @@ def _sent(request: int, messages: list[dict], unchanged: bool | None) -> Request
 
 
 def test_a_cancelled_reservation_reads_active_to_cancelled() -> None:
-    change = RowChange("reservations", "EHGLP3", {"status": None}, {"status": "cancelled"})
-    assert describe_change(change) == "reservations EHGLP3: status active → cancelled"
+    # The table as the product writes it, "reservation" (this test used "reservations",
+    # which nothing writes: the real trace said "status (none) → cancelled").
+    change = RowChange("reservation", "EHGLP3", {"status": None}, {"status": "cancelled"})
+    assert describe_change(change) == "reservation EHGLP3: status active → cancelled"
+
+
+def test_an_inserted_payment_says_its_amount() -> None:
+    # Issue 19 item 19: "payment GWL0HE/1: inserted", and not a word of the $523.
+    row = {"reservation_id": "GWL0HE", "position": 1, "payment_id": "gift_card_1", "amount": -523}
+    refund = RowChange("payment", "GWL0HE/1", None, row)
+    assert describe_change(refund) == (
+        "payment GWL0HE/1: inserted, refund $523 to gift_card_1 (reservation GWL0HE)"
+    )
+
+
+def test_the_first_request_says_what_api_means_and_the_details_use_the_wire_names() -> None:
+    # Issue 19 item 19: the `api` label, and the details' "reasoning" for the wire's
+    # `reasoning_content`, were explained nowhere near where they appear.
+    builder = TraceBuilder()
+    first = builder.feed(_sent(1, [{"role": "user", "content": "hi"}], None))[-1]
+    assert first.producer == "api"
+    assert "the request the framework sent to the model's API" in first.body
+    second = builder.feed(_sent(2, [{"role": "user", "content": "hi"}], True))[-1]
+    assert "the request the framework sent" not in second.body  # said once, not each time
+    answer = AssistantMessage(1, None, (ToolCall("c1", "x", "{}"),), "think", "tool_calls", 5.0)
+    [model] = builder.feed(answer)
+    assert model.details["reasoning_content"] == "think" and "reasoning" not in model.details
 
 
 def test_a_field_that_appears_or_goes_is_named_plainly() -> None:

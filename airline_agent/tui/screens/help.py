@@ -15,20 +15,21 @@ HELP = """\
 
 | key | does |
 | --- | --- |
-| `enter` | in the library: play the highlighted scenario · in the chat: send |
+| `enter` | library: play the highlighted scenario · trace: open the entry |
+| `enter` (chat) | in the input: send · on the messages: show / hide the reasoning |
 | `space` | play the next step (turn) of the scenario |
 | `a` | auto-play the scenario on / off, at a reading pace (the chat's frame says the speed) |
 | `+` `-` | auto-play faster / slower (up to instant) |
 | `l` | the scenario library (live: its first entry keeps the live chat) |
 | `esc` | cancel the running turn (the history stays valid) · leave the input |
-| `i` | inspector: exact request and raw response (`[` `]` other requests, `c` copies) |
+| `i` | inspector: exact request, raw response (`1` `2` `3` tabs, `[` `]` requests, `c` copies) |
 | `u` | switch customer (starts a new conversation) |
 | `n` | new conversation |
 | `g` | guard on / off |
 | `r` | live: the database as built, after saying what is lost · offline: replay anew |
 | `s` | save the conversation as a scenario (YAML) |
 | `t` | save the conversation as a transcript (JSONL + Markdown) |
-| `tab` | move between chat, trace and usage; `enter` on a trace entry opens it |
+| `tab` | move between chat, trace and usage (the chat is one stop) |
 | `f2` | the next pane, when one shows at a time (below 120×30, e.g. 80×24; or the tabs) |
 | `f3` | zoom the focused pane to the whole screen, and back (`esc` too) |
 | `ctrl+p` | command palette: every action by name |
@@ -37,7 +38,11 @@ HELP = """\
 
 The trace labels each entry by who produced it: **developer** (system prompt and tool
 schemas), **customer**, **model** (tool calls, reasoning, reply), **framework** (tool
-results, limits, errors) and **api** (the request itself).
+results, limits, errors) and **api** (the request the framework sent to the model's API).
+The details of a model entry name its parts as the wire does (`reasoning_content`). In
+the inspector's "who produced what", step **A** is what was in the request sent, step
+**B** what came back in its response. The usage pane's cost is unknown, never $0, for a
+model without a price in `data/prices.toml` (or a response that reported no usage).
 """
 
 

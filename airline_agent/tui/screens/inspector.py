@@ -13,17 +13,43 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
+from rich import box
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Label, TabbedContent, TabPane, TextArea
+from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea
 
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.request_log import Exchange, RequestLog
 
 ANATOMY_COLUMNS = ("step", "from", "part", "where", "what", "note")
+ANATOMY_RATIOS = (None, None, 2, 2, 3, 3)  # None: as wide as its longest cell
+# What the step column's letters mean, above the table (agent/anatomy.py's STEP A and B).
+STEPS = "step A: in the request as the framework sent it · step B: in the response that came back"
+SIDE_BY_SIDE_COLUMNS = 160  # the stream's chunks beside the message they add up to
+
+
+def anatomy_table(rows: list[tuple[str, ...]]) -> Table:
+    """The rows as a table that wraps its cells to the width it is drawn at."""
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        expand=True,
+        show_edge=False,
+        pad_edge=False,
+        header_style="bold",
+        show_lines=True,  # a line between rows: a wrapped cell stays with its row
+    )
+    # The short columns keep their width; the long ones share the rest and fold a word
+    # wider than their share (an id, a path) rather than cut it.
+    for name, ratio in zip(ANATOMY_COLUMNS, ANATOMY_RATIOS, strict=True):
+        table.add_column(name, ratio=ratio, no_wrap=ratio is None, overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell, overflow="fold") for cell in row))
+    return table
 
 
 class InspectorScreen(ModalScreen[None]):
@@ -32,6 +58,10 @@ class InspectorScreen(ModalScreen[None]):
         Binding("[", "step(-1)", "Previous request"),
         Binding("]", "step(1)", "Next request"),
         Binding("c", "copy", "Copy JSON"),
+        # A key per tab (priority: a text area with the focus would take a digit first).
+        Binding("1", "tab('request-tab')", "Request", priority=True),
+        Binding("2", "tab('response-tab')", "Response", priority=True),
+        Binding("3", "tab('anatomy-tab')", "Who", priority=True),
     ]
 
     def __init__(
@@ -45,24 +75,34 @@ class InspectorScreen(ModalScreen[None]):
             self.numbers.index(request) if request in self.numbers else len(self.numbers) - 1
         )
         self.response_json = ""  # the Response tab's whole JSON (what `c` copies there)
+        self._anatomy: list[tuple[str, ...]] = []  # the rows of "who produced what"
 
     def compose(self) -> ComposeResult:
+        # Everything wraps at the width it has (80×24 included): a header, a chunk of the
+        # stream, a table cell is never cut off.
         with Vertical(id="inspector"):
-            yield Label(id="inspector-title")
-            yield Label(id="inspector-notes")
+            yield Static(id="inspector-title", markup=False)
+            yield Static(id="inspector-notes", markup=False)
             with TabbedContent(id="inspector-tabs"):
                 with TabPane("Request", id="request-tab"):
-                    yield TextArea(read_only=True, id="request-json", soft_wrap=False)
-                with TabPane("Response", id="response-tab"), Horizontal(id="response-parts"):
-                    yield TextArea(read_only=True, id="response-chunks", soft_wrap=False)
-                    yield TextArea(read_only=True, id="response-json", soft_wrap=False)
+                    yield TextArea(read_only=True, id="request-json", soft_wrap=True)
+                with TabPane("Response", id="response-tab"), Container(id="response-parts"):
+                    yield TextArea(read_only=True, id="response-chunks", soft_wrap=True)
+                    yield TextArea(read_only=True, id="response-json", soft_wrap=True)
                 with TabPane("Who produced what", id="anatomy-tab"):
-                    yield DataTable(id="anatomy", zebra_stripes=True, cursor_type="row")
+                    yield Static(STEPS, id="anatomy-steps", markup=False)
+                    with VerticalScroll(id="anatomy-scroll"):
+                        yield Static(id="anatomy", markup=False)
             yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#anatomy", DataTable).add_columns(*ANATOMY_COLUMNS)
         self._show()
+
+    def on_resize(self) -> None:
+        # Side by side from 160 columns (each half holds a chunk's line); one above the
+        # other below, each the whole width.
+        wide = self.size.width >= SIDE_BY_SIDE_COLUMNS
+        self.query_one("#response-parts").set_class(wide, "-side")
 
     def _shown(self, text: str) -> str:
         return escape_controls(self.redactor.redact(text))
@@ -71,14 +111,15 @@ class InspectorScreen(ModalScreen[None]):
         return self._shown(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
     def _show(self) -> None:
-        title = self.query_one("#inspector-title", Label)
-        notes = self.query_one("#inspector-notes", Label)
+        title = self.query_one("#inspector-title", Static)
+        notes = self.query_one("#inspector-notes", Static)
         request_area = self.query_one("#request-json", TextArea)
         if not self.numbers:
             title.update("No request yet: the inspector shows each request once it is sent.")
             notes.update("")
             request_area.text = ""
             self._show_response(None)
+            self._show_anatomy(None)
             return
         number = self.numbers[self.index]
         exchange = self.request_log.exchanges[number]
@@ -128,27 +169,27 @@ class InspectorScreen(ModalScreen[None]):
             body_area.text = self.response_json if response is not None else "(no response yet)"
             body_area.border_title = None
 
-    def _show_anatomy(self, exchange: Exchange) -> None:
+    def _show_anatomy(self, exchange: Exchange | None) -> None:
         from airline_agent.agent.anatomy import request_anatomy
 
-        following = self.request_log.exchanges.get(exchange.sent.request + 1)
-        parts = request_anatomy(
-            exchange.sent,
-            exchange.response,
-            exchange.usage,
-            next_request=following.sent if following is not None else None,
-        )
-        table = self.query_one("#anatomy", DataTable)
-        table.clear()
-        for part in parts:
-            where = part.path + (f" · {part.call_id}" if part.call_id else "")
-            cells = (part.step, part.producer, part.name, where, part.summary, part.note)
-            table.add_row(*(self._shown(cell) for cell in cells))
+        self._anatomy = []
+        if exchange is not None:
+            following = self.request_log.exchanges.get(exchange.sent.request + 1)
+            parts = request_anatomy(
+                exchange.sent,
+                exchange.response,
+                exchange.usage,
+                next_request=following.sent if following is not None else None,
+            )
+            for part in parts:
+                where = part.path + (f" · {part.call_id}" if part.call_id else "")
+                cells = (part.step, part.producer, part.name, where, part.summary, part.note)
+                self._anatomy.append(tuple(self._shown(cell) for cell in cells))
+        self.query_one("#anatomy", Static).update(anatomy_table(self._anatomy))
 
     def anatomy_rows(self) -> list[tuple[str, ...]]:
         """The table's rows as text (tests read them)."""
-        table = self.query_one("#anatomy", DataTable)
-        return [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]
+        return list(self._anatomy)
 
     @property
     def shown_json(self) -> str:
@@ -163,6 +204,9 @@ class InspectorScreen(ModalScreen[None]):
         if self.numbers:
             self.index = max(0, min(len(self.numbers) - 1, self.index + delta))
             self._show()
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.shown_json)

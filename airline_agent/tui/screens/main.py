@@ -1,25 +1,43 @@
-"""The main screen: status line, chat | trace | usage, footer; runs turns in workers.
+"""The main screen: status line, the panes (chat, trace, usage), footer; its keys, and
+the flows they start.
 
-When a turn's events go on screen is the scheduler's business (tui/scheduler.py); how
-each is shown, the screen's (`show_event` and friends, the scheduler's `PaneHost`). The
-actions of the keys that ask something first (a library, a prompt, a confirmation, an
-approval) are workers that await the modal's answer (screens/flows.py).
+It composes its owners and listens to them: the controller (which run is on screen, and
+switching runs), the run on screen (its turns and conversation: `controller.run`), the
+status (what the status line says), the scheduler (when a turn's events go on screen:
+tui/scheduler.py; how each is shown is this screen's, the scheduler's `PaneHost`), the
+pane switcher (how the panes are laid out). The actions of the keys that ask something
+first (the library, a customer, a reset, where to save, an approval) are workers that
+await the modal's answer (`await self.app.push_screen_wait(...)`) and go on from there,
+in order, in one place.
+
+Every key but esc is a priority binding: Textual runs it as soon as the app reads the
+key. A key that is not one travels through the focused widget and each of its parents
+first, a message queue each, and while a scenario plays fast a frame of tens of
+milliseconds is painted between two of those hops (the key's effect showed a frame or two
+late). A key that a text field takes (a character, while the chat input has focus) is
+the field's: Textual leaves it out of the screen's bindings then, priority or not.
+
+Modal screens are imported where they open: the first frame does not wait for them.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
-from textual.containers import Horizontal
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar
 from textual.worker import Worker, WorkerState
 
-from airline_agent.agent.events import ApprovalRequested, TurnStarted
+from airline_agent.agent.events import ApprovalRequested
+from airline_agent.tui import notices
 from airline_agent.tui.collector import (
     defer_full_collections,
     freeze_startup_heap,
@@ -33,56 +51,102 @@ from airline_agent.tui.pacing import (
     next_pace,
     turn_pause,
 )
-from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.scheduler import EventScheduler
-from airline_agent.tui.screens.flows import ModalFlows
-from airline_agent.tui.screens.main_keys import MAIN_KEYS, OFFLINE_ONLY_ACTIONS
-from airline_agent.tui.screens.pane_layout import PaneSwitcher
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
 from airline_agent.tui.waiting import ResponseWait
 from airline_agent.tui.widgets.chat_pane import ChatPane
+from airline_agent.tui.widgets.pane_switcher import PaneSwitcher
 from airline_agent.tui.widgets.status_bar import StatusBar
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
 
 if TYPE_CHECKING:
-    from airline_agent.tui.controller import SessionController
+    from airline_agent.tui.controller import Controller
+    from airline_agent.tui.database_reset import ResetPlan
     from airline_agent.tui.run import ShownEvent
 
-# Modal screens are imported where they open: the first frame does not wait for them.
+# Short words in the footer (it fits 80 columns); the tooltip says what the key does,
+# for the command palette. Keys not shown stay in help (f1) and the palette.
+_KEYS: list[Binding] = [
+    Binding("space", "step", "Step", tooltip="Play the scenario's next turn"),
+    Binding("a", "autoplay", "Auto", tooltip="Auto-play the scenario on or off"),
+    # esc: the status line says "esc cancels" while a turn runs.
+    Binding("escape", "cancel_turn", "Cancel", show=False, tooltip="Cancel the running turn"),
+    Binding("l", "library", "Library", tooltip="Open the scenario library"),
+    Binding("i", "inspect", "Inspect", tooltip="The exact request and raw response"),
+    # f2: the tab bar says it, when it shows (one pane at a time).
+    Binding("f2", "next_pane", "Pane", show=False, tooltip="Show the next pane"),
+    Binding("f3", "zoom", "Zoom", tooltip="Zoom the focused pane to the screen, or back"),
+    Binding("u", "switch_customer", "Customer", show=False, tooltip="Act for another customer"),
+    Binding("n", "new_conversation", "New", show=False, tooltip="Start a new conversation"),
+    Binding("g", "toggle_guard", "Guard", show=False, tooltip="Turn the policy guard on/off"),
+    Binding(
+        "r",
+        "reset_database",
+        "Reset",
+        show=False,
+        tooltip="Live: the database as built · offline: play the scenario again",
+    ),
+    Binding(
+        "s", "save_scenario", "Save", show=False, tooltip="Save the conversation as a scenario"
+    ),
+    Binding(
+        "t",
+        "save_transcript",
+        "Transcript",
+        show=False,
+        tooltip="Save the conversation as a transcript (JSONL + Markdown)",
+    ),
+    Binding("plus,equals_sign", "faster", "Faster", show=False, tooltip="Auto-play faster"),
+    Binding("minus", "slower", "Slower", show=False, tooltip="Auto-play slower"),
+]
+# esc stays an ordinary binding: a widget that has focus may want it first.
+MAIN_KEYS: list[BindingType] = [
+    binding if binding.key == "escape" else replace(binding, priority=True) for binding in _KEYS
+]
+# Live, these do nothing: not offered (MainScreen.check_action).
+OFFLINE_ONLY_ACTIONS = frozenset({"step", "autoplay", "faster", "slower"})
+
+OFFLINE_REASON = (
+    "Offline: no model configured (set AIRLINE_AGENT_MODEL or --model for live chat). "
+    "Scenarios run through the real loop and tools with scripted model responses."
+)
+LIVE_REASON = (
+    "A scenario plays offline: the real loop and tools on a fresh copy of its dataset, "
+    "the model's answers from the file. The live chat waits meanwhile; l brings it back."
+)
 
 
-class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
+class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = MAIN_KEYS
 
-    def __init__(self, controller: SessionController, *, pace: float = DEFAULT_PACE) -> None:
+    def __init__(self, controller: Controller, *, pace: float = DEFAULT_PACE) -> None:
         super().__init__()
         self.controller = controller
         # Auto-play's pauses are multiplied by this (pacing.py): 1 reads at a person's
         # pace, 0 is instant (tests, the benchmark); + and - change it.
         self.pace = pace
         self.autoplay = False
-        self.requests = RequestLog()
         self.trace_builder = TraceBuilder()
         self.scheduler = EventScheduler(self)
         self.turn_worker: Worker | None = None
-        self.current_turn = 0
-        self.ready = controller.mode == "offline"
         self.waiting = ResponseWait(self.show_activity)  # live: seconds waited, prompt read
+        # A key that acts on the scenario waits while one is chosen or loads.
+        self.scenario_coming = False  # the library is open, or its choice loads
+        self.scenario_loading = False  # a chosen scenario loads
+        self._waiting_keys: list[str] = []  # actions of keys pressed meanwhile, in order
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(self.controller.state, id="status")
+        yield StatusBar(self.controller.status, id="status")
         yield ProgressBar(id="seeding", show_eta=False)
-        yield self.compose_pane_tabs()
-        with Horizontal(id="panes"):
-            yield ChatPane(id="chat")
-            yield TracePane(id="trace")
-            usage = UsagePane(id="usage")
-            usage.ALLOW_MAXIMIZE = True  # f3 zooms it like the other panes
-            yield usage
+        yield PaneSwitcher(ChatPane(id="chat"), TracePane(id="trace"), UsagePane(id="usage"))
         yield Footer(compact=True)
 
-    # -- panes ---------------------------------------------------------------------
+    # -- what it composes -------------------------------------------------------------
+    @property
+    def panes(self) -> PaneSwitcher:
+        return self.query_one(PaneSwitcher)
+
     @property
     def chat(self) -> ChatPane:
         return self.query_one(ChatPane)
@@ -96,13 +160,12 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         return self.query_one(UsagePane)
 
     def show_activity(self, activity: str = "") -> None:
-        """What the session is doing now, in the status line ("" when at rest)."""
-        self.controller.state.show_activity(activity)
+        """What the app is doing now, in the status line ("" when at rest)."""
+        self.controller.status.show_activity(activity)
 
     def on_mount(self) -> None:
         self.screen_layout_refresh_signal.subscribe(self, self.scheduler.frame_painted)
         self.query_one("#seeding").display = False
-        self.apply_pane_layout()
         self.show_speed()
         self.show_input()
         self.use_redactor()
@@ -120,7 +183,8 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
             self.chat.input.focus()
         else:
             self.chat.input.placeholder = "Offline: space plays the next step, a auto-plays"
-            if self.pane_layout != "single" or self.shown_pane == "trace":
+            panes = self.panes
+            if panes.pane_layout != "single" or panes.shown == "trace":
                 self.trace.focus()
         self.show_speed()
         self.refresh_bindings()  # space and a only offline
@@ -130,7 +194,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         one pane is shown at a time."""
         if action in OFFLINE_ONLY_ACTIONS and self.controller.mode == "live":
             return False
-        return not (action == "next_pane" and self.pane_layout != "single")
+        return not (action == "next_pane" and self.panes.pane_layout != "single")
 
     def show_speed(self) -> None:
         """Offline, the chat's frame says how fast auto-play goes (+ and - change it): the
@@ -146,11 +210,14 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         self.pace = next_pace(self.pace, faster=False)
         self.show_speed()
 
+    def action_next_pane(self) -> None:
+        self.panes.next_pane()
+
+    def action_zoom(self) -> None:
+        self.panes.zoom()
+
     # -- the scheduler's host: how an event goes on screen ------------------------------
     async def show_event(self, event: ShownEvent, *, in_chat: bool) -> list[TraceEntry]:
-        if isinstance(event, TurnStarted):
-            self.current_turn = event.turn
-        self.requests.record(event)
         if self.controller.mode == "live":  # a scripted reply is not waited for
             self.waiting.observe(event)
         if in_chat:
@@ -163,7 +230,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         self.trace.add_entries(entries)
 
     def show_usage(self, events: list[ShownEvent]) -> None:
-        self.usage.show_all(events)
+        self.usage.show(events, self.controller.run.conversation)
 
     def chat_streaming(self, request: int) -> bool:
         return self.chat.streaming(request)
@@ -172,12 +239,6 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
     def backlog(self) -> int:
         """Events the worker produced that the panes do not show yet (and a slice to come)."""
         return self.scheduler.backlog
-
-    def hold_for_key(self) -> None:
-        self.scheduler.hold_for_key()
-
-    def key_handled(self) -> None:
-        self.scheduler.key_handled()
 
     # -- start-up: settings, then open (and seed) the database, in workers ----------
     async def _settled(self) -> bool:
@@ -195,7 +256,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         return True
 
     def use_redactor(self) -> None:
-        """The panes redact with the session's secrets (known once the settings are read)."""
+        """The panes redact with the app's secrets (known once the settings are read)."""
         redactor = self.controller.redactor
         # Settings may be read before the panes are mounted; on_mount then sets them.
         for pane in [*self.query(ChatPane), *self.query(TracePane)]:
@@ -219,7 +280,6 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
             self.query_one("#seeding").display = False
             self.show_activity()
             self.show_input()  # after an error too: what the user types stays text
-        self.ready = True
 
     def _progress(self, stage: str, done: int, total: int) -> None:
         self.post_message(SeedingProgress(stage, done, total))
@@ -243,11 +303,13 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         defer_full_collections()  # resumed when the conversation comes to rest
         self.show_activity("agent working… esc cancels")
         self.scheduler.new_turn()
-        self.turn_worker = self.run_turn(text)
+        self.turn_worker = self.show_turn(text)
 
     @work(exclusive=True, group="turn")
-    async def run_turn(self, text: str) -> None:
-        events = self.controller.run_turn(text)
+    async def show_turn(self, text: str) -> None:
+        """The run's turn on screen, event by event (the run runs it: `Run.run_turn`)."""
+        run = self.controller.run
+        events = run.run_turn(text)  # the run's own turn: closing it closes the loop's
         try:
             async for event in events:
                 await self.scheduler.put(event)
@@ -257,7 +319,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
             # Cancelled here (between events) or in the loop: either way the turn is
             # closed now, and the run records how it ended — the record the panes show.
             await events.aclose()
-            cancelled = self.controller.last_cancelled()
+            cancelled = run.last_cancelled()
             if cancelled is not None:
                 self.scheduler.put_nowait(cancelled)
             self.post_message(TurnEnded("cancelled"))
@@ -273,7 +335,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         if message.how == "failed":
             await self.chat.add_message("error", f"The turn failed: {message.detail}")
         if self.autoplay and message.how == "finished":
-            if self.controller.steps_left:
+            if self.controller.run.steps_left:
                 self.set_timer(turn_pause(self.pace), self.action_step)
                 return  # still playing
             self.autoplay = False
@@ -289,7 +351,7 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
             self.notify(
                 f"No live session: {problem}. l opens the scenario library.", severity="error"
             )
-        elif not self.ready:
+        elif not self.controller.run.ready:
             self.notify("The database is still being prepared.", severity="warning")
         elif self.turn_running:
             self.notify("The agent is still answering (esc cancels).", severity="warning")
@@ -299,41 +361,69 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
     @on(TracePane.EntryChosen)
     def open_entry(self, message: TracePane.EntryChosen) -> None:
         from airline_agent.tui.screens.details import EntryDetailsScreen
-        from airline_agent.tui.screens.inspector import InspectorScreen
 
         entry = message.entry
         if entry.producer == "api" and entry.request is not None:
-            self.app.push_screen(
-                InspectorScreen(self.requests, entry.request, redactor=self.controller.redactor)
-            )
+            self._inspect(entry.request)
         else:
             self.app.push_screen(EntryDetailsScreen(entry, redactor=self.controller.redactor))
 
+    def _inspect(self, request: int | None) -> None:
+        """The inspector on `request` (None: the latest), over the run's conversation."""
+        from airline_agent.tui.request_log import RequestLog
+        from airline_agent.tui.screens.inspector import InspectorScreen
+
+        log = RequestLog(self.controller.run.events)
+        if request is None and log.exchanges:
+            request = log.numbers()[-1]
+        self.app.push_screen(InspectorScreen(log, request, redactor=self.controller.redactor))
+
     async def clear_panes(self) -> None:
-        self.requests.clear()
         self.scheduler.clear()
         self.trace_builder.new_conversation()
         self.trace.clear()
-        self.usage.clear()
+        self.usage.clear(self.controller.run.conversation)
         await self.chat.clear()
 
     async def show_conversation(self) -> None:
         """The panes anew, with the run's conversation so far (back to the live chat)."""
         await self.clear_panes()
-        for event in self.controller.events:
+        for event in self.controller.run.events:
             self.scheduler.put_nowait(event)
+
+    # -- keys that wait for a scenario being chosen or loaded --------------------------
+    def waits_for_scenario(self, action: str) -> bool:
+        """Whether this key's action waits: a key that acts on the scenario (space, a,
+        g, r, …), pressed while a chosen scenario loads (or the library's answer is on
+        its way), runs once it is in place, in the order pressed; before, a space found
+        no scenario and opened the library again."""
+        if not self.scenario_coming:
+            return False
+        self._waiting_keys.append(action)
+        return True
+
+    def _scenario_in_place(self, *, keys_run: bool = True) -> None:
+        """The choice is made and loaded (or given up): the keys that waited run now."""
+        self.scenario_coming = False
+        waiting, self._waiting_keys = self._waiting_keys, []
+        if keys_run:
+            for action in waiting:
+                self.call_later(self.run_action, action)
 
     # -- actions that ask nothing ----------------------------------------------------
     def action_step(self) -> None:
+        if self.waits_for_scenario("step"):
+            return
         if self.controller.mode == "live":
             self.notify("Live mode: type as the customer. Scenarios: l.")
             return
         if self.turn_running:
             return
-        text = self.controller.next_customer_message()
+        run = self.controller.run
+        text = run.next_customer_message()
         if text is None:
             self.autoplay = False
-            if self.controller.scenario_name is None:
+            if run.scenario_name is None:
                 self.action_library()
             else:
                 self.notify("End of the scenario. l opens the library, r plays it again.")
@@ -341,6 +431,8 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
         self.start_turn(text)
 
     def action_autoplay(self) -> None:
+        if self.waits_for_scenario("autoplay"):
+            return
         self.autoplay = not self.autoplay
         self.notify(f"Auto-play {'on' if self.autoplay else 'off'}.")
         if self.autoplay and not self.turn_running:
@@ -354,29 +446,291 @@ class MainScreen(ModalFlows, PaneSwitcher, Screen[None]):
             self.trace.focus()  # leave the input so the letter keys work
 
     def action_inspect(self) -> None:
-        from airline_agent.tui.screens.inspector import InspectorScreen
-
-        last = self.requests.numbers()[-1] if self.requests.exchanges else None
-        redactor = self.controller.redactor
-        self.app.push_screen(InspectorScreen(self.requests, last, redactor=redactor))
+        self._inspect(None)
 
     def action_new_conversation(self) -> None:
+        if self.waits_for_scenario("new_conversation"):
+            return
         if self.turn_running:
             self.notify("Cancel the running turn first (esc).", severity="warning")
             return
         if self.controller.mode == "offline":
             # A scenario's new conversation is its first turn again, on a fresh copy (a
             # blank chat with the script at its end would be nothing to play).
-            if self.controller.scenario_name is None:
+            if self.controller.run.scenario_name is None:
                 self.notify("No scenario is playing: l opens the library.")
             else:
                 self.action_reset_database()
             return
-        self.controller.new_conversation()
+        self.controller.run.new_conversation()
         self.run_worker(self.clear_panes(), group="ui")
         self.notify("New conversation.")
 
     def action_toggle_guard(self) -> None:
+        if self.waits_for_scenario("toggle_guard"):
+            return
         # The status line shows "guard on" / "guard OFF" in colour; a toast as well would
         # cost a full layout of the screen on every toggle (a slower key while playing).
-        self.controller.set_guard(not self.controller.state.guard)
+        run = self.controller.run
+        run.guard = not run.guard
+
+    # -- the library ------------------------------------------------------------------
+    def action_library(self) -> None:
+        self.scenario_coming = True  # until the choice is made and its scenario loaded
+        self.choose_scenario()
+
+    @work(exclusive=True, group="library")
+    async def choose_scenario(self) -> None:
+        try:
+            await self._choose_scenario()
+        finally:
+            if not self.scenario_loading:
+                self._scenario_in_place()
+
+    async def _choose_scenario(self) -> None:
+        from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
+
+        controller = self.controller
+        live_chat = None
+        if controller.mode == "live":
+            live_chat = "← Stay in the live chat (esc does too)"
+        elif controller.live_paused:
+            live_chat = "← Back to the live chat"
+        picker = ScenarioPicker(
+            controller.scenario_choices,
+            quick=controller.quick_choices,
+            offline_reason=LIVE_REASON if live_chat else OFFLINE_REASON,
+            live_chat=live_chat,
+        )
+        chosen = await self.app.push_screen_wait(picker)
+        if chosen == LIVE_CHAT:
+            if controller.mode == "live":
+                return
+            if self.turn_running:
+                self.notify("Cancel the running turn first (esc).", severity="warning")
+                return
+            await self.return_to_live()
+        elif chosen:
+            self.play_scenario(chosen)
+
+    def play_scenario(self, name: str) -> None:
+        self.scenario_coming = self.scenario_loading = True
+        self._load_scenario(name)
+
+    @work(exclusive=True, group="turn")
+    async def _load_scenario(self, name: str) -> None:
+        loaded = False
+        try:
+            loaded = await self._start_scenario(name)
+        finally:
+            self.scenario_loading = False
+            # A scenario that did not load leaves nothing for the keys to act on.
+            self._scenario_in_place(keys_run=loaded)
+
+    async def _start_scenario(self, name: str) -> bool:
+        self.autoplay = False
+        if not await self._settled():
+            return False
+        was_live = self.controller.mode == "live"
+        self.show_activity(f"preparing scenario {name}…")
+        try:
+            said = await self.controller.start_scenario(name, self._progress)
+        except Exception as error:
+            await self.chat.add_message("error", f"Could not start {name}: {error}")
+            return False
+        finally:
+            self.query_one("#seeding").display = False
+            self.show_activity()
+        await self.clear_panes()
+        self.show_input()
+        leaving = " The live chat waits: l brings it back." if was_live else ""
+        # In the chat, not a toast: at 80×24 a toast covered the first reply for seconds.
+        await self.chat.add_note(f"{said}{leaving} space plays the next step, a auto-plays.")
+        return True
+
+    async def return_to_live(self) -> None:
+        await self.controller.back_to_live()
+        await self.show_conversation()
+        self.show_input()
+        self.notify("Back in the live chat.")
+
+    # -- the customer -----------------------------------------------------------------
+    @work(exclusive=True, group="prompt")
+    async def action_switch_customer(self) -> None:
+        from airline_agent.tui.screens.customer_picker import CustomerPicker
+
+        if self.waits_for_scenario("switch_customer"):
+            return
+        if self.controller.mode != "live":
+            self._customer_is_the_scenarios()
+            return
+        if self.turn_running:
+            self.notify("Cancel the running turn first (esc).", severity="warning")
+            return
+        try:
+            customers = await asyncio.to_thread(self.controller.customers)
+        except Exception as error:  # the database went away or broke since it was opened
+            self.notify(f"Could not read the customers: {error}", severity="error")
+            return
+        run = self.controller.run
+        customer = await self.app.push_screen_wait(CustomerPicker(customers, run.customer))
+        if customer is None or self.turn_running:
+            return
+        self.controller.run.act_for(customer or None)
+        await self.clear_panes()
+        self.notify(f"New conversation as {customer or 'an unidentified customer'}.")
+
+    def _customer_is_the_scenarios(self) -> None:
+        """Offline, the script is written for its customer: `u` says so, changes nothing."""
+        run = self.controller.run
+        if run.scenario_name is None:
+            self.notify("No scenario is playing: l opens the library.")
+            return
+        customer = run.customer or "an unidentified customer"
+        self.notify(
+            f"{run.scenario_name} is written for {customer}: its script acts for them. "
+            "Another customer: the live chat (set AIRLINE_AGENT_MODEL), or l for another "
+            "scenario."
+        )
+
+    # -- reset ------------------------------------------------------------------------
+    @work(exclusive=True, group="reset")
+    async def action_reset_database(self) -> None:
+        if self.waits_for_scenario("reset_database"):
+            return
+        if self.turn_running:
+            self.notify("Cancel the running turn first (esc).", severity="warning")
+            return
+        self.autoplay = False
+        if self.controller.mode == "live":
+            await self._reset_live_database()
+        else:
+            await self._restart_scenario()
+
+    async def _restart_scenario(self) -> None:
+        """Offline, `r` plays the scenario again on a fresh copy: no user data at stake."""
+        name = self.controller.run.scenario_name
+        if name is None:
+            self.notify(
+                "Nothing to reset: no scenario is playing (offline, your database is never opened)."
+            )
+            return
+        try:
+            await self.controller.restart_scenario(self._progress)
+        except Exception as error:
+            await self.chat.add_message("error", f"Could not restart {name}: {error}")
+            return
+        await self.clear_panes()
+        self.notify(
+            f"{name} starts again on a fresh copy of its dataset (your own database is not "
+            "involved)."
+        )
+
+    async def _reset_live_database(self) -> None:
+        live = self.controller.run
+        live.resetting = True  # no turn starts on a database being reset
+        try:
+            await self._reset_with_confirmation()
+        finally:
+            live.resetting = False
+
+    async def _reset_with_confirmation(self) -> None:
+        from airline_agent.tui.screens.confirm import ConfirmScreen
+
+        plan = await self._reset_plan()
+        if plan is None:
+            return
+        if plan.differing == 0:
+            await self.controller.discard_reset(plan)
+            self.notify(f"{plan.location} is {plan.restores} already: nothing to reset.")
+            return
+        confirmed = await self.app.push_screen_wait(
+            ConfirmScreen(plan.question(), plan.details(), yes="Reset", no="Keep my data")
+        )
+        if not confirmed:
+            await self.controller.discard_reset(plan)
+            self.notify("Nothing was reset.")
+            return
+        self.show_activity("resetting the database…")
+        try:
+            await self.controller.apply_reset(plan)
+        except Exception as error:
+            await self.chat.add_message("error", f"Could not reset the database: {error}")
+            return
+        finally:
+            self.show_activity()
+        await self.clear_panes()
+        self.notify(
+            f"{plan.location} is {plan.restores} again ({plan.differing} records restored); "
+            "new conversation."
+        )
+
+    async def _reset_plan(self) -> ResetPlan | None:
+        self.show_activity("comparing the database with how it was built…")
+        try:
+            return await self.controller.plan_reset(self._progress)
+        except Exception as error:
+            await self.chat.add_message("error", f"Could not reset the database: {error}")
+            return None
+        finally:
+            self.query_one("#seeding").display = False
+            self.show_activity()
+
+    # -- saving -----------------------------------------------------------------------
+    def action_save_scenario(self) -> None:
+        if self.waits_for_scenario("save_scenario"):
+            return
+        self._ask_and_save(
+            "Save the conversation as a scenario file:", ".yaml", self.controller.save_scenario
+        )
+
+    def action_save_transcript(self) -> None:
+        if self.waits_for_scenario("save_transcript"):
+            return
+        self._ask_and_save(
+            "Save the transcript (JSONL + Markdown) in directory:",
+            "",
+            self.controller.save_transcript,
+        )
+
+    def _ask_and_save(self, question: str, suffix: str, save: Callable[[Path], object]) -> None:
+        """Ask where (a dated name under recordings/ proposed), then save there."""
+        if not self.controller.run.events:  # before asking where, not after
+            self.notify("Nothing to save yet.", severity="warning")
+            return
+        if self.turn_running:  # the save reads the conversation in a thread
+            self.notify("The turn is still running: save when it ends (esc cancels).")
+            return
+        self._save_where(question, suffix, save)
+
+    @work(exclusive=True, group="prompt")
+    async def _save_where(self, question: str, suffix: str, save: Callable[[Path], object]) -> None:
+        from airline_agent.tui.screens.prompt import PromptScreen
+
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        proposed = Path("recordings") / f"conversation-{stamp}{suffix}"
+        path = await self.app.push_screen_wait(PromptScreen(question, str(proposed)))
+        if not path:
+            return
+        self.show_activity("saving…")
+        try:
+            # Off the UI's loop: comparing the database with its dataset takes a moment.
+            saved = await asyncio.to_thread(save, Path(path))
+        except Exception as error:
+            self.notify(notices.save_failed(Path(path), error), severity="error")
+            return
+        finally:
+            self.show_activity()
+        self.notify(notices.saved(saved if isinstance(saved, list) else [saved]))
+
+    # -- approval ---------------------------------------------------------------------
+    @work(group="approval")
+    async def ask_approval(self, event: ApprovalRequested) -> None:
+        from airline_agent.tui.screens.approval import ApprovalScreen
+
+        answers: dict[str, bool] | None = None
+        try:
+            answers = await self.app.push_screen_wait(ApprovalScreen(event.calls))
+        finally:
+            # Fails closed: a question closed without an answer (the app quitting) declines.
+            event.decide(answers)

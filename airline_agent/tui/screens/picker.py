@@ -25,7 +25,28 @@ LIVE_CHAT = "__live_chat__"
 class ScenarioPicker(ModalScreen[str | None]):
     """Dismisses with the chosen scenario's name, `LIVE_CHAT`, or None (closed)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Close")]
+    # Every key of the library is a priority binding, as on the main screen: each runs as
+    # the app reads it, in the order read. Left to the list, a key travels through its
+    # message queue first; a key read with the enter (a paste, a fast typist, a busy
+    # machine) was then sent to the library, still on top, and lost, where now the
+    # library is closed by the time it is read, and the main screen holds it until the
+    # chosen scenario is in place. The list's own movement keys are here too, so that a
+    # priority enter never overtakes an arrow read before it.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss(None)", "Close", priority=True),
+        Binding("enter", "choose", "Play", show=False, priority=True),
+        *(
+            Binding(key, f"move('{action}')", show=False, priority=True)
+            for key, action in (
+                ("down", "cursor_down"),
+                ("up", "cursor_up"),
+                ("home", "first"),
+                ("end", "last"),
+                ("pagedown", "page_down"),
+                ("pageup", "page_up"),
+            )
+        ),
+    ]
 
     class LibraryShown(Message):
         """The library is listed: the first full screen is up, slower work may start."""
@@ -124,5 +145,14 @@ class ScenarioPicker(ModalScreen[str | None]):
             options.highlighted = 0 if first is not None and not first.disabled else None
         options.focus()
 
+    def action_move(self, action: str) -> None:
+        getattr(self.query_one(OptionList), f"action_{action}")()
+
+    def action_choose(self) -> None:
+        """The highlighted option, if it can be chosen (a scenario with a problem cannot)."""
+        option = self.query_one(OptionList).highlighted_option
+        if option is not None and not option.disabled:
+            self.dismiss(option.id)
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        self.dismiss(event.option.id)  # a click

@@ -20,6 +20,7 @@ from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible, Label, Static
+from textual.widgets._collapsible import CollapsibleTitle
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -157,6 +158,10 @@ class ChatMessage(Vertical):
             classes="reasoning",
         )
         await self.mount(block, before=self.body)
+        # Not a stop of `tab` (it walked through every block of every message before it
+        # reached the trace): the chat's `enter` shows and hides them, a click toggles one.
+        for title_widget in block.query(CollapsibleTitle):
+            title_widget.can_focus = False
 
     @property
     def reasoning(self) -> str:

@@ -10,12 +10,13 @@ full collection (a long pause after a long conversation) frees.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Static
+from textual.widgets import Collapsible, Input, Static
 
 from airline_agent.agent.events import (
     AssistantMessage,
@@ -39,6 +40,12 @@ MAX_MESSAGES = 10
 
 
 class ChatPane(Vertical):
+    # The messages are one stop of `tab`; enter there (not in the input, which sends)
+    # shows or hides every reasoning block.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_reasoning", "Reasoning", tooltip="Show or hide the reasoning")
+    ]
+
     class Submitted(Message):
         """The customer sent a message."""
 
@@ -54,7 +61,7 @@ class ChatPane(Vertical):
         self._reasoned: set[int] = set()  # requests whose reasoning arrived as deltas
         self._hidden = 0
         self._hidden_note: Static | None = None
-        self.redactor = Redactor()  # the session's, set by the screen once settings are read
+        self.redactor = Redactor()  # the app's, set by the screen once settings are read
         self._streams: dict[int, StreamRedactor] = {}  # request -> its text's redaction
 
     ALLOW_MAXIMIZE = True  # f3 zooms the chat, input included
@@ -82,6 +89,12 @@ class ChatPane(Vertical):
 
         # The list's children, not a query: a query walks every widget inside the messages.
         return [child for child in self.message_list.children if isinstance(child, ChatMessage)]
+
+    def action_toggle_reasoning(self) -> None:
+        blocks = list(self.message_list.query(Collapsible))
+        expand = any(block.collapsed for block in blocks)
+        for block in blocks:
+            block.collapsed = not expand
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -128,6 +141,16 @@ class ChatPane(Vertical):
         else:
             self._hidden_note = Static(label, classes="hidden-note")
             await self.message_list.mount(self._hidden_note, before=0)
+
+    async def add_note(self, text: str) -> None:
+        """A note above the conversation (what a chosen scenario set): not a message of
+        it, so it stays where it is while the messages come and go."""
+        note = Static(self.redactor.redact(text), classes="chat-note", markup=False)
+        await self.message_list.mount(note, before=0)
+
+    def notes(self) -> list[str]:
+        """The notes above the conversation, as text (tests read them)."""
+        return [str(note.render()) for note in self.message_list.query(".chat-note")]
 
     async def clear(self) -> None:
         self._reply = None

@@ -1,8 +1,9 @@
 """The line at the top: what is running, for whom, on which data, under which rules.
 
-It renders the session's state (session_state.py) and keeps none of it: it subscribes
-to the state and repaints when told of a change. The parts go on one line when they fit;
-otherwise they wrap between parts, never inside one ("clock 2024-05-15" stays whole).
+It renders the status (status.py: the facts of the run on screen, read where each is
+owned) and keeps none of it: it subscribes and repaints when told of a change. The parts
+go on one line when they fit; otherwise they wrap between parts, never inside one
+("clock 2024-05-15" stays whole).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from airline_agent.tui.session_state import SessionState
+    from airline_agent.tui.status import Status
 
 SEPARATOR = " │ "
 # Shorter words for a part when the line is tight (the labels a value explains itself
@@ -83,16 +84,16 @@ class FittedParts:
 
 
 class StatusBar(Static):
-    # Said after the session's parts (the main screen's: auto-play's speed offline).
+    # Said after the status's parts (the main screen's: auto-play's speed offline).
     trailer: reactive[str] = reactive("", layout=True)
     # Seconds of rest before the line gives back a line it no longer needs: scenario
     # turns played back to back rest a few milliseconds between turns, and shrinking
     # then growing again would lay out the whole screen twice per turn.
     SHRINK_AFTER = 1.0
 
-    def __init__(self, state: SessionState | None = None, *, id: str | None = None) -> None:
+    def __init__(self, status: Status | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._state = state
+        self._status = status
         # The line grows at once but shrinks only while no turn runs ("agent working…"
         # gone), so a part that comes and goes during a turn (a guard toggled while
         # playing) does not make the panes below jump and the whole screen lay out again.
@@ -101,14 +102,14 @@ class StatusBar(Static):
         self._shrink_timer: Timer | None = None
 
     def on_mount(self) -> None:
-        if self._state is not None:
-            self._state.subscribe(self._state_changed)
+        if self._status is not None:
+            self._status.subscribe(self._status_changed)
 
     def on_unmount(self) -> None:
-        if self._state is not None:
-            self._state.unsubscribe(self._state_changed)
+        if self._status is not None:
+            self._status.unsubscribe(self._status_changed)
 
-    def _state_changed(self) -> None:
+    def _status_changed(self) -> None:
         needed = self._line_count()
         grows = needed > self._lines_kept
         if grows:
@@ -127,7 +128,7 @@ class StatusBar(Static):
 
     @property
     def _busy(self) -> bool:
-        return self._state is not None and bool(self._state.activity)
+        return self._status is not None and bool(self._status.activity)
 
     def _shrink(self) -> None:
         """Still at rest: the line takes only the lines it needs."""
@@ -147,9 +148,9 @@ class StatusBar(Static):
             self._lines_kept = self._line_count()
 
     def parts(self) -> list[Text]:
-        if self._state is None:
+        if self._status is None:
             return [Text("starting…")]
-        parts = [Text.from_markup(part) for part in self._state.status_parts()]
+        parts = [Text.from_markup(part) for part in self._status.parts()]
         if self.trailer:
             parts.append(Text(self.trailer, style="dim"))
         return parts

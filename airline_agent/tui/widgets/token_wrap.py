@@ -4,8 +4,9 @@ A row is wrapped at spaces, but some spaces hold a token together: a bracketed g
 (`stream_options={'include_usage': True}`, a call's arguments), a number and the word
 after it (`60 ms`, `4 messages`), a separator and what it introduces (`· 60 ms`,
 `→ cancelled`), and non-breaking spaces (the producer badge). A token wider than the whole
-line is cut with an ellipsis, never folded onto the next line; the details (enter) show
-it whole. A continuation line keeps the row's indentation (JSON stays readable).
+line is broken at its own spaces (a call's arguments, one per line if need be), and a
+word still wider is folded: nothing of a row is ever cut off. A continuation line keeps
+the row's indentation (JSON stays readable).
 """
 
 from __future__ import annotations
@@ -59,6 +60,51 @@ def _tokens(line: str) -> list[tuple[int, int]]:
     return tokens
 
 
+def _spaced(text: Text, spans: list[tuple[int, int]]) -> list[tuple[Text, Text]]:
+    """(gap before, piece) for each (start, end) span of `text`: the text's own spacing."""
+    pieces: list[tuple[Text, Text]] = []
+    previous_end = 0
+    for start, end in spans:
+        pieces.append((text[previous_end:start], text[start:end]))
+        previous_end = end
+    return pieces
+
+
+FOLD_AFTER = "([{,:"  # a word wider than the line folds after one of these if it can
+
+
+def _folded(word: Text, room: int) -> list[tuple[Text, Text]]:
+    """A word wider than the line, in pieces of at most `room` cells, each ending after
+    an opening bracket or a separator where one falls in it (nothing is cut off)."""
+    plain = word.plain
+    pieces: list[tuple[Text, Text]] = []
+    start = 0
+    while start < len(plain):
+        end = start + 1
+        while end < len(plain) and word[start : end + 1].cell_len <= room:
+            end += 1
+        if end < len(plain):
+            after = max(plain.rfind(mark, start, end) for mark in FOLD_AFTER) + 1
+            end = after if after > start else end
+        pieces.append((Text(), word[start:end]))
+        start = end
+    return pieces
+
+
+def _fitting(token: Text, room: int) -> list[tuple[Text, Text]]:
+    """A token as pieces no wider than the line: broken at its own spaces when it is
+    wider (the glue gives way before anything is folded), a word still wider folded."""
+    if token.cell_len <= room:
+        return [(Text(), token)]
+    words = [(m.start(), m.end()) for m in re.finditer(r"[^ ]+", token.plain)]
+    pieces: list[tuple[Text, Text]] = []
+    for gap, word in _spaced(token, words):
+        folded = _folded(word, room) if word.cell_len > room else [(Text(), word)]
+        pieces.append((gap, folded[0][1]))
+        pieces += folded[1:]
+    return pieces
+
+
 def wrap_line(line: Text, width: int) -> list[Text]:
     """One line of a row, wrapped to `width` cells at the spaces it may break at."""
     if line.cell_len <= width:
@@ -66,22 +112,22 @@ def wrap_line(line: Text, width: int) -> list[Text]:
     plain = line.plain
     indent = len(plain) - len(plain.lstrip(" "))
     room = max(width - indent, 1)
+    body = line[indent:]
     wrapped: list[Text] = []
     current: Text | None = None
-    previous_end = 0
-    for start, end in _tokens(plain[indent:]):
-        token = line[indent + start : indent + end]
-        gap = line[indent + previous_end : indent + start]  # the row's own spacing
-        previous_end = end
-        if token.cell_len > room:
-            token.truncate(room, overflow="ellipsis")
-        if current is not None and current.cell_len + gap.cell_len + token.cell_len <= room:
-            current.append_text(gap)
-            current.append_text(token)
-            continue
-        if current is not None:
-            wrapped.append(current)
-        current = token
+    for gap, token in _spaced(body, _tokens(body.plain)):
+        pieces = _fitting(token, room)
+        pieces[0] = (gap, pieces[0][1])  # the row's spacing before the token's first piece
+        for piece_gap, piece in pieces:
+            if current is not None and (
+                current.cell_len + piece_gap.cell_len + piece.cell_len <= room
+            ):
+                current.append_text(piece_gap)
+                current.append_text(piece)
+                continue
+            if current is not None:
+                wrapped.append(current)
+            current = piece
     wrapped.append(current if current is not None else Text())
     if indent:
         wrapped = [line[:indent] + piece for piece in wrapped]

@@ -79,7 +79,7 @@ class TracePane(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.entries: list[TraceEntry] = []
-        self.redactor = Redactor()  # the session's, set by the screen once settings are read
+        self.redactor = Redactor()  # the app's, set by the screen once settings are read
         self.linked: frozenset[int] = frozenset()  # entries linked to the highlighted one
         self._by_call: dict[str, list[int]] = {}  # tool_call_id -> the entries carrying it
         self.border_title = "Trace"

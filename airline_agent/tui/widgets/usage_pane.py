@@ -1,105 +1,125 @@
-"""Token usage: one row per request, a subtotal per turn, totals, cost, the context window."""
+"""Token usage: a row per request and a subtotal per turn, as the events come; under them
+the conversation's totals and cost, as the conversation counts them.
+
+The pane keeps no sums of its own: the totals are `Conversation.usage`, `.requests` and
+`.cost` (agent/conversation.py, where "one unknown cost makes the total unknown" is
+decided), read when the screen shows new rows or a new conversation. What it shows of
+one request (its row, the context window it used) comes from that request's event.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import ProgressBar, Static
+from textual.widgets import Static
 
-from airline_agent.agent.events import AgentEvent, TurnFinished, Usage, UsageReported
+from airline_agent.agent.events import TurnFinished, Usage, UsageReported
 from airline_agent.tui.formatting import latency, money, rate, tokens
 from airline_agent.tui.widgets.usage_table import UsageTable
 
+if TYPE_CHECKING:
+    from airline_agent.agent.conversation import Conversation
+    from airline_agent.tui.run import ShownEvent
+
+PRICES = "data/prices.toml"
+UNKNOWN_CONTEXT = "context window: unknown for this model"
+CONTEXT_BAR = 10  # cells of the bar after the figures (one line: no layout to update it)
+
 
 class UsagePane(Vertical):
+    ALLOW_MAXIMIZE = True  # f3 zooms it like the other panes
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Usage"
-        self.total = Usage()
-        self.total_cost: float | None = 0.0
-        self.requests = 0
-        self.context_window: int | None = None
-        self.last_prompt_tokens = 0
 
     def compose(self) -> ComposeResult:
         yield Static(UsageTable.header(), id="usage-header")
         yield UsageTable(id="usage-table")
-        yield Static(id="usage-totals")
-        yield Static("context window: unknown", id="context-label")
-        yield ProgressBar(total=None, show_eta=False, id="context-bar")
+        yield Static(id="usage-totals", markup=False)
+        yield Static(id="usage-cost", markup=False)
+        yield Static(UNKNOWN_CONTEXT, id="usage-context", markup=False)
 
     def on_mount(self) -> None:
-        self._show_totals()
+        self.show_totals(None)
 
     @property
     def table(self) -> UsageTable:
         return self.query_one(UsageTable)
 
-    def clear(self) -> None:
+    def clear(self, conversation: Conversation | None) -> None:
+        """A new conversation: no rows, its (fresh) totals, no context known yet."""
         self.table.clear()
-        self.total = Usage()
-        self.total_cost = 0.0
-        self.requests = 0
-        self.context_window = None
-        self.last_prompt_tokens = 0
-        self._show_totals()
+        self.query_one("#usage-context", Static).update(UNKNOWN_CONTEXT, layout=False)
+        self.show_totals(conversation)
 
-    def show_all(self, events: list[AgentEvent]) -> None:
+    def show(self, events: list[ShownEvent], conversation: Conversation | None) -> None:
+        """New rows for these events, then the conversation's totals as they are now."""
+        reported: UsageReported | None = None
         for event in events:
-            self.show(event)
+            match event:
+                case UsageReported():
+                    reported = event
+                    self._request_row(event)
+                case TurnFinished(turn=turn, usage=usage, cost=cost):
+                    cells = [tokens(n) for n in _counts(usage)]
+                    self.table.add_row(f"turn {turn}", cells, bold=True, note=_cost(cost))
+        if reported is not None:
+            self._show_context(reported)
+        self.show_totals(conversation, reported)
 
-    def show(self, event: AgentEvent) -> None:
-        match event:
-            case UsageReported() as reported:
-                self._request(reported)
-            case TurnFinished(turn=turn, usage=usage, cost=cost):
-                # Two lines: the turn's sums, then its cost under the label.
-                self.table.add_row(
-                    f"turn {turn}\n{money(cost)}", [tokens(n) for n in _counts(usage)], bold=True
-                )
-
-    def _request(self, reported: UsageReported) -> None:
-        self.requests += 1
+    def _request_row(self, reported: UsageReported) -> None:
         usage = reported.usage
         cells = _counts(usage) if usage else (None, None, None, None)
         elapsed = latency(reported.latency_ms, reported.scripted).removesuffix(" ms")
         self.table.add_row(
             f"#{reported.request}", [*(tokens(n) for n in cells), elapsed], note=_speed(reported)
         )
-        if usage is not None:
-            self.total = self.total + usage
-            self.last_prompt_tokens = usage.prompt_tokens
-        if reported.cost is None or usage is None:
-            self.total_cost = None  # one unknown price makes the total unknown, never 0
-        elif self.total_cost is not None:
-            self.total_cost += reported.cost
-        if reported.context_window:
-            self.context_window = reported.context_window
-        self._show_totals()
 
-    def _show_totals(self) -> None:
-        # Four lines and one line, always (fixed heights in the stylesheet): updating them
-        # needs no layout of the screen, which a request while playing fast would repeat.
-        total = self.total
+    def _show_context(self, reported: UsageReported) -> None:
+        """How much of the context window the request used, in figures and a bar."""
+        line = self.query_one("#usage-context", Static)
+        used = reported.usage.prompt_tokens if reported.usage else None
+        window = reported.context_window
+        if not window or used is None:
+            line.update(UNKNOWN_CONTEXT, layout=False)
+            return
+        share = min(used / window, 1.0)
+        filled = round(share * CONTEXT_BAR)
+        text = Text(f"context {used:,} / {window:,} ({share:.0%}) ")
+        text.append("━" * filled, style="bold")
+        text.append("━" * (CONTEXT_BAR - filled), style="dim")
+        line.update(text, layout=False)
+
+    def show_totals(
+        self, conversation: Conversation | None, reported: UsageReported | None = None
+    ) -> None:
+        """The conversation's totals in the table's columns, and its cost in words (why
+        it is unknown, when it is). `reported`: the last request shown, whose model a
+        missing price is named by."""
+        total = conversation.usage if conversation is not None else Usage()
+        requests = conversation.requests if conversation is not None else 0
+        cells = [tokens(n) for n in _counts(total)]
         self.query_one("#usage-totals", Static).update(
-            f"[b]total[/b] {self.requests} requests\n"
-            f"prompt {total.prompt_tokens:,} (cached {total.cached_tokens:,})\n"
-            f"completion {total.completion_tokens:,} (reasoning {total.reasoning_tokens:,})\n"
-            f"cost {money(self.total_cost) if self.requests else '—'}",
-            layout=False,
+            UsageTable.format_row("total", [*cells, f"{requests} req"]), layout=False
         )
-        label = self.query_one("#context-label", Static)
-        bar = self.query_one("#context-bar", ProgressBar)
-        if self.context_window:
-            label.update(
-                f"context: {self.last_prompt_tokens:,} / {self.context_window:,} tokens",
-                layout=False,
-            )
-            bar.update(total=self.context_window, progress=self.last_prompt_tokens)
-            bar.display = True
-        else:
-            label.update("context window: unknown for this model", layout=False)
-            bar.display = False
+        cost = self.query_one("#usage-cost", Static)
+        if conversation is None or not requests:
+            cost.update("cost —")
+        elif conversation.cost is not None:
+            cost.update(f"cost {money(conversation.cost)} (prices: {PRICES})")
+        elif not conversation.usage_complete:
+            cost.update("cost unknown: a response came without usage")
+        elif reported is not None:
+            cost.update(f"cost unknown: no price for {reported.model} in {PRICES}")
+
+
+def _cost(cost: float | None) -> str:
+    """A turn's cost, under its row (the totals say why one is unknown)."""
+    return f"cost {money(cost)}"
 
 
 def _speed(reported: UsageReported) -> str:

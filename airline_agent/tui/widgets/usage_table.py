@@ -39,16 +39,17 @@ class UsageTable(ScrollView, can_focus=True):
             text.append(name.ljust(width) if name == "req" else name.rjust(width))
         return text
 
+    @staticmethod
+    def format_row(label: str, cells: list[str]) -> str:
+        """A row's text in the table's columns (the totals under the table use it too)."""
+        parts = [label.ljust(WIDTHS[0])[: WIDTHS[0]]]
+        parts += [cell.rjust(width) for cell, width in zip(cells, WIDTHS[1:], strict=False)]
+        return "".join(parts)
+
     def add_row(self, label: str, cells: list[str], *, bold: bool = False, note: str = "") -> None:
-        """One row: `label` may have two lines (the turn's cost under its name); `note` is
-        a dim line under it (a streamed response's first-token time and speed)."""
-        style = Style(bold=bold)
-        label_lines = label.split("\n")
-        for number, label_line in enumerate(label_lines):
-            parts = [label_line.ljust(WIDTHS[0])[: WIDTHS[0]]]
-            if number == 0:
-                parts += [cell.rjust(width) for cell, width in zip(cells, WIDTHS[1:], strict=False)]
-            self._lines.append(Strip([Segment("".join(parts), style)]))
+        """One row; `note` is a dim line under it (a streamed response's first-token time
+        and speed, a turn's cost)."""
+        self._lines.append(Strip([Segment(self.format_row(label, cells), Style(bold=bold))]))
         if note:
             self._lines.append(Strip([Segment("  " + note[: sum(WIDTHS) - 2], Style(dim=True))]))
         self.row_count += 1

@@ -1,27 +1,27 @@
-"""How the main screen lays its three panes out for the terminal it has, and the keys
-that move between them.
+"""The main screen's three panes, laid out for the terminal it has, with the tab bar that
+names them when one shows at a time.
 
-- **side by side** from 120 columns: chat | trace | usage;
+- **side by side** from 120 columns: the trace on the right at full height, the chat and
+  the usage under it on the left;
 - **stacked** below 120 columns with 30 rows or more: chat over trace over usage;
 - **one at a time** below 120 columns and 30 rows (80×24 included), or below 60 columns:
   a tab bar names the panes, `f2` (or a click on a tab) shows the next one. Stacked at
   80×24, the chat had 0–1 lines and the trace one: a live reply was invisible.
 
-`f3` zooms the focused pane (or the one shown) to the whole screen at any size, and back
-(`esc` too): Textual's own `Screen.maximize`.
+`zoom` (f3) shows the focused pane (or the one shown) on the whole screen at any size,
+and back: Textual's own `Screen.maximize`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from textual import on
-from textual.containers import Horizontal
+from textual.app import ComposeResult
+from textual.containers import Container, Horizontal
 from textual.screen import Screen
-from textual.widgets import Tabs
-
-if TYPE_CHECKING:
-    from textual.widget import Widget
+from textual.widget import Widget
+from textual.widgets import Static, Tab, Tabs
 
 PaneLayout = Literal["side", "stacked", "single"]
 PANES = ("chat", "trace", "usage")
@@ -41,33 +41,44 @@ def pane_layout_for(columns: int, rows: int) -> PaneLayout:
     return "single"
 
 
-class PaneSwitcher(Screen[None]):
-    """The main screen's layouts and pane keys (mixed into `MainScreen`)."""
+class PaneSwitcher(Container):
+    """The panes (given as children, ids `chat`, `trace`, `usage`) and their tab bar."""
 
-    pane_layout: PaneLayout = "side"
-    shown_pane: str = "chat"  # the pane on screen when one is shown at a time
+    DEFAULT_CSS = """
+    PaneSwitcher {
+        height: 1fr;
+    }
+    """
 
-    def compose_pane_tabs(self) -> Horizontal:
-        """The tab bar (shown one pane at a time), with its key beside it."""
-        from textual.widgets import Static, Tab
+    def __init__(self, *panes: Widget, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._panes = panes
+        self.pane_layout: PaneLayout = "side"
+        self.shown: str = "chat"  # the pane on screen when one is shown at a time
 
+    def compose(self) -> ComposeResult:
         tabs = Tabs(*(Tab(PANE_TITLES[p], id=f"tab-{p}") for p in PANES), id="pane-tabs")
-        return Horizontal(tabs, Static("f2 next pane", id="pane-keys"), id="switcher")
+        yield Horizontal(tabs, Static("f2 next pane", id="pane-keys"), id="switcher")
+        yield Container(*self._panes, id="panes")
+
+    def on_mount(self) -> None:
+        self.apply_layout()
 
     def on_resize(self) -> None:
-        self.apply_pane_layout()
+        self.apply_layout()
 
-    def apply_pane_layout(self) -> None:
-        layout = pane_layout_for(self.size.width, self.size.height)
+    def apply_layout(self) -> None:
+        terminal = self.app.size
+        layout = pane_layout_for(terminal.width, terminal.height)
         changed = layout != self.pane_layout
         self.pane_layout = layout
         panes = self.query_one("#panes")
         for name in ("side", "stacked", "single"):
             panes.set_class(layout == name, f"-{name}")
         self.query_one("#switcher").display = layout == "single"
-        self._show_only(self.shown_pane if layout == "single" else None)
+        self._show_only(self.shown if layout == "single" else None)
         if changed:
-            self.refresh_bindings()  # f2 is offered only one pane at a time
+            self.screen.refresh_bindings()  # f2 is offered only one pane at a time
 
     def _show_only(self, pane: str | None) -> None:
         for name in PANES:
@@ -75,13 +86,16 @@ class PaneSwitcher(Screen[None]):
 
     def show_pane(self, pane: str) -> None:
         """This pane on screen (one at a time: the others behind their tabs), focused."""
-        self.shown_pane = pane
+        self.shown = pane
         tabs = self.query_one("#pane-tabs", Tabs)
         if tabs.active != f"tab-{pane}":
             tabs.active = f"tab-{pane}"
         if self.pane_layout == "single":
             self._show_only(pane)
         self._focus_pane(pane)
+
+    def next_pane(self) -> None:
+        self.show_pane(PANES[(PANES.index(self.shown) + 1) % len(PANES)])
 
     def _focus_pane(self, pane: str) -> None:
         widget = self.query_one(f"#{pane}")
@@ -97,22 +111,26 @@ class PaneSwitcher(Screen[None]):
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_chosen(self, event: Tabs.TabActivated) -> None:
         event.stop()
+        if event.tab.id != event.tabs.active:
+            # Told of a tab that is no longer active: `show_pane` moved on since (two f2
+            # in one read). Following it would set the tab bar back, whose message would
+            # set it forward again: the two re-activating each other forever.
+            return
         pane = (event.tab.id or "tab-chat").removeprefix("tab-")
-        if pane != self.shown_pane:
+        if pane != self.shown:
             self.show_pane(pane)
 
-    def action_next_pane(self) -> None:
-        following = PANES[(PANES.index(self.shown_pane) + 1) % len(PANES)]
-        self.show_pane(following)
-
-    def action_zoom(self) -> None:
-        if self.maximized is not None:
-            self.minimize()
+    def zoom(self) -> None:
+        """The focused pane (or the one shown) on the whole screen, or back."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
             return
-        pane = self._pane_of(self.focused) or self.shown_pane
-        self.maximize(self.query_one(f"#{pane}"), container=False)
+        pane = self.pane_of(screen.focused) or self.shown
+        screen.maximize(self.query_one(f"#{pane}"), container=False)
 
-    def _pane_of(self, widget: Widget | None) -> str | None:
+    def pane_of(self, widget: Widget | None) -> str | None:
+        """Which pane `widget` is in (None: none)."""
         while widget is not None:
             if widget.id in PANES:
                 return widget.id

@@ -1,0 +1,150 @@
+"""What the status line says: what runs, for whom, on which data, under which rules — and
+what the app is doing now.
+
+Each fact has one owner, and the status reads it there each time the line is drawn: the
+customer from the conversation on screen (the loop binds it, and says so with an event),
+the guard from the toolbox that enforces it, the rest from the run on screen (where its
+conversations come from, where its database came from, its approval policy and clock, a
+playback's divergence from its scenario). Only what the app is doing ("agent working…
+esc cancels") is the status's own. Whoever changes a fact calls `changed()`; the status
+line subscribes and repaints. Changes happen on the UI's event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from airline_agent.terminal_text import escape_controls
+
+OriginKind = Literal["user", "scenario"]
+LIVE_WAITS = " · offline, the live chat waits (l)"  # never a silent switch from live
+
+
+@dataclass(frozen=True)
+class DatabaseOrigin:
+    """Where a run's database came from.
+
+    `user`: the user's own database (`--db`, AIRLINE_AGENT_DB), as it was built — the
+    sample generator's seed and scale or a τ² import, as it records itself (`built`);
+    `scenario`: a fresh copy of a scenario's dataset, thrown away after the playback.
+    """
+
+    kind: OriginKind
+    label: str  # for the status line: "data/airline.db", "fresh sample copy"
+    location: str | None = None  # the user's path or URL (None for a scenario's copy)
+    built: str = ""  # "sample seed 7", "τ² import", "the sample dataset"; "" until known
+
+    @classmethod
+    def user(cls, location: str, built: str = "") -> DatabaseOrigin:
+        """The user's database; `built`: how, in short ('sample seed 7'), once known."""
+        label = f"{location} ({built})" if built else location
+        return cls("user", label, location=location, built=built)
+
+    @classmethod
+    def scenario(cls, dataset: str) -> DatabaseOrigin:
+        return cls("scenario", f"fresh {dataset} copy", built=f"the {dataset} dataset")
+
+
+class RunFacts(Protocol):
+    """What the status line reads of the run on screen (tui/run.py's `Run` has them)."""
+
+    @property
+    def source(self) -> str: ...  # "model: gpt-4o-mini @ api.openai.com", "scenario: …"
+
+    @property
+    def customer(self) -> str | None: ...
+
+    @property
+    def origin(self) -> DatabaseOrigin: ...
+
+    @property
+    def guard(self) -> bool: ...
+
+    @property
+    def scenario_guard(self) -> bool | None: ...  # what the playing scenario set
+
+    @property
+    def approval(self) -> str: ...
+
+    @property
+    def clock(self) -> str: ...
+
+    @property
+    def divergence(self) -> str | None: ...
+
+
+class Shown(Protocol):
+    """Whose facts the status line shows: the run on screen, and whether a live run
+    waits behind it (the controller)."""
+
+    @property
+    def run(self) -> RunFacts: ...
+
+    @property
+    def live_paused(self) -> bool: ...
+
+
+class Status:
+    """The status line's source: the shown run's facts, read where they are owned, and
+    what the app is doing (see the module's docstring)."""
+
+    def __init__(self, shown: Shown | None = None) -> None:
+        self.shown = shown  # set once by whoever owns the runs (the controller)
+        # What the app is doing now ("agent working… esc cancels"): shown, not a setting.
+        self.activity = ""
+        self._listeners: list[Callable[[], None]] = []
+
+    # -- changes --------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def changed(self) -> None:
+        """A fact shown changed (its owner says so): every listener repaints."""
+        for listener in list(self._listeners):
+            listener()
+
+    def show_activity(self, activity: str) -> None:
+        if activity != self.activity:
+            self.activity = activity
+            self.changed()
+
+    # -- what the status line says ----------------------------------------------------
+    def parts(self) -> list[str]:
+        """The status line, part by part (Rich markup)."""
+        parts: list[str] = []
+        if self.shown is not None:
+            parts = _run_parts(self.shown.run, waiting=self.shown.live_paused)
+        if self.activity:
+            parts.append(f"[b yellow]{_escape(self.activity)}[/]")
+        return parts
+
+
+def _run_parts(run: RunFacts, *, waiting: bool) -> list[str]:
+    guard = "[b green]guard on[/]" if run.guard else "[b red]guard OFF[/]"
+    if run.scenario_guard is not None and run.scenario_guard != run.guard:
+        guard += " [red](the scenario's: " + ("on" if run.scenario_guard else "off") + ")[/]"
+    source = run.source + (LIVE_WAITS if waiting else "")
+    parts = [
+        f"[b]{_escape(source)}[/b]",
+        f"customer [b]{_escape(run.customer or 'not identified')}[/b]",
+        f"db {_escape(run.origin.label)}",
+        guard,
+        f"approval {_escape(run.approval)}",
+        f"clock {_escape(run.clock)}",
+    ]
+    if run.divergence:
+        parts.append(f"[b red]{_escape(run.divergence)}[/]")
+    return parts
+
+
+def _escape(text: str) -> str:
+    """A part of the status line as text, never markup nor a terminal's command."""
+    from rich.markup import escape
+
+    return escape(escape_controls(text))
