@@ -210,20 +210,30 @@ class EngineReads:
         self._engine = engine
 
     def snapshot(self, consistent: bool = True) -> _EngineSnapshot:
-        return _EngineSnapshot(self._engine)
+        return _EngineSnapshot(self._engine, consistent)
 
     def close(self) -> None:  # the engine's pool is closed with the engine
         pass
 
 
 class _EngineSnapshot:
-    def __init__(self, engine: Engine) -> None:
+    """One pooled connection for a `with` block. PostgreSQL's default isolation (READ
+    COMMITTED) takes a new snapshot per statement, so a consistent read of several
+    statements asks for REPEATABLE READ: one snapshot for the whole transaction."""
+
+    def __init__(self, engine: Engine, consistent: bool) -> None:
         self._engine = engine
+        self._consistent = consistent and engine.dialect.name == "postgresql"
         self._connection: Connection | None = None
 
     def __enter__(self) -> ConnectionReads:
-        self._connection = self._engine.connect()
-        return ConnectionReads(self._connection)
+        connection = self._engine.connect()
+        if self._consistent:
+            connection = connection.execution_options(
+                isolation_level="REPEATABLE READ", postgresql_readonly=True
+            )
+        self._connection = connection
+        return ConnectionReads(connection)
 
     def __exit__(self, *_exc: object) -> None:
         assert self._connection is not None
