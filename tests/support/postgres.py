@@ -110,7 +110,8 @@ class PostgresServer:
     def copy_of(self, template: str, name: str | None = None) -> str:
         """A fresh database copied from `template`; its URL."""
         name = name or self.new_name()
-        self.sql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+        # FILE_COPY: faster than the default (WAL_LOG) for small databases.
+        self.sql(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
         return self.url(name)
 
     def drop(self, url_or_name: str) -> None:
@@ -145,8 +146,12 @@ def start_server() -> PostgresServer:
             "installs it when it runs as root)"
         )
     user = _run_as()
-    # Short: a unix socket's path must stay under ~100 bytes.
-    root = Path(tempfile.mkdtemp(prefix="aa-pg-", dir="/tmp"))
+    # In memory where there is a tmpfs: creating a database opens ~600 files, which
+    # takes 0.6-1 s on this machine's disk under load, 65 ms in /dev/shm. Short: a unix
+    # socket's path must stay under ~100 bytes.
+    shm = Path("/dev/shm")
+    base = shm if shm.is_dir() and os.access(shm, os.W_OK) else Path("/tmp")
+    root = Path(tempfile.mkdtemp(prefix="aa-pg-", dir=base))
     if user is not None:
         shutil.chown(root, user)
     data = root / "data"
