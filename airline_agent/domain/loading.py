@@ -72,13 +72,23 @@ def _copy_in(connection: Connection, table: Table, rows: list[dict]) -> None:
         return
     names = [column.name for column in table.columns]
     quoted = ", ".join(f'"{name}"' for name in names)
+    import psycopg
+    from sqlalchemy.exc import DBAPIError
+
     driver = connection.connection.dbapi_connection
     assert driver is not None
-    with driver.cursor() as cursor, cursor.copy(  # type: ignore[attr-defined]
-        f'COPY "{table.name}" ({quoted}) FROM STDIN'
-    ) as copy:
-        for row in rows:
-            copy.write_row([row.get(name) for name in names])
+    statement = f'COPY "{table.name}" ({quoted}) FROM STDIN'
+    try:
+        with driver.cursor() as cursor, cursor.copy(statement) as copy:  # type: ignore[attr-defined]
+            for row in rows:
+                copy.write_row([row.get(name) for name in names])
+    except psycopg.errors.ForeignKeyViolation as exc:
+        raise ValueError(
+            f"rows refer to missing records (first: a `{table.name}` row: "
+            f"{exc.diag.message_detail})"
+        ) from None
+    except psycopg.Error as exc:  # said as SQLAlchemy's errors are, by the callers
+        raise DBAPIError(statement, None, exc) from exc
 
 
 def load_rows(

@@ -133,29 +133,51 @@ def seed_hint(name: str) -> str:
     return f"Create it with `airline-agent seed --db {name}`."
 
 
+# What the server says when it turns a connection away, before any session exists (libpq
+# gives these as text only, after "FATAL:"): the error codes they stand for.
+_CONNECTION_REFUSALS = (
+    ("does not exist", INVALID_CATALOG_NAME),  # database "x" (a role is said as 28000)
+    ("password authentication failed", INVALID_PASSWORD),
+    ("no pg_hba.conf entry", INVALID_AUTHORIZATION),
+    ("role ", INVALID_AUTHORIZATION),
+)
+
+
+def _refusal(said: str) -> str | None:
+    if "FATAL:" not in said:
+        return None
+    fatal = said.split("FATAL:", 1)[1].strip()
+    if fatal.startswith("role "):
+        return INVALID_AUTHORIZATION
+    return next((state for words, state in _CONNECTION_REFUSALS if words in fatal), None)
+
+
 def unreachable(name: str, exc: BaseException) -> DatabaseUnavailable:
     """The one line for a failure to connect: no server, a refused login, no such
     database, or anything else the server said."""
-    state = sqlstate(exc)
     said = first_line(exc)
+    state = sqlstate(exc) or _refusal(said)
+    reason = said.split("FATAL:", 1)[1].strip() if "FATAL:" in said else said
     if state == INVALID_CATALOG_NAME:
         return DatabaseUnavailable(f"{name}: no such database on the server. {seed_hint(name)}")
     if state in (INVALID_PASSWORD, INVALID_AUTHORIZATION):
         return DatabaseUnavailable(
-            f"{name}: the PostgreSQL server refused the login ({said}). Check the user name "
+            f"{name}: the PostgreSQL server refused the login ({reason}). Check the user name "
             "and password in the URL, and that the server lets this user in (pg_hba.conf)."
         )
-    if state is None:
-        if "password" in said and ("no password supplied" in said or "authentication" in said):
-            return DatabaseUnavailable(
-                f"{name}: the PostgreSQL server asks for a password ({said}). Give it in the "
-                "URL (postgresql+psycopg://user:password@host/name) or in ~/.pgpass."
-            )
+    if "no password supplied" in said:
         return DatabaseUnavailable(
-            f"{name}: cannot reach the PostgreSQL server ({said}). Is it running, and are "
-            "the host, port or socket folder in the URL right?"
+            f"{name}: the PostgreSQL server asks for a password, and the URL gives none. Give "
+            "it in the URL (postgresql+psycopg://user:password@host/name) or in ~/.pgpass."
         )
-    return DatabaseUnavailable(f"{name}: the PostgreSQL server refused the connection ({said}).")
+    if "FATAL:" in said:
+        return DatabaseUnavailable(
+            f"{name}: the PostgreSQL server refused the connection ({reason})."
+        )
+    return DatabaseUnavailable(
+        f"{name}: cannot reach the PostgreSQL server ({said}). Is it running, and are "
+        "the host, port or socket folder in the URL right?"
+    )
 
 
 # ---------------------------------------------------------------- databases on a server
@@ -190,7 +212,6 @@ class Server:
 
     def _engine(self) -> Engine:
         from sqlalchemy import create_engine
-
         from sqlalchemy.pool import NullPool
 
         maintenance = self.url.set(database=MAINTENANCE_DATABASE)
