@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -187,6 +188,45 @@ def test_a_database_of_another_program_is_never_replaced(
     assert postgres_server.sql("SELECT count(*) FROM invoices", database=name) == [(0,)]
     with pytest.raises(DatabaseUnavailable, match="not an airline-agent database"):
         Database.open(scratch_postgres)
+
+
+# ---------------------------------------------------------------- the commands on a server
+
+
+def test_call_writes_and_export_shows_it(sample_on_server: str) -> None:
+    cancelled = run_cli(
+        "call",
+        "cancel_reservation",
+        '{"reservation_id": "EHGLP3"}',
+        "--no-guard",
+        "--db",
+        sample_on_server,
+    )
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert json.loads(cancelled.stdout)["status"] == "cancelled"
+    exported = run_cli("export", "--db", sample_on_server)
+    assert json.loads(exported.stdout)["reservations"]["EHGLP3"]["status"] == "cancelled"
+
+
+def test_a_chat_on_a_server_runs_its_tools_there(chat_server, sample_on_server: str) -> None:
+    chat_server.stream(tool_calls=[("cancel_reservation", {"reservation_id": "EHGLP3"})])
+    chat_server.stream("Your reservation is cancelled.")
+    result = run_cli(
+        "chat",
+        *("--db", sample_on_server, "--approve", "auto", "--as", "emma_kim_9957", "--no-guard"),
+        stdin="cancel EHGLP3\n",
+        server=chat_server,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(chat_server.requests[1]["messages"][-1]["content"])["status"] == "cancelled"
+    database = Database.open(sample_on_server)
+    try:
+        with database.reads() as reads:
+            status = "SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'"
+            assert reads.value(status) == "cancelled"
+    finally:
+        database.close()
 
 
 # ---------------------------------------------------------------- copies
@@ -412,6 +452,15 @@ def test_a_user_who_may_not_write_gets_permission_denied_and_reads_still_work(
 
 
 # ---------------------------------------------------------------- fixtures
+
+
+@pytest.fixture
+def sample_on_server(postgres_server: PostgresServer) -> Iterator[str]:
+    """A fresh copy of the default sample on the server (built once per process)."""
+    template = postgres_server.template("sample", lambda url: build_database(url).close())
+    url = postgres_server.copy_of(template)
+    yield url
+    discard_later(postgres_server, url)
 
 
 @pytest.fixture
