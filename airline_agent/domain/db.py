@@ -535,11 +535,7 @@ class Database:
                 f"{describe(location)}: a copy of {self.location} is made on the same "
                 "PostgreSQL server (the same host, port and options, another database name)."
             )
-        # Our own connections would stop the server from copying.
-        if self._read_source is not None:
-            self._read_source.close()
-            self._read_source = None
-        self.engine.dispose()
+        self.disconnect()  # our own connections would stop the server from copying
         Server(source).copy(
             database_name(source, self.location), database_name(target, describe(location))
         )
@@ -561,8 +557,14 @@ class Database:
         with self.session() as session:
             return {m.key: m.value for m in session.exec(select(schema.Meta))}
 
-    def close(self) -> None:
-        if self._read_source is not None:
-            self._read_source.close()
-            self._read_source = None
+    def disconnect(self) -> None:
+        """Close this Database's connections; they are opened again when next needed
+        (PostgreSQL copies a database only while nobody is connected to it)."""
+        with self._read_source_lock:
+            if self._read_source is not None:
+                self._read_source.close()
+                self._read_source = None
         self.engine.dispose()
+
+    def close(self) -> None:
+        self.disconnect()

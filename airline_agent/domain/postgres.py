@@ -17,6 +17,9 @@ except where the server gives none: a connection that never got to the server.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -298,6 +301,129 @@ class Server:
             raise DatabaseUnavailable(
                 f"{self.describe(database)}: the server refused ({first_line(exc)})."
             ) from exc
+
+
+# ---------------------------------------------------------------- copies for runs
+
+
+# A copy's name: the run's prefix, a number, a label; PostgreSQL names have 63 bytes.
+_NAME_BYTES = 63
+_PREFIX_BYTES = 30
+
+
+def _short(text: str, size: int) -> str:
+    return text.encode()[:size].decode(errors="ignore")
+
+
+def _label(text: str) -> str:
+    return "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in text.lower())
+
+
+class TemplateCopies:
+    """Copies of one database state on a PostgreSQL server for runs that must not touch the
+    original (eval's trials, MCP sessions): a template database that nobody connects to
+    (PostgreSQL copies a database only while nobody is on it), and any number of
+    `CREATE DATABASE … TEMPLATE` copies of it, made by the server from its files (no
+    re-import). Every name starts with the URL's database name and a token of this run
+    (`airline_3f9a1c_template`, `airline_3f9a1c_4_task_12_trial_0`); `discard` drops a
+    copy, `close` the template and every copy still there.
+
+    Made with `built` (a new template filled by a build) or `snapshot` (a template copy of
+    an existing database, taken once: refused in one line while others are connected)."""
+
+    def __init__(self, url: URL, template: str, prefix: str) -> None:
+        self._url = url
+        self._server = Server(url)
+        self.template = template
+        self._prefix = prefix
+        self._count = 0
+        self._live: set[str] = set()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _prefix_for(url: URL) -> str:
+        import secrets
+
+        named = database_name(url, url.render_as_string(hide_password=True))
+        return f"{_short(_label(named), _PREFIX_BYTES)}_{secrets.token_hex(3)}"
+
+    @classmethod
+    def built(cls, location: str, build: Callable[[str], object]) -> TemplateCopies:
+        """A new template on the server `location` names, filled by `build(url)` (which
+        must close what it opens); a failed build leaves no database behind."""
+        url = _server_url(location)
+        prefix = cls._prefix_for(url)
+        template = f"{prefix}_template"
+        try:
+            build(url.set(database=template).render_as_string(hide_password=False))
+        except BaseException:
+            # The server may be gone: then the build's own error says more.
+            with contextlib.suppress(DatabaseUnavailable):
+                Server(url).drop(template)
+            raise
+        return cls(url, template, prefix)
+
+    @classmethod
+    def snapshot(cls, location: str) -> TemplateCopies:
+        """A template copy of the database at `location` as it is now (whoever holds a
+        connection to it must close it first)."""
+        url = _server_url(location)
+        prefix = cls._prefix_for(url)
+        template = f"{prefix}_template"
+        Server(url).copy(url.database or "", template)
+        return cls(url, template, prefix)
+
+    def copy(self, label: str) -> str:
+        """A new copy of the template; its URL (password kept: it is for connecting)."""
+        with self._lock:
+            self._count += 1
+            name = _short(f"{self._prefix}_{self._count}_{_label(label)}", _NAME_BYTES)
+            self._live.add(name)
+        try:
+            self._server.copy(self.template, name)
+        except BaseException:
+            with self._lock:
+                self._live.discard(name)
+            raise
+        return self._url.set(database=name).render_as_string(hide_password=False)
+
+    def discard(self, copy: str) -> None:
+        """Drop a copy (whoever is still connected is disconnected); one the server could
+        not drop is tried again by `close`."""
+        name = make_url(copy).database or ""
+        with self._lock:
+            if name not in self._live:
+                return
+            self._live.discard(name)
+        try:
+            self._server.drop(name)
+        except DatabaseUnavailable:
+            with self._lock:
+                self._live.add(name)
+            raise
+
+    def close(self) -> None:
+        """Drop every copy still there and the template (as far as the server lets)."""
+        with self._lock:
+            names, self._live = [*self._live, self.template], set()
+        problems = []
+        for name in names:
+            try:
+                self._server.drop(name)
+            except DatabaseUnavailable as exc:
+                problems.append(str(exc))
+        if problems:
+            raise DatabaseUnavailable(
+                f"{problems[0]} ({len(problems)} of this run's databases were not dropped; "
+                f"their names start with {self._prefix}_)"
+            )
+
+
+def _server_url(location: str) -> URL:
+    url = postgres_url(location)
+    if url is None:
+        raise DatabaseUnavailable("not a PostgreSQL URL (postgresql://…/NAME).")
+    return url
 
 
 # ---------------------------------------------------------------- what a database holds
