@@ -331,8 +331,17 @@ class Database:
     def _locked(self) -> Iterator[Connection]:
         """A connection whose transaction holds the write lock from its first statement
         (SQLite: `BEGIN IMMEDIATE` at the driver; SQLAlchemy's commit and rollback end it).
-        PostgreSQL locks rows, not the database: the write reads them `FOR UPDATE`."""
-        with self.engine.connect() as connection:
+        PostgreSQL locks rows, not the database: the write reads them `FOR UPDATE`; a
+        server that cannot be reached is `ServerUnreachable` (nothing was sent)."""
+        try:
+            connection = self.engine.connect()
+        except DBAPIError as exc:
+            if not self._postgres:
+                raise
+            from airline_agent.domain.postgres import unreachable_now
+
+            raise unreachable_now(exc) from exc
+        with connection:
             if self._begins_itself:
                 _begin_immediate(connection.connection.dbapi_connection)
             yield connection

@@ -71,6 +71,11 @@ class ConnectionLost(DomainError):
     the server rolled it back, nothing was changed (running it again is safe)."""
 
 
+class ServerUnreachable(DomainError):
+    """The database server cannot be reached now (down, restarting, the network between):
+    nothing was read or changed."""
+
+
 class CommitUncertain(DomainError):
     """The connection went away while the write was being committed: it may or may not
     have been saved, so it is not run again."""

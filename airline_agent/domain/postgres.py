@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
-from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.errors import ConnectionLost, DatabaseUnavailable, ServerUnreachable
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -130,6 +130,22 @@ def write_problem(exc: BaseException) -> WriteProblem | None:
     if connection_lost(exc):
         return "lost"
     return None
+
+
+def unreachable_now(exc: BaseException) -> ServerUnreachable:
+    """A tool's one line for a server that cannot be reached in the middle of a session
+    (`unreachable` says it when a database is opened)."""
+    return ServerUnreachable(
+        f"the database server cannot be reached ({first_line(exc)}); nothing was changed. "
+        "Try again once it is back."
+    )
+
+
+def lost_while_reading(exc: BaseException) -> ConnectionLost:
+    return ConnectionLost(
+        f"the connection to the database server was lost while reading ({first_line(exc)}); "
+        "nothing was changed, try again"
+    )
 
 
 def seed_hint(name: str) -> str:

@@ -265,7 +265,8 @@ class PostgresReads:
     `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY` … `COMMIT` (READ COMMITTED would
     see a new state per statement). A connection the server dropped (a restart) is
     replaced when a snapshot's first statement finds it gone: nothing was read on it
-    yet, so reading again is safe."""
+    yet, so reading again is safe; a server that cannot be reached is `ServerUnreachable`,
+    one lost half-way through a snapshot `ConnectionLost` (each one line for a tool)."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -279,7 +280,12 @@ class PostgresReads:
             args, options = self._engine.dialect.create_connect_args(self._engine.url)
             options = {**options, "autocommit": True}
             options.setdefault("connect_timeout", 10)
-            self._connection = psycopg.connect(*args, **options)
+            try:
+                self._connection = psycopg.connect(*args, **options)
+            except psycopg.OperationalError as exc:
+                from airline_agent.domain.postgres import unreachable_now
+
+                raise unreachable_now(exc) from exc
         return self._connection
 
     def snapshot(self, consistent: bool = True) -> _PostgresSnapshot:
@@ -328,9 +334,13 @@ class _PostgresSnapshot:
 
         try:
             self._cursor.execute(sql, params or None)
-        except psycopg.OperationalError:
-            if not (self._fresh and self._source._connection.broken):
+        except psycopg.OperationalError as exc:
+            if not self._source._connection.broken:
                 raise
+            if not self._fresh:  # part of a snapshot was read on the lost connection
+                from airline_agent.domain.postgres import lost_while_reading
+
+                raise lost_while_reading(exc) from exc
             self._cursor = self._source.connect().cursor()
             self._cursor.execute(sql, params or None)
         self._fresh = False

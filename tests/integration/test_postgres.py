@@ -20,7 +20,7 @@ from airline_agent.domain.postgres import Server, postgres_url
 from airline_agent.domain.provisioning import DatabaseExists, build_database
 from tests.conftest import tau2_files
 from tests.support.cli import run_cli
-from tests.support.postgres import PASSWORD, PASSWORD_ROLE, PostgresServer
+from tests.support.postgres import PASSWORD, PASSWORD_ROLE, Outage, PostgresServer
 from tests.support.postgres_fixtures import discard_later
 from tests.support.sample_db import seeded
 from tests.support.toolbox_fixtures import toolbox
@@ -428,6 +428,41 @@ def _balance(database: Database) -> float:
         return reads.value(
             "SELECT amount FROM paymentmethod WHERE payment_id = 'gift_card_2222222'"
         )
+
+
+def test_a_server_that_goes_away_mid_session_is_one_line_for_every_tool(
+    postgres_server: PostgresServer, world_on_server: Database
+) -> None:
+    """The server goes down (every connection closed, new ones refused) while a session
+    has its database open: each read and write tool answers one plain line, no SQL and no
+    traceback, and nothing was changed."""
+    name = _name(str(world_on_server.engine.url))
+    outage = Outage(postgres_server)
+    database = Database.open(outage.url(name))
+    try:
+        tools = toolbox(database, guard=False)
+        assert tools.call("get_user_details", {"user_id": "emma_kim_9957"}).error is None
+        before = _balance(world_on_server)
+        outage.cut()
+        calls = [
+            ("get_user_details", {"user_id": "emma_kim_9957"}),
+            ("get_reservation_details", {"reservation_id": "EHGLP3"}),
+            ("send_certificate", {"user_id": "emma_kim_9957", "amount": 5}),
+            ("cancel_reservation", {"reservation_id": "EHGLP3"}),
+        ]
+        for tool, arguments in calls:
+            outcome = tools.call(tool, arguments)
+            message = outcome.result["message"]
+            assert outcome.error == "INTERNAL_ERROR", (tool, outcome.result)
+            assert message.startswith("the database server cannot be reached"), (tool, message)
+            assert "nothing was changed" in message and "\n" not in message
+            assert "[SQL" not in message and "unexpectedly" not in message
+    finally:
+        database.close()
+    assert _balance(world_on_server) == before
+    with world_on_server.reads() as reads:
+        status = "SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'"
+        assert reads.value(status) is None  # not cancelled
 
 
 def test_a_user_who_may_not_write_gets_permission_denied_and_reads_still_work(

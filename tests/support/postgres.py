@@ -15,9 +15,11 @@ Where no server can be started the tests that need one skip, saying why; under C
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -199,3 +201,58 @@ def start_server() -> PostgresServer:
         raise ServerUnavailable(f"the PostgreSQL server did not start: {why[0]}") from exc
     server.sql(f"CREATE ROLE {PASSWORD_ROLE} LOGIN CREATEDB PASSWORD '{PASSWORD}'")
     return server
+
+
+class Outage:
+    """The server as a client on 127.0.0.1 sees it, through a relay this test controls:
+    `url(name)` reaches a database through it; `cut()` closes every connection it carries
+    and stops listening, as a server going down does (connections refused from then on)."""
+
+    def __init__(self, server: PostgresServer) -> None:
+        self._target = str(server.socket_dir / ".s.PGSQL.5432")
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._open: list[socket.socket] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def url(self, database: str) -> str:
+        return f"postgresql+psycopg://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return  # cut
+            upstream = socket.socket(socket.AF_UNIX)
+            upstream.connect(self._target)
+            with self._lock:
+                self._open += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        # shutdown first: a close alone leaves the socket listening while the accepting
+        # thread still holds it (Linux).
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)
+        self._listener.close()
+        with self._lock:
+            for end in self._open:
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+                end.close()
+            self._open.clear()
