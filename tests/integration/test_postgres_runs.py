@@ -228,3 +228,44 @@ def backend() -> str:
 def _on_postgres(request: pytest.FixtureRequest) -> None:
     """Every test here asks for the server (a skip, saying why, where none can start)."""
     request.getfixturevalue("postgres_server")
+
+
+# ---------------------------------------------------------------- serve
+
+
+async def test_serve_gives_each_tab_a_template_copy_dropped_with_its_tab(
+    world_db: Database, postgres_server: PostgresServer
+) -> None:
+    import aiohttp
+
+    from tests.support.serve import ServeProcess, process_environment, wait_until
+
+    url = world_db.engine.url.render_as_string(hide_password=False)
+    name = world_db.engine.url.database or ""
+    world_db.close()  # serve snapshots it at start: nobody else may be on it then
+    before = _databases(postgres_server, name)
+    server = ServeProcess("--db", url, model="gpt-4o-mini", OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    try:
+        assert f"live: each tab on its own copy of postgresql+psycopg://airline@/{name}" in (
+            server.output
+        )
+        ws = server.url.replace("http://", "ws://") + "ws?width=120&height=40"
+        async with aiohttp.ClientSession() as session:
+            tabs = [await session.ws_connect(ws), await session.ws_connect(ws)]
+            apps = server.wait_for_apps(lambda apps: len(apps) == 2, what="two apps")
+            copies = {process_environment(pid)["AIRLINE_AGENT_DB"] for pid in apps}
+            names = {copy.rsplit("/", 1)[-1].split("?")[0] for copy in copies}
+            assert len(names) == 2 and name not in names
+            assert names <= _databases(postgres_server, name)  # they exist, on the server
+            assert all(n.endswith(("_tab_1", "_tab_2")) for n in names), names
+            for tab in tabs:
+                await tab.close()
+            server.wait_for_apps(lambda apps: not apps, what="none left")
+        wait_until(
+            lambda: not names & _databases(postgres_server, name), "both tabs' copies dropped"
+        )
+    finally:
+        code = server.stop()
+    assert code == 0, server.output
+    assert _databases(postgres_server, name) == before  # the snapshot too
+    assert "Traceback" not in server.output
