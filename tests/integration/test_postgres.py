@@ -423,6 +423,55 @@ def test_a_deadlock_is_run_again_and_both_writes_land(
     assert _balance(world_on_server) == before + 2
 
 
+def test_under_serializable_isolation_serialization_failures_are_run_again(
+    postgres_server: PostgresServer,
+) -> None:
+    """A server whose default isolation is SERIALIZABLE (a DBA's choice) rolls back the
+    writers that raced for one gift card with serialization failures (40001): they are
+    decided and written again, so exactly the charges that fit are made, and the one that
+    does not fit is a CONFLICT about the balance."""
+    from tests.support.races import Call, race
+    from tests.support.world import make_world_db, world
+
+    data = world()
+    noah = data["users"]["noah_lee_1001"]
+    noah["payment_methods"]["gift_card_2222223"]["amount"] = 100.0  # two $50 bags of three
+    for number in range(3):
+        reservation_id = f"RACE{number:02d}"
+        data["reservations"][reservation_id] = data["reservations"]["NEW001"] | {
+            "reservation_id": reservation_id
+        }
+        noah["reservations"].append(reservation_id)
+    template = postgres_server.template(
+        "serializable", lambda url: make_world_db(url, json.loads(json.dumps(data))).close()
+    )
+    url = postgres_server.copy_of(template)
+    name = _name(url)
+    postgres_server.sql(f'ALTER DATABASE "{name}" SET default_transaction_isolation = serializable')
+    bag = {"total_baggages": 2, "nonfree_baggages": 1, "payment_id": "gift_card_2222223"}
+    calls = [
+        Call(
+            "update_reservation_baggages",
+            {"reservation_id": f"RACE{n:02d}", **bag},
+            acting_user="noah_lee_1001",
+        )
+        for n in range(3)
+    ]
+    try:
+        results = race(url, calls)
+        assert sorted(str(r.error) for r in results) == ["CONFLICT", "None", "None"], results
+        loser = next(r for r in results if r.error == "CONFLICT")
+        assert "balance" in loser.result["message"], loser.result
+        [(isolation,)] = postgres_server.sql("SHOW default_transaction_isolation", name)
+        assert isolation == "serializable"
+        [(left,)] = postgres_server.sql(
+            "SELECT amount FROM paymentmethod WHERE payment_id = 'gift_card_2222223'", name
+        )
+        assert left == 0
+    finally:
+        discard_later(postgres_server, url)
+
+
 def _balance(database: Database) -> float:
     with database.reads() as reads:
         return reads.value(
