@@ -138,9 +138,10 @@ def load_rows(
                     f"(first: a `{table}` row refers to a missing `{parent}`)"
                 )
         if postgres:
-            from airline_agent.domain.postgres import advance_sequences
+            from airline_agent.domain.postgres import advance_sequences, gather_statistics
 
             advance_sequences(connection)
+            gather_statistics(connection)
         # Last, in the same transaction: the database is complete only if this commits.
         facts = {schema.COMPLETE_FACT: provenance.source(), PROVENANCE_FACT: provenance.fact()}
         meta = schema.Meta.__table__

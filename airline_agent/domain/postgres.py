@@ -476,3 +476,16 @@ def advance_sequences(connection: Connection) -> None:
             f"coalesce(max(seq), 1), max(seq) IS NOT NULL) FROM {table}"
         )
     )
+
+
+def gather_statistics(connection: Connection) -> None:
+    """ANALYZE the tables just loaded, in the load's transaction. Without statistics the
+    planner takes a new table for nearly empty until autovacuum gets to it (a minute or
+    more) and picks plans for that: the one-stop search, 300 nested index scans of the
+    flights, took ~10 ms instead of under one. A TEMPLATE copy carries the statistics."""
+    from sqlalchemy import text
+
+    from airline_agent.domain.schema import SQLModel
+
+    for table in SQLModel.metadata.sorted_tables:
+        connection.execute(text(f'ANALYZE "{table.name}"'))

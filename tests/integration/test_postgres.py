@@ -97,6 +97,23 @@ def test_ids_sort_byte_by_byte_whatever_the_servers_collation(
         database.close()
 
 
+def test_a_built_database_has_the_planners_statistics_and_its_copies_too(
+    postgres_server: PostgresServer, sample_on_server: str
+) -> None:
+    """Without them the planner takes the new tables for empty (until autovacuum comes
+    by) and the one-stop search nests 300 index scans; a TEMPLATE copy carries them."""
+    name = _name(sample_on_server)
+    tuples = postgres_server.sql(
+        "SELECT relname, reltuples FROM pg_class WHERE relname IN ('flight', 'flightdate')",
+        name,
+    )
+    assert dict(tuples) == {"flight": 300, "flightdate": 9000}
+    [(columns,)] = postgres_server.sql(
+        "SELECT count(*) FROM pg_stats WHERE tablename = 'flightdate'", name
+    )
+    assert columns > 0
+
+
 def test_a_new_reservation_continues_the_loaded_sequence(world_on_server: Database) -> None:
     """Rows loaded with their own `seq` advance the key sequence (SQLite does it by
     itself): the first booking after a load does not collide with a loaded row."""
