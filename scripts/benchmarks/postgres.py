@@ -14,6 +14,9 @@ databases are the default sample, built by `airline-agent seed`.
 - Writes per second with 1, 4 and 16 writer processes, each on reservations of its own,
   through `Database.run_write` as the toolbox writes (the `writes` part's change):
   SQLite serialises writers on its file lock, PostgreSQL on row locks only.
+- A trial's database on the server (eval --db, an MCP session, a serve tab): a `CREATE
+  DATABASE … TEMPLATE` copy of the τ² import (domain/postgres.py `TemplateCopies`),
+  beside what it replaces, a re-import of db.json into a new database on the server.
 
 Target: none lost or failed, at every concurrency, on both. No speed target: this part
 says what moving to a server costs and buys on this machine.
@@ -217,6 +220,44 @@ def _throughput(fresh: Any, writers: int, per_writer: int, runs: int) -> dict[st
     return {"timing": timing(samples), "failed": failed, "lost": lost}
 
 
+def _tau2_import(url: str) -> None:
+    from airline_agent.domain.db import Database
+    from airline_agent.domain.tau2 import import_tau2
+
+    database = Database.create(url)
+    try:
+        import_tau2(database, ROOT.parent / "shared" / "reference" / "tau2" / "db.json")
+    finally:
+        database.close()
+
+
+def _trial_copies(server: Any, runs: int) -> Row:
+    """A TEMPLATE copy of the τ² import, beside a re-import of db.json, both on the server."""
+    from airline_agent.domain.postgres import TemplateCopies
+
+    copies = TemplateCopies.built(server.url("bench_trials"), _tau2_import)
+    made: list[str] = []
+    names = iter(range(1_000_000))
+    try:
+        ours = measure(lambda: made.append(copies.copy("trial")), runs=runs)
+        imported = measure(
+            lambda: _tau2_import(server.url(f"bench_import_{next(names)}")),
+            runs=max(3, runs // 10),
+            warmup=1,
+        )
+    finally:
+        copies.close()  # the copies made and the template
+    return Row(
+        "pg",
+        "a trial's τ² database on PostgreSQL: TEMPLATE copy",
+        ours,
+        "re-import of db.json",
+        imported,
+        "—",
+        None,
+    )
+
+
 def _per_second(measured: Timing) -> str:
     return f"{1000 / measured.median_ms:,.0f}/s"
 
@@ -261,6 +302,7 @@ def run(quick: bool) -> list[Row]:
                     None,
                 )
             )
+            rows.append(_trial_copies(server, 10 if quick else 30))
             for writers in WRITERS:
                 pg = _throughput(on_server, writers, per_writer, throughput_runs)
                 lite = _throughput(in_file, writers, per_writer, throughput_runs)
