@@ -13,10 +13,13 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.domain import schema
 from airline_agent.domain import tau2_shape as shape
+
+if TYPE_CHECKING:
+    from airline_agent.domain.db import Database
 
 Kind = str  # "users" | "reservations" | "flights"
 RecordKey = tuple[Kind, str]
@@ -73,10 +76,12 @@ def owners_of(change: Any) -> set[RecordKey]:
     return owners
 
 
-def export_records(database: Path | str, records: set[RecordKey]) -> dict[RecordKey, dict]:
+def export_records(
+    database: Path | str | Database, records: set[RecordKey]
+) -> dict[RecordKey, dict]:
     """The given records as `export --format tau2` writes them; absent records are left out.
-    `database`: a SQLite file, or the URL of a database on a server (eval's trials on
-    PostgreSQL), read through its own plain-SQL snapshot.
+    `database`: a SQLite file, the URL of a database on a server (eval's trials on
+    PostgreSQL), or an open Database, read through its plain-SQL snapshot.
 
     Read with SQL filtered on the records' keys, through the same builders and row orders
     as `export_tau2` (domain/tau2_shape.py): a scratch database to export from took a
@@ -86,6 +91,8 @@ def export_records(database: Path | str, records: set[RecordKey]) -> dict[Record
     wanted: dict[Kind, list[str]] = {"flights": [], "users": [], "reservations": []}
     for kind, key in records:
         wanted[kind].append(key)
+    if not isinstance(database, (Path, str)):
+        return _export_through(database, wanted)
     if "://" in str(database):
         return _export_from_server(str(database), wanted)
     conn = sqlite3.connect(database)
@@ -100,10 +107,14 @@ def _export_from_server(location: str, wanted: dict[Kind, list[str]]) -> dict[Re
 
     database = Database.open(location)
     try:
-        with database.reads() as reads:
-            return _export(lambda sql, params: list(reads.rows(sql, params)), wanted)
+        return _export_through(database, wanted)
     finally:
         database.close()
+
+
+def _export_through(database: Database, wanted: dict[Kind, list[str]]) -> dict[RecordKey, dict]:
+    with database.reads() as reads:
+        return _export(lambda sql, params: list(reads.rows(sql, params)), wanted)
 
 
 # A query with `:name` parameters (sqlite3 and the domain's read snapshots both take them).
