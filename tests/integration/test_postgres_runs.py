@@ -269,3 +269,55 @@ async def test_serve_gives_each_tab_a_template_copy_dropped_with_its_tab(
     assert code == 0, server.output
     assert _databases(postgres_server, name) == before  # the snapshot too
     assert "Traceback" not in server.output
+
+
+# ---------------------------------------------------------------- the TUI, live
+
+
+async def test_the_tui_live_on_a_server_writes_there_and_shows_the_change(
+    chat_server: ChatServer, postgres_server: PostgresServer
+) -> None:
+    """A live TUI session (Pilot) on a database on the server: the model's cancellation
+    runs there, the trace shows the tool and its row changes, the server has it."""
+    from airline_agent.config import Settings
+    from airline_agent.domain.provisioning import build_database
+    from airline_agent.tui.app import AirlineApp
+    from airline_agent.tui.controller import AgentController
+    from airline_agent.tui.widgets.chat_pane import ChatPane
+    from airline_agent.tui.widgets.trace_pane import TracePane
+    from tests.support.postgres_fixtures import discard_later
+    from tests.tui.helpers import wait_until
+
+    template = postgres_server.template("sample", lambda url: build_database(url).close())
+    url = postgres_server.copy_of(template)
+    chat_server.stream(tool_calls=[("cancel_reservation", {"reservation_id": "EHGLP3"})])
+    chat_server.stream(content="Your reservation EHGLP3 is cancelled.")
+    settings = Settings(
+        model="test-model", base_url=chat_server.url, api_key="sk-test", approve="auto", db=url
+    )
+    controller = AgentController(settings.with_overrides(guard=False))
+    controller.set_customer(EMMA)
+    app = AirlineApp(controller, pace=0)
+    try:
+        async with app.run_test(size=(140, 40)) as pilot:
+            await wait_until(pilot, lambda: app.main.ready, timeout=60)
+            chat = app.main.query_one(ChatPane)
+            chat.input.focus()
+            chat.input.value = "Please cancel EHGLP3."
+            await pilot.press("enter")
+            trace = app.main.query_one(TracePane)
+            await wait_until(
+                pilot, lambda: any(e.title == "tool cancel_reservation" for e in trace.entries), 60
+            )
+            await wait_until(pilot, lambda: not app.main.turn_running, 60)
+            tool = next(e for e in trace.entries if e.title == "tool cancel_reservation")
+            assert not tool.error and tool.details["changes"]
+        database = Database.open(url)
+        try:
+            with database.reads() as reads:
+                status = "SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'"
+                assert reads.value(status) == "cancelled"
+        finally:
+            database.close()
+    finally:
+        discard_later(postgres_server, url)
