@@ -2,12 +2,13 @@
 
 Every front end gets its stack here — the chat REPL and the TUI's live mode
 (`live_stack`), scenario playback in the TUI and `replay`, and the τ² runs
-(`scripted_stack`), `eval` (`eval_backends` once per run, then `live_stack` per trial over
-its own database copy, and `reference_toolbox` for the reference end states), `call`
-(`tool_caller`), `seed` and `export` (`build_database`, `open_existing_database`), and the
-MCP server's sessions (`session_tool_caller` over `private_copy` or the shared database) —
-so a change to how the parts fit together is made once. Heavy modules (sqlmodel, openai,
-the loop) are imported inside the builders: importing this module costs nothing at start-up.
+(`scripted_stack`), `eval` (`eval_backends` and `eval_databases` once per run, then
+`live_stack` per trial over its own database copy, and `reference_toolbox` for the
+reference end states), `call` (`tool_caller`), `seed` and `export` (`build_database`,
+`open_existing_database`), and the MCP server's sessions (`session_tool_caller` over
+`private_copy`, a copy from `session_copies` on PostgreSQL, or the shared database) — so a
+change to how the parts fit together is made once. Heavy modules (sqlmodel, openai, the
+loop) are imported inside the builders: importing this module costs nothing at start-up.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
     from airline_agent.domain.loading import Progress
+    from airline_agent.domain.postgres import TemplateCopies
+    from airline_agent.scenarios.datasets import DatasetCopies
     from airline_agent.scenarios.model import Scenario
     from airline_agent.tools.conversation import ToolConversation
     from airline_agent.tools.outcome import ToolOutcome
@@ -179,6 +182,25 @@ def eval_backends(agent: Settings, customer: Settings) -> EvalBackends:
     return EvalBackends(agent_backend, customer_backend)
 
 
+def eval_databases(location: str | None, tau2_directory: Path) -> DatasetCopies:
+    """Where an `eval` run's databases (the import of db.json, the reference end states,
+    each trial's copy) are made: files in a scratch folder, or, for `--db` with a
+    PostgreSQL URL, databases on that server, each trial's a TEMPLATE copy. Raises
+    DatabaseUnavailable when `location` is not a PostgreSQL URL."""
+    from airline_agent.domain.errors import DatabaseUnavailable
+    from airline_agent.domain.postgres import postgres_url
+    from airline_agent.scenarios.datasets import FileDatasets, ServerDatasets
+
+    if location is None:
+        return FileDatasets("tau2", tau2_directory)
+    if postgres_url(location) is None:
+        raise DatabaseUnavailable(
+            f"--db {location}: eval makes its databases on a PostgreSQL server "
+            "(postgresql://user@host/NAME); without --db they are files of the run"
+        )
+    return ServerDatasets(location, "tau2", tau2_directory)
+
+
 def reference_toolbox(database: Database, *, now: str | None = None) -> Toolbox:
     """The tools as τ²'s reference solutions run: guard off (the benchmark's semantics)."""
     return toolbox(database, now=now, guard=False)
@@ -277,6 +299,19 @@ def session_tool_caller(
 
     tools = toolbox(database, now=settings.now, guard=settings.guard, settings=settings)
     return ToolCaller(database, tools, ToolConversation(customer=customer))
+
+
+def session_copies(database: Database) -> TemplateCopies:
+    """For sessions that each work on their own copy of a database on a PostgreSQL server
+    (MCP): a template of it as it is now, made by the server (`CREATE DATABASE … TEMPLATE`;
+    this Database's own connections are closed first, and opened again when next needed),
+    from which each session's copy is made the same way. Raises DatabaseUnavailable, in
+    one line, when others are connected to it (PostgreSQL copies only a database nobody
+    uses) or the user may not create databases."""
+    from airline_agent.domain.postgres import TemplateCopies
+
+    database.disconnect()
+    return TemplateCopies.snapshot(database.engine.url.render_as_string(hide_password=False))
 
 
 def private_copy(database: Database, target: Path) -> Database:

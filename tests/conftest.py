@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 
 # Fixtures for every test, wherever its file lives: world_db (a small airline, fresh per
-# test), chat_server, db (the sample), tau2_reference.
-pytest_plugins = ["tests.support.toolbox_fixtures", "tests.support.fixtures"]
+# test, on SQLite or on PostgreSQL by `backend`), chat_server, db (the sample),
+# tau2_reference; backend and postgres_server for the tests that run on PostgreSQL too.
+pytest_plugins = [
+    "tests.support.postgres_fixtures",
+    "tests.support.toolbox_fixtures",
+    "tests.support.fixtures",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 TAU2_DIR = Path(os.environ.get("AIRLINE_AGENT_TAU2_DIR", ROOT.parent / "shared/reference/tau2"))

@@ -102,6 +102,15 @@ def eval_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default runs/<timestamp>/).")
     ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="A PostgreSQL server for the trials' databases (postgresql://user@host/NAME: "
+            "db.json imported once, each trial a TEMPLATE copy, all dropped at the end; "
+            "NAME itself is not touched). Default: files of the run.",
+        ),
+    ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Go on with the run in --out: skip finished trials.")
     ] = False,
@@ -146,7 +155,7 @@ def eval_command(
         chosen = task_set.select(_ids(task_ids))
     except TaskSetError as exc:
         _usage(str(exc))
-    settings = _run_settings(agent, customer, guard, max_turns, directory, concurrency)
+    settings = _run_settings(agent, customer, guard, max_turns, directory, concurrency, db)
     out = out or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         folder = RunFolder.open(out, resume=resume, force=force, inputs=(directory,))
@@ -168,6 +177,7 @@ def eval_command(
         rerun_customer_errors,
         resume,
         as_json,
+        db,
     )
     raise typer.Exit(status)
 
@@ -193,7 +203,10 @@ def _run_settings(
     max_turns: int,
     directory: Path,
     concurrency: int,
+    db: str | None,
 ) -> dict[str, Any]:
+    from airline_agent.domain.db import describe
+
     return {
         "agent_model": agent.model,
         "agent_base_url": agent.base_url,
@@ -207,6 +220,8 @@ def _run_settings(
         "now": agent.now,
         "tasks_dir": str(directory),
         "concurrency": concurrency,
+        # Where the trials' databases were (no password): null for files of the run.
+        "db": None if db is None else describe(db),
     }
 
 
@@ -253,10 +268,12 @@ def _run(
     rerun_customer_errors: int,
     resume: bool,
     as_json: bool,
+    db: str | None,
 ) -> int:
     import asyncio
 
     from airline_agent.agent.backends import BackendConfigError
+    from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.evaluation.progress import progress_line
     from airline_agent.evaluation.reward import ReferenceStates
     from airline_agent.evaluation.run_folder import RUN_FILE
@@ -264,62 +281,81 @@ def _run(
     from airline_agent.evaluation.trial import TrialSettings
     from airline_agent.redaction import Redactor
     from airline_agent.scenarios.datasets import DatasetUnavailable
-    from airline_agent.stack import eval_backends
+    from airline_agent.stack import eval_backends, eval_databases
 
     redactor = Redactor.from_environment()
+    try:
+        databases = eval_databases(db, tau2_directory)
+    except DatabaseUnavailable as exc:
+        _usage(str(exc))
     try:
         backends = eval_backends(agent, customer)
     except BackendConfigError as exc:
         _usage(str(exc))
-    references = ReferenceStates(tau2_directory, now=agent.now)
+    references = ReferenceStates(tau2_directory, now=agent.now, copies=databases)
     try:
-        references.pristine()  # the import of db.json, once, before any trial
-    except DatasetUnavailable as exc:
-        _usage(str(exc))
-    previous = folder.read_json(RUN_FILE) or {}
-    run_id = previous.get("run_id") or datetime.now().strftime("run-%Y%m%d-%H%M%S")
-    folder.write_json(
-        RUN_FILE, redactor.redact_json({**previous, "run_id": run_id, "settings": settings})
-    )
-    trial_settings = TrialSettings(agent, customer.model or "", guard, max_turns)
-    started = time.monotonic()
-    show = _Progress(started)
-
-    async def main() -> RunOutcome:
         try:
-            return await run_eval(
-                chosen,
-                trials,
-                trial_settings,
-                backends,
-                references,
-                folder,
-                run_id=run_id,
-                concurrency=concurrency,
-                rerun_customer_errors=rerun_customer_errors,
-                resume=resume,
-                on_progress=lambda state: show(progress_line(state, time.monotonic() - started)),
-            )
-        finally:
-            await backends.aclose()
+            references.pristine()  # the import of db.json, once, before any trial
+        except DatasetUnavailable as exc:
+            _usage(str(exc))
+        except DatabaseUnavailable as exc:
+            typer.echo(f"eval: {exc}", err=True)
+            return 1
+        previous = folder.read_json(RUN_FILE) or {}
+        run_id = previous.get("run_id") or datetime.now().strftime("run-%Y%m%d-%H%M%S")
+        folder.write_json(
+            RUN_FILE, redactor.redact_json({**previous, "run_id": run_id, "settings": settings})
+        )
+        trial_settings = TrialSettings(agent, customer.model or "", guard, max_turns)
+        started = time.monotonic()
+        show = _Progress(started)
 
-    try:
-        outcome = asyncio.run(main())
-    except KeyboardInterrupt:  # a second Ctrl-C, or one before the run took it over
+        async def main() -> RunOutcome:
+            try:
+                return await run_eval(
+                    chosen,
+                    trials,
+                    trial_settings,
+                    backends,
+                    references,
+                    folder,
+                    run_id=run_id,
+                    concurrency=concurrency,
+                    rerun_customer_errors=rerun_customer_errors,
+                    resume=resume,
+                    on_progress=lambda state: show(
+                        progress_line(state, time.monotonic() - started)
+                    ),
+                )
+            finally:
+                await backends.aclose()
+
+        try:
+            outcome = asyncio.run(main())
+        except KeyboardInterrupt:  # a second Ctrl-C, or one before the run took it over
+            show.end()
+            typer.echo(
+                "eval: interrupted; the finished trials are kept (--resume goes on)", err=True
+            )
+            return 130
         show.end()
-        typer.echo("eval: interrupted; the finished trials are kept (--resume goes on)", err=True)
-        return 130
-    show.end()
-    _write_results(folder, outcome, chosen, trials, settings, redactor, run_id)
-    results = folder.read_json("results.json")
-    if as_json:
-        typer.echo((folder.path / "results.json").read_text(encoding="utf-8"), nl=False)
-    else:
-        _print_table(results, folder.path)
-    if outcome.interrupted:
-        typer.echo("eval: interrupted; the finished trials are kept (--resume goes on)", err=True)
-        return 130
-    return 1 if results["infra_errors"] else 0
+        _write_results(folder, outcome, chosen, trials, settings, redactor, run_id)
+        results = folder.read_json("results.json")
+        if as_json:
+            typer.echo((folder.path / "results.json").read_text(encoding="utf-8"), nl=False)
+        else:
+            _print_table(results, folder.path)
+        if outcome.interrupted:
+            typer.echo(
+                "eval: interrupted; the finished trials are kept (--resume goes on)", err=True
+            )
+            return 130
+        return 1 if results["infra_errors"] else 0
+    finally:
+        try:
+            references.close()  # the run's databases (on a server: dropped)
+        except DatabaseUnavailable as exc:
+            typer.echo(f"eval: {exc}", err=True)
 
 
 def _write_results(

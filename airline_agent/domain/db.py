@@ -19,6 +19,16 @@ operations/rows.py).
 A SQLite file that cannot be written (its file or its folder) is opened read-only
 (`mode=ro`, or `immutable=1` when not even the -wal/-shm companions can be made): reads
 work, writes fail with `ReadOnlyDatabase`.
+
+PostgreSQL (postgres.py): writes run in READ COMMITTED and lock, `FOR UPDATE`, every row
+their decision reads; a transaction the server rolls back because another got in its way
+(a serialization failure, a deadlock, two new rows with one key) is run again from the
+start by `Database.run_write`, a few times, before it is a CONFLICT. A connection lost
+before the commit was sent changed nothing (the server rolls back what it never saw
+committed) and is tried again on a new connection; one lost while committing is said as
+what it is: the change may or may not have been saved. A database is built in one
+transaction (its DDL is transactional: `Database.create` leaves the schema to the load),
+so a failed or killed build leaves the database as it was.
 """
 
 from __future__ import annotations
@@ -26,19 +36,22 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import Connection, event
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from airline_agent.domain import schema
 from airline_agent.domain.errors import (
+    CommitUncertain,
     Conflict,
+    ConnectionLost,
+    Contended,
     DatabaseUnavailable,
     DomainError,
     ReadOnlyDatabase,
@@ -56,13 +69,23 @@ BUSY_TIMEOUT_MS = 20_000
 # 5 s, and after 20 s). Short waits, tried again until the deadline, keep every waiter
 # as quick to ask as a newcomer.
 _LOCK_POLL_MS = 10
+# How many times a write the server rolled back for a concurrent one (PostgreSQL: a
+# serialization failure, a deadlock, a key taken at the same moment) or whose connection
+# was lost before its commit is run again before the caller is told.
+WRITE_ATTEMPTS = 5
+
+T = TypeVar("T")
 
 
 def database_url(db: str | Path) -> str:
-    """A path becomes a sqlite URL; anything with `://` is taken as a URL already."""
+    """A path becomes a sqlite URL; anything with `://` is taken as a URL already
+    (`postgresql://` and `postgres://` with psycopg 3 as the driver)."""
     text = str(db)
     if "://" in text:
-        return text
+        from airline_agent.domain.postgres import postgres_url
+
+        url = postgres_url(text)
+        return text if url is None else url.render_as_string(hide_password=False)
     return f"sqlite:///{Path(text).expanduser()}"
 
 
@@ -133,6 +156,37 @@ def _begin_immediate(driver: sqlite3.Connection) -> None:
         driver.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
 
+def _postgres_url(db: str | Path) -> Any:
+    """The PostgreSQL URL `db` names, or None (light: no SQLAlchemy for a plain path)."""
+    text = str(db)
+    if "://" not in text:
+        return None
+    from airline_agent.domain.postgres import postgres_url
+
+    return postgres_url(text)
+
+
+def _mark_ours(connection: Connection) -> None:
+    """The `meta` facts that make a database recognisably ours (not yet complete)."""
+    meta = schema.Meta.__table__
+    facts = {"app": schema.APP_MARKER, "schema_version": schema.SCHEMA_VERSION}
+    connection.execute(meta.delete().where(meta.c.key.in_(facts)))
+    connection.execute(meta.insert(), [{"key": k, "value": v} for k, v in facts.items()])
+
+
+def first_connection(engine: Engine, name: str) -> Connection:
+    """The engine's first connection; on a server, a failure to reach it, log in or find
+    the database is one line saying which (postgres.unreachable)."""
+    try:
+        return engine.connect()
+    except DBAPIError as exc:
+        if engine.dialect.name != "postgresql":
+            raise
+        from airline_agent.domain.postgres import unreachable
+
+        raise unreachable(name, exc) from exc
+
+
 def make_engine(db: str | Path, *, sqlite_file: SqliteFile | None = None) -> Engine:
     """An engine for the database; a SQLite file opened read-only gets its connections
     from `sqlite_file` (the URL keeps naming the file)."""
@@ -141,8 +195,18 @@ def make_engine(db: str | Path, *, sqlite_file: SqliteFile | None = None) -> Eng
     if sqlite_file is not None and sqlite_file.read_only:
         options["creator"] = sqlite_file.connect
     try:
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "postgresql":
+            from airline_agent.domain.postgres import engine_options
+
+            options.update(engine_options(parsed))
         engine = create_engine(url, **options)
-    except (ArgumentError, ImportError) as exc:
+    except ImportError as exc:
+        raise DatabaseUnavailable(
+            f"{describe(db)}: this URL's database driver is not installed ({exc}). For "
+            "PostgreSQL: pip install 'airline-agent[postgres]' (psycopg 3)."
+        ) from exc
+    except ArgumentError as exc:
         raise DatabaseUnavailable(f"{describe(db)}: not a usable database URL ({exc})") from exc
     if engine.dialect.name == "sqlite":
         read_only = sqlite_file is not None and sqlite_file.read_only
@@ -153,12 +217,20 @@ def make_engine(db: str | Path, *, sqlite_file: SqliteFile | None = None) -> Eng
     return engine
 
 
+SchemaPending = Literal["create", "replace"]
+
+
 class Database:
     """One reservations database: read sessions, and write transactions that commit or
     roll back as a whole (a failed write leaves the database exactly as it was)."""
 
     def __init__(
-        self, engine: Engine, location: str, *, sqlite_file: SqliteFile | None = None
+        self,
+        engine: Engine,
+        location: str,
+        *,
+        sqlite_file: SqliteFile | None = None,
+        schema_pending: SchemaPending | None = None,
     ) -> None:
         self.engine = engine
         self.location = location
@@ -166,6 +238,10 @@ class Database:
         self._begins_itself = engine.dialect.name == "sqlite" and engine.dialect.driver == (
             "pysqlite"
         )
+        self._postgres = engine.dialect.name == "postgresql"
+        # PostgreSQL: the schema is made (after dropping ours, for "replace") in the
+        # transaction of the load that fills it (`bulk_load`).
+        self._schema_pending = schema_pending
         self._read_source: ReadSource | None = None
         self._read_source_lock = threading.Lock()
 
@@ -173,12 +249,29 @@ class Database:
     def read_only(self) -> bool:
         return self.sqlite_file is not None and self.sqlite_file.read_only
 
+    @property
+    def backend(self) -> str:
+        """`sqlite`, `postgresql`, …: SQLAlchemy's name for the kind of database."""
+        return self.engine.dialect.name
+
     @classmethod
-    def create(cls, db: str | Path) -> Database:
+    def create(cls, db: str | Path, *, replace: bool = False) -> Database:
         """Create an empty database with the current schema (the file must not be ours yet).
 
         It is not complete until a build has filled it (`loading.load_rows`), so
-        `open` refuses it until then."""
+        `open` refuses it until then. On PostgreSQL the database itself is created when
+        the server has none of that name, and the schema waits for the load (`replace`:
+        the load first drops the tables of ours that are there)."""
+        postgres = _postgres_url(db)
+        if postgres is not None:
+            from airline_agent.domain.postgres import Server, database_name
+
+            name = database_name(postgres, describe(db))
+            server = Server(postgres)
+            if not server.exists(name):
+                server.create(name)
+            pending: SchemaPending = "replace" if replace else "create"
+            return cls(make_engine(db), describe(db), schema_pending=pending)
         path = sqlite_path(db)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -189,8 +282,7 @@ class Database:
         SQLModel.metadata.create_all(engine)
         database = cls(engine, describe(db), sqlite_file=sqlite_file)
         with database.write() as session:
-            session.merge(schema.Meta(key="app", value=schema.APP_MARKER))
-            session.merge(schema.Meta(key="schema_version", value=schema.SCHEMA_VERSION))
+            _mark_ours(session.connection())
         return database
 
     @classmethod
@@ -218,7 +310,8 @@ class Database:
                 raise DatabaseUnavailable(f"{name}: cannot be opened: {exc}.") from None
         engine = make_engine(db, sqlite_file=sqlite_file)
         try:
-            with engine.connect() as connection:
+            connection = first_connection(engine, name)
+            with connection:
                 check_opened(connection, name, sqlite_file)
                 if sqlite_file is None or not sqlite_file.read_only:
                     _write_ahead(connection)
@@ -237,8 +330,18 @@ class Database:
     @contextmanager
     def _locked(self) -> Iterator[Connection]:
         """A connection whose transaction holds the write lock from its first statement
-        (SQLite: `BEGIN IMMEDIATE` at the driver; SQLAlchemy's commit and rollback end it)."""
-        with self.engine.connect() as connection:
+        (SQLite: `BEGIN IMMEDIATE` at the driver; SQLAlchemy's commit and rollback end it).
+        PostgreSQL locks rows, not the database: the write reads them `FOR UPDATE`; a
+        server that cannot be reached is `ServerUnreachable` (nothing was sent)."""
+        try:
+            connection = self.engine.connect()
+        except DBAPIError as exc:
+            if not self._postgres:
+                raise
+            from airline_agent.domain.postgres import unreachable_now
+
+            raise unreachable_now(exc) from exc
+        with connection:
             if self._begins_itself:
                 _begin_immediate(connection.connection.dbapi_connection)
             yield connection
@@ -246,9 +349,12 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """One transaction under the write lock: commits when the block ends, rolls back
-        when it raises. A busy or read-only database is a domain error, not SQL."""
+        when it raises. A busy, read-only or unreachable database is a domain error, not
+        SQL; one the server rolled back for a concurrent writer is `Contended` (a
+        Conflict), which `run_write` runs again."""
         if self.read_only:
             raise ReadOnlyDatabase(self._read_only_message())
+        committing = False
         try:
             with (
                 self._locked() as connection,
@@ -256,18 +362,29 @@ class Database:
                 session.begin(),
             ):
                 yield session
-        except (OperationalError, sqlite3.OperationalError) as exc:
-            refusal = self._write_refused(exc)
+                session.flush()
+                committing = True  # what fails from here on may have been committed
+        except (DBAPIError, sqlite3.OperationalError) as exc:
+            refusal = self._write_refused(exc, committing=committing)
             if refusal is None:
                 raise
             raise refusal from exc
-        except IntegrityError as exc:
-            if self.engine.dialect.name == "sqlite":
-                raise  # under SQLite's lock no writer can collide: this is a bug
-            raise Conflict(
-                "another change to the same records was made at the same moment; "
-                "nothing was changed, try again"
-            ) from exc
+
+    def run_write(self, work: Callable[[Session], T]) -> T:
+        """`work(session)` in one write transaction (`write`), run again from the start on
+        a new transaction when the database rolled it back for a concurrent writer or lost
+        the connection before the commit (nothing was changed, so the decision is made
+        again on the state as it is then), up to WRITE_ATTEMPTS times in all."""
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                with self.write() as session:
+                    return work(session)
+            except (Contended, ConnectionLost):
+                if attempt == WRITE_ATTEMPTS:
+                    raise
+                # Spread the next attempts of writers that collided (a few ms).
+                time.sleep(0.002 * attempt * (1 + (threading.get_ident() % 7) / 7))
+        raise AssertionError("unreachable")
 
     @contextmanager
     def rehearsal(self) -> Iterator[Session]:
@@ -285,20 +402,29 @@ class Database:
                     yield session
                 finally:
                     session.rollback()
-        except (OperationalError, sqlite3.OperationalError) as exc:
-            refusal = self._write_refused(exc)
+        except (DBAPIError, sqlite3.OperationalError) as exc:
+            refusal = self._write_refused(exc, committing=False)
             if refusal is None:
                 raise
             raise refusal from exc
 
-    def _read_only_message(self) -> str:
+    def _read_only_message(self, said: str | None = None) -> str:
+        if said is not None:
+            return (
+                f"the reservations database ({self.location}) refuses changes from here "
+                f"({said}). Nothing was changed; reads still work."
+            )
         return (
             f"the reservations database ({self.location}) is read-only here: its file or "
             "folder cannot be written. Nothing was changed; reads still work."
         )
 
-    def _write_refused(self, exc: Exception) -> DomainError | None:
+    def _write_refused(self, exc: Exception, *, committing: bool) -> DomainError | None:
         """The domain error a driver's refusal to write means, if it is one of ours."""
+        if self._postgres:
+            return self._postgres_write_refused(exc, committing=committing)
+        if isinstance(exc, IntegrityError):
+            return None  # under SQLite's lock no writer can collide: this is a bug
         driver_error = getattr(exc, "orig", exc)
         code = getattr(driver_error, "sqlite_errorcode", None)
         primary = None if code is None else code & 0xFF
@@ -311,15 +437,46 @@ class Database:
             return ReadOnlyDatabase(self._read_only_message())
         return None
 
+    def _postgres_write_refused(self, exc: Exception, *, committing: bool) -> DomainError | None:
+        from airline_agent.domain.postgres import first_line, write_problem
+
+        problem = write_problem(exc)
+        if problem == "lost" and committing:
+            return CommitUncertain(
+                "the connection to the database server was lost while the change was being "
+                "committed: it may or may not have been saved. Look the record up before "
+                "trying again."
+            )
+        if problem == "lost":
+            return ConnectionLost(
+                f"the connection to the database server was lost ({first_line(exc)}); "
+                "nothing was changed, try again"
+            )
+        if problem == "retry":
+            return Contended(
+                "another change to the same records was made at the same moment; "
+                "nothing was changed, try again"
+            )
+        if problem == "busy":
+            return Conflict(
+                "the database is busy with other changes (a lock was not granted in time); "
+                "nothing was changed, try again"
+            )
+        if problem == "read-only":
+            return ReadOnlyDatabase(self._read_only_message(first_line(exc)))
+        return None
+
     @contextmanager
     def bulk_load(self) -> Iterator[Connection]:
-        """A connection for loading a whole database in one transaction (loading.py),
-        the write lock taken; the caller begins and commits it (`connection.begin()`).
+        """A connection in one transaction for loading a whole database (loading.py), the
+        write lock taken; it commits when the block ends, rolls back when it raises.
 
         On SQLite, foreign-key enforcement is paused (SQLite checks each child row
         otherwise) and the rollback journal replaces the WAL (a bulk load through the WAL
         writes every page twice); both come back afterwards. These pragmas only work
-        outside a transaction, so they go straight to the driver, before the BEGIN."""
+        outside a transaction, so they go straight to the driver, before the BEGIN.
+        On PostgreSQL the schema a `create` left pending is made first, in the same
+        transaction: the database has our tables only if the whole load commits."""
         with self.engine.connect() as connection:
             driver = connection.connection.dbapi_connection if self._begins_itself else None
             if driver is not None:
@@ -327,13 +484,71 @@ class Database:
                 driver.execute("PRAGMA journal_mode=DELETE").fetchall()
                 _begin_immediate(driver)
             try:
-                yield connection
+                with connection.begin():
+                    if self._schema_pending is not None:
+                        if self._schema_pending == "replace":
+                            SQLModel.metadata.drop_all(connection)
+                        SQLModel.metadata.create_all(connection)
+                        _mark_ours(connection)
+                    yield connection
+                self._schema_pending = None
             finally:
                 if driver is not None:
                     if driver.in_transaction:
                         driver.rollback()  # the caller's transaction did not commit
                     driver.execute("PRAGMA journal_mode=WAL").fetchall()
                     driver.execute("PRAGMA foreign_keys=ON")
+
+    def copy_to(self, location: str | Path) -> Database:
+        """A whole copy of this database at `location` (which must hold none), opened.
+
+        SQLite: the backup API, a consistent copy even while others write. PostgreSQL:
+        `CREATE DATABASE … TEMPLATE` this one, on the same server (the server copies its
+        files: tens of milliseconds); PostgreSQL copies only a database nobody is
+        connected to, so this Database's own idle connections are closed first (they
+        are opened again when next needed), and one that others use is refused in one
+        line. For per-trial or per-session copies (eval, mcp, serve): copy a pristine
+        database, as `scenarios.datasets` does."""
+        if self._postgres:
+            return self._copy_on_server(location)
+        source = sqlite_path(self.location) if self.sqlite_file is None else self.sqlite_file.path
+        target = sqlite_path(location)
+        if source is None or target is None:
+            raise DatabaseUnavailable(
+                f"{describe(location)}: a copy of {self.location} can only be another file "
+                "of the same kind; to move data between kinds of database, export it and "
+                "build the other from the export (`seed --from-tau2`)."
+            )
+        if target.exists():
+            raise DatabaseUnavailable(f"{describe(location)}: already exists; nothing was copied.")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        origin = sqlite3.connect(source.absolute().as_uri() + "?mode=ro", uri=True)
+        copy = sqlite3.connect(target)
+        try:
+            origin.backup(copy)
+        finally:
+            copy.close()
+            origin.close()
+        return Database.open(target)
+
+    def _copy_on_server(self, location: str | Path) -> Database:
+        from airline_agent.domain.postgres import Server, database_name
+
+        source = self.engine.url
+        target = _postgres_url(location)
+        same_server = target is not None and all(
+            getattr(target, part) == getattr(source, part) for part in ("host", "port", "query")
+        )
+        if target is None or not same_server:
+            raise DatabaseUnavailable(
+                f"{describe(location)}: a copy of {self.location} is made on the same "
+                "PostgreSQL server (the same host, port and options, another database name)."
+            )
+        self.disconnect()  # our own connections would stop the server from copying
+        Server(source).copy(
+            database_name(source, self.location), database_name(target, describe(location))
+        )
+        return Database.open(location)
 
     def reads(self, consistent: bool = True) -> Any:
         """A read snapshot for plain SQL (read_snapshots.py): `with database.reads() as r:`.
@@ -351,8 +566,14 @@ class Database:
         with self.session() as session:
             return {m.key: m.value for m in session.exec(select(schema.Meta))}
 
-    def close(self) -> None:
-        if self._read_source is not None:
-            self._read_source.close()
-            self._read_source = None
+    def disconnect(self) -> None:
+        """Close this Database's connections; they are opened again when next needed
+        (PostgreSQL copies a database only while nobody is connected to it)."""
+        with self._read_source_lock:
+            if self._read_source is not None:
+                self._read_source.close()
+                self._read_source = None
         self.engine.dispose()
+
+    def close(self) -> None:
+        self.disconnect()

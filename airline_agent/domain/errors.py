@@ -58,3 +58,24 @@ def failure_sentence(exc: BaseException) -> str:
     kind = type(exc).__name__
     what = f"{kind}: {detail}" if detail else kind
     return f"The tool failed unexpectedly ({what}); nothing was changed."
+
+
+class Contended(Conflict):
+    """The database rolled the write back because a concurrent one got in its way
+    (PostgreSQL: a serialization failure, a deadlock, a new key taken at the same
+    moment): nothing was changed, and running it again from the start is safe."""
+
+
+class ConnectionLost(DomainError):
+    """The connection to the database server went away before the write was committed:
+    the server rolled it back, nothing was changed (running it again is safe)."""
+
+
+class ServerUnreachable(DomainError):
+    """The database server cannot be reached now (down, restarting, the network between):
+    nothing was read or changed."""
+
+
+class CommitUncertain(DomainError):
+    """The connection went away while the write was being committed: it may or may not
+    have been saved, so it is not run again."""

@@ -90,6 +90,11 @@ def check_opened(connection: Connection, name: str, sqlite_file: SqliteFile | No
     shown it is ours)."""
     try:
         present = _columns_present(connection)
+        if not present and connection.dialect.name != "sqlite":
+            raise DatabaseUnavailable(
+                f"{name}: holds no tables: not an airline-agent database yet. Build one in it "
+                f"with `airline-agent seed --db {name}`."
+            )
         if "meta" not in present:
             raise DatabaseUnavailable(
                 f"{name}: not an airline-agent database (no `meta` table). {not_ours_hint()}"
@@ -136,6 +141,10 @@ def _columns_present(connection: Connection) -> dict[str, set[str]]:
         for table, column in rows:
             present.setdefault(table, set()).add(column)
         return present
+    if connection.dialect.name == "postgresql":
+        from airline_agent.domain.postgres import columns_present
+
+        return columns_present(connection)
     from sqlalchemy import inspect
 
     inspector = inspect(connection)

@@ -3,7 +3,8 @@
 Rows go in as executemany of plain dicts, never ORM object by object: a default-scale
 database is ~25,000 rows, `--scale 100` ~1.5 million. On SQLite the dicts go straight to
 the driver with a named-parameter INSERT (SQLAlchemy's per-row parameter processing
-costs ~1.7× the insert itself); other databases get Core `insert(table)` executemany.
+costs ~1.7× the insert itself); PostgreSQL gets them through `COPY … FROM STDIN`, its
+bulk path; other databases get Core `insert(table)` executemany.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from sqlalchemy import Table, delete, insert
+from sqlalchemy import Connection, Table, delete, insert
 
 from airline_agent.domain import schema
 from airline_agent.domain.db import Database
@@ -63,6 +64,33 @@ def _named_insert(table: Table) -> str:
     return f'INSERT INTO "{table.name}" ({quoted}) VALUES ({named})'
 
 
+def _copy_in(connection: Connection, table: Table, rows: list[dict]) -> None:
+    """PostgreSQL's COPY, on the load's own driver connection (inside its transaction).
+    Foreign keys are checked as rows arrive: the tables come in an order that satisfies
+    them, so only a reference to a missing record fails (and rolls the load back)."""
+    if not rows:
+        return
+    names = [column.name for column in table.columns]
+    quoted = ", ".join(f'"{name}"' for name in names)
+    import psycopg
+    from sqlalchemy.exc import DBAPIError
+
+    driver = connection.connection.dbapi_connection
+    assert driver is not None
+    statement = f'COPY "{table.name}" ({quoted}) FROM STDIN'
+    try:
+        with driver.cursor() as cursor, cursor.copy(statement) as copy:  # type: ignore[attr-defined]
+            for row in rows:
+                copy.write_row([row.get(name) for name in names])
+    except psycopg.errors.ForeignKeyViolation as exc:
+        raise ValueError(
+            f"rows refer to missing records (first: a `{table.name}` row: "
+            f"{exc.diag.message_detail})"
+        ) from None
+    except psycopg.Error as exc:  # said as SQLAlchemy's errors are, by the callers
+        raise DBAPIError(statement, None, exc) from exc
+
+
 def load_rows(
     database: Database,
     batches: TableRows | Iterable[TableRows],
@@ -85,14 +113,17 @@ def load_rows(
     else:
         total = 0  # unknown: the generator reports its own progress
     done = 0
-    with database.bulk_load() as connection, connection.begin():
+    with database.bulk_load() as connection:
         sqlite = connection.dialect.name == "sqlite"
+        postgres = connection.dialect.name == "postgresql"
         for rows in batches:
             for table, table_rows in rows.in_order():
                 for start in range(0, len(table_rows), CHUNK):
                     chunk = table_rows[start : start + CHUNK]
                     if sqlite:
                         connection.exec_driver_sql(_named_insert(table), chunk)
+                    elif postgres:
+                        _copy_in(connection, table, chunk)
                     else:
                         connection.execute(insert(table), chunk)
                     done += len(chunk)
@@ -106,6 +137,11 @@ def load_rows(
                     f"{len(dangling)} row(s) refer to missing records "
                     f"(first: a `{table}` row refers to a missing `{parent}`)"
                 )
+        if postgres:
+            from airline_agent.domain.postgres import advance_sequences, gather_statistics
+
+            advance_sequences(connection)
+            gather_statistics(connection)
         # Last, in the same transaction: the database is complete only if this commits.
         facts = {schema.COMPLETE_FACT: provenance.source(), PROVENANCE_FACT: provenance.fact()}
         meta = schema.Meta.__table__

@@ -6,6 +6,9 @@ renamed into place only when complete; what a killed build leaves behind is remo
 the next build there (only files whose process is gone). A URL is built in place.
 Either way the database records that it is complete, and how it was built, only in the
 transaction that finishes the build (loading.py), so `open` refuses a half-built one.
+On PostgreSQL the whole build, the schema included (and, with `force`, dropping the old
+tables), is that one transaction: a failed or killed build leaves the old database as it
+was, and a database `seed` created for the build is dropped again when the build fails.
 """
 
 from __future__ import annotations
@@ -173,6 +176,10 @@ def _build_at_url(url: str, fill: Fill, *, force: bool) -> Database:
     from sqlalchemy import inspect
     from sqlmodel import SQLModel
 
+    from airline_agent.domain.postgres import postgres_url
+
+    if postgres_url(url) is not None:
+        return _build_on_server(url, fill, force=force)
     engine = make_engine(url)
     try:
         existing = inspect(engine).get_table_names()
@@ -195,6 +202,47 @@ def _build_at_url(url: str, fill: Fill, *, force: bool) -> Database:
     return database
 
 
+def _build_on_server(url: str, fill: Fill, *, force: bool) -> Database:
+    """Build a PostgreSQL database in one transaction (see the module docstring); the
+    database is created first when the server has none of that name."""
+    from airline_agent.domain.db import first_connection
+    from airline_agent.domain.postgres import Server, columns_present, database_name, postgres_url
+
+    name = describe(url)
+    address = postgres_url(url)
+    assert address is not None
+    server = Server(address)
+    created = not server.exists(database_name(address, name))
+    tables: list[str] = []
+    if not created:
+        engine = make_engine(url)
+        try:
+            with first_connection(engine, name) as connection:
+                tables = sorted(columns_present(connection))
+        finally:
+            engine.dispose()
+        if tables and not force:
+            raise DatabaseExists(
+                f"{name}: already holds tables. Use `--force` to replace an airline-agent "
+                "database, or choose another `--db`."
+            )
+        if tables and not _holds_our_meta(make_engine(url), tables):
+            raise DatabaseUnavailable(
+                f"{name}: holds tables of another program: `--force` replaces only an "
+                "airline-agent database; nothing was changed."
+            )
+    database = Database.create(url, replace=bool(tables))
+    try:
+        fill(database)
+    except BaseException:
+        database.close()
+        if created:
+            server.drop(database_name(address, name))
+        raise
+    database.close()
+    return Database.open(url)
+
+
 def _holds_our_meta(engine: Engine, tables: list[str]) -> bool:
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
@@ -206,6 +254,8 @@ def _holds_our_meta(engine: Engine, tables: list[str]) -> bool:
             facts = dict(connection.execute(text("SELECT key, value FROM meta")).all())
     except DBAPIError:
         return False
+    finally:
+        engine.dispose()
     return is_ours(facts)
 
 

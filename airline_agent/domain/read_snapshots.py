@@ -35,7 +35,7 @@ import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, text
 from sqlalchemy.engine import Engine
@@ -210,20 +210,30 @@ class EngineReads:
         self._engine = engine
 
     def snapshot(self, consistent: bool = True) -> _EngineSnapshot:
-        return _EngineSnapshot(self._engine)
+        return _EngineSnapshot(self._engine, consistent)
 
     def close(self) -> None:  # the engine's pool is closed with the engine
         pass
 
 
 class _EngineSnapshot:
-    def __init__(self, engine: Engine) -> None:
+    """One pooled connection for a `with` block. PostgreSQL's default isolation (READ
+    COMMITTED) takes a new snapshot per statement, so a consistent read of several
+    statements asks for REPEATABLE READ: one snapshot for the whole transaction."""
+
+    def __init__(self, engine: Engine, consistent: bool) -> None:
         self._engine = engine
+        self._consistent = consistent and engine.dialect.name == "postgresql"
         self._connection: Connection | None = None
 
     def __enter__(self) -> ConnectionReads:
-        self._connection = self._engine.connect()
-        return ConnectionReads(self._connection)
+        connection = self._engine.connect()
+        if self._consistent:
+            connection = connection.execution_options(
+                isolation_level="REPEATABLE READ", postgresql_readonly=True
+            )
+        self._connection = connection
+        return ConnectionReads(connection)
 
     def __exit__(self, *_exc: object) -> None:
         assert self._connection is not None
@@ -231,10 +241,129 @@ class _EngineSnapshot:
         self._connection = None
 
 
+# ---------------------------------------------------------------- PostgreSQL: bare psycopg
+
+
+_PYFORMAT: dict[str, str] = {}
+
+
+def _pyformat(sql: str) -> str:
+    """`:name` parameters as psycopg's `%(name)s` (the read SQL has no other colons or
+    percent signs), converted once per statement text."""
+    converted = _PYFORMAT.get(sql)
+    if converted is None:
+        import re
+
+        converted = _PYFORMAT[sql] = re.sub(r"(?<![:\w]):(\w+)", r"%(\1)s", sql)
+    return converted
+
+
+class PostgresReads:
+    """One psycopg connection in autocommit for every read of one database, as
+    `SqliteReads` for a file: no pool checkout, no reset on return, and psycopg prepares
+    a statement on the server once it has run a few times. A consistent snapshot is
+    `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY` … `COMMIT` (READ COMMITTED would
+    see a new state per statement). A connection the server dropped (a restart) is
+    replaced when a snapshot's first statement finds it gone: nothing was read on it
+    yet, so reading again is safe; a server that cannot be reached is `ServerUnreachable`,
+    one lost half-way through a snapshot `ConnectionLost` (each one line for a tool)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._connection: Any = None
+        self._lock = threading.RLock()
+
+    def connect(self) -> Any:
+        import psycopg
+
+        if self._connection is None or self._connection.closed or self._connection.broken:
+            args, options = self._engine.dialect.create_connect_args(self._engine.url)
+            options = {**options, "autocommit": True}
+            options.setdefault("connect_timeout", 10)
+            try:
+                self._connection = psycopg.connect(*args, **options)
+            except psycopg.OperationalError as exc:
+                from airline_agent.domain.postgres import unreachable_now
+
+                raise unreachable_now(exc) from exc
+        return self._connection
+
+    def snapshot(self, consistent: bool = True) -> _PostgresSnapshot:
+        return _PostgresSnapshot(self, consistent)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+
+class _PostgresSnapshot:
+    __slots__ = ("_began", "_consistent", "_cursor", "_fresh", "_source")
+
+    def __init__(self, source: PostgresReads, consistent: bool) -> None:
+        self._source = source
+        self._consistent = consistent
+        self._began = False
+        self._fresh = True  # nothing read yet: a lost connection may be replaced
+        self._cursor: Any = None
+
+    def __enter__(self) -> _PostgresSnapshot:
+        self._source._lock.acquire()
+        try:
+            connection = self._source.connect()
+            self._cursor = connection.cursor()
+            if self._consistent and connection.info.transaction_status == 0:  # idle
+                self._execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", _NO_PARAMS)
+                self._began = True
+        except BaseException:
+            self._source._lock.release()
+            raise
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        try:
+            connection = self._source._connection
+            if self._began and connection is not None and not connection.broken:
+                connection.execute("COMMIT")  # nothing was written: just ends the read
+        finally:
+            self._source._lock.release()
+
+    def _execute(self, sql: str, params: Params) -> None:
+        import psycopg
+
+        try:
+            self._cursor.execute(sql, params or None)
+        except psycopg.OperationalError as exc:
+            if not self._source._connection.broken:
+                raise
+            if not self._fresh:  # part of a snapshot was read on the lost connection
+                from airline_agent.domain.postgres import lost_while_reading
+
+                raise lost_while_reading(exc) from exc
+            self._cursor = self._source.connect().cursor()
+            self._cursor.execute(sql, params or None)
+        self._fresh = False
+
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> list[Row]:
+        self._execute(_pyformat(sql), params)
+        return self._cursor.fetchall()
+
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
+        found = self.rows(sql, params)
+        return found[0] if found else None
+
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
+        found = self.rows(sql, params)
+        return found[0][0] if found else None
+
+
 def read_source(engine: Engine, sqlite_file: SqliteFile | None) -> ReadSource:
-    """Bare sqlite3 for a SQLite file; SQLAlchemy connections for anything else (an
-    in-memory database only exists on the engine's own connections, and a URL with
-    options is the user's to have applied)."""
+    """Bare sqlite3 for a SQLite file, bare psycopg for PostgreSQL; SQLAlchemy connections
+    for anything else (an in-memory database only exists on the engine's own
+    connections, and a URL with options is the user's to have applied)."""
     if sqlite_file is not None and engine.dialect.driver == "pysqlite":
         return SqliteReads(sqlite_file)
+    if engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg":
+        return PostgresReads(engine)
     return EngineReads(engine)

@@ -157,3 +157,20 @@ class Payment(SQLModel, table=True):
     position: int = Field(primary_key=True)
     payment_id: str
     amount: float
+
+
+def _text_compares_bytewise() -> None:
+    """Every text column compares and sorts byte by byte (COLLATE "C") on PostgreSQL, as
+    SQLite's BINARY collation does, whatever the server's default: ids, names and dates
+    then sort the same on both (`export` is byte-identical; a customer list, a search
+    result comes in the same order), and lower() folds ASCII only, on both."""
+    from sqlalchemy import String
+    from sqlmodel.sql.sqltypes import AutoString
+
+    for table in SQLModel.metadata.tables.values():
+        for column in table.columns:
+            if isinstance(column.type, AutoString):
+                column.type = column.type.with_variant(String(collation="C"), "postgresql")
+
+
+_text_compares_bytewise()

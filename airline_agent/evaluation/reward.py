@@ -24,6 +24,7 @@ from typing import Any
 
 from airline_agent.evaluation.tasks import EvalTask
 from airline_agent.scenarios import datasets
+from airline_agent.scenarios.datasets import Location
 from airline_agent.scenarios.dbdiff import (
     MISSING,
     RecordChange,
@@ -111,7 +112,9 @@ class EndStates:
         return found
 
 
-def end_states(pristine: Path, reference: Path, final: Path, keys: set[RecordKey]) -> EndStates:
+def end_states(
+    pristine: Location, reference: Location, final: Location, keys: set[RecordKey]
+) -> EndStates:
     return EndStates(
         frozenset(keys),
         export_records(pristine, keys),
@@ -161,31 +164,46 @@ def reward_of(
 class ReferenceStates:
     """Each task's reference end state: its reference actions replayed, guard off, on a
     fresh import of `db.json` (as τ²'s evaluator replays them), made once per run.
+    The run's databases (the import, the references, each trial's copy) come from
+    `copies`: files in a scratch folder, or databases on a PostgreSQL server (`eval
+    --db`); `close` removes what is left of them.
 
     An action that fails is skipped, as τ²'s evaluator skips one that raises."""
 
-    def __init__(self, tau2_directory: Path, now: str | None = None) -> None:
+    def __init__(
+        self,
+        tau2_directory: Path,
+        now: str | None = None,
+        *,
+        copies: datasets.DatasetCopies | None = None,
+    ) -> None:
         self.tau2_directory = tau2_directory
         self.now = now
-        self._made: dict[str, tuple[Path, frozenset[RecordKey]]] = {}
+        self.copies = copies or datasets.FileDatasets("tau2", tau2_directory)
+        self._made: dict[str, tuple[Location, frozenset[RecordKey]]] = {}
         self._lock = threading.Lock()
 
-    def pristine(self) -> Path:
-        return datasets.pristine("tau2", self.tau2_directory)
+    def pristine(self) -> Location:
+        return self.copies.pristine()
 
-    def fresh_copy(self, name: str) -> Path:
-        copy, _ = datasets.fresh_copy("tau2", name, self.tau2_directory)
-        return copy
+    def fresh_copy(self, name: str) -> Location:
+        return self.copies.fresh_copy(name)
 
-    def of(self, task: EvalTask) -> tuple[Path, frozenset[RecordKey]]:
-        """The reference end state's database file, and the records its actions touched
+    def discard(self, copy: Location) -> None:
+        self.copies.discard(copy)
+
+    def close(self) -> None:
+        self.copies.close()
+
+    def of(self, task: EvalTask) -> tuple[Location, frozenset[RecordKey]]:
+        """The reference end state's database, and the records its actions touched
         (made on first use; thread-safe)."""
         with self._lock:
             if task.id not in self._made:
                 self._made[task.id] = self._make(task)
             return self._made[task.id]
 
-    def _make(self, task: EvalTask) -> tuple[Path, frozenset[RecordKey]]:
+    def _make(self, task: EvalTask) -> tuple[Location, frozenset[RecordKey]]:
         from airline_agent.stack import open_existing_database, reference_toolbox
         from airline_agent.tools.conversation import ToolConversation
 

@@ -177,5 +177,5 @@ def _keep(folder: RunFolder, run: TrialRun, done: Finished, outcome: RunOutcome)
         trial_file(run.record.task_id, run.record.trial),
         {"record": run.record.to_json(), "simulation": done.simulation},
     )
-    if outcome.system_prompt is None:
+    if outcome.system_prompt is None and run.system_prompt:  # "": no agent ran
         outcome.system_prompt = run.system_prompt

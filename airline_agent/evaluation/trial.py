@@ -51,7 +51,6 @@ from airline_agent.evaluation.reward import (
     touched,
 )
 from airline_agent.evaluation.tasks import EvalTask
-from airline_agent.scenarios import datasets
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
@@ -200,38 +199,43 @@ async def run_trial(
 ) -> TrialRun:
     """Run one trial to its end; a failure of either model ends it as an error trial
     (never raises for one). Cancellation (Ctrl-C) propagates, leaving nothing behind."""
+    from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.stack import live_stack, open_existing_database
 
     started, clock = now_iso(), time.perf_counter()
-    reference, reference_touched = references.of(task)
-    copy = references.fresh_copy(scenario_name(task.id, trial))
-    stack = live_stack(
-        settings.agent,
-        guard=settings.guard,
-        database=open_existing_database(copy),
-        backend=backends.agent,
-    )
-    customer = CustomerSimulator(
-        backends.customer, task.instructions, model=settings.customer_model
-    )
-    check = CustomerCheck(task.instructions.texts())
-    log = TrialLog()
-    write_tools = frozenset(n for n in stack.toolbox.names() if stack.toolbox.is_write(n))
     try:
+        reference, reference_touched = references.of(task)
+        copy = references.fresh_copy(scenario_name(task.id, trial))
+    except DatabaseUnavailable as exc:  # a database server that went away (eval --db)
+        return _database_failed(task, trial, str(exc), attempt, started, clock)
+    try:
+        try:
+            database = open_existing_database(copy)
+        except DatabaseUnavailable as exc:
+            return _database_failed(task, trial, str(exc), attempt, started, clock)
+        stack = live_stack(
+            settings.agent, guard=settings.guard, database=database, backend=backends.agent
+        )
+        customer = CustomerSimulator(
+            backends.customer, task.instructions, model=settings.customer_model
+        )
+        check = CustomerCheck(task.instructions.texts())
+        log = TrialLog()
+        write_tools = frozenset(n for n in stack.toolbox.names() if stack.toolbox.is_write(n))
         try:
             termination, error, turns = await _converse(stack, customer, check, log, settings)
         finally:
             stack.close()
-        states = end_states(
-            references.pristine(),
-            reference,
-            copy,
-            set(reference_touched)
-            | touched(c for e in log.events if isinstance(e, ToolFinished) for c in e.changes),
+        keys = set(reference_touched) | touched(
+            c for e in log.events if isinstance(e, ToolFinished) for c in e.changes
         )
+        try:
+            states = end_states(references.pristine(), reference, copy, keys)
+        except DatabaseUnavailable as exc:
+            return _database_failed(task, trial, str(exc), attempt, started, clock)
         record, scenario_yaml = _score(task, trial, settings, states, log)
     finally:
-        datasets.discard(copy)  # also when cancelled: nothing of an unfinished trial stays
+        references.discard(copy)  # also when cancelled: nothing of an unfinished trial stays
     record.termination, record.error, record.turns = termination, error, turns
     _settle_reward(task, record, termination)
     record.user_tokens = _tokens(customer.usage)
@@ -241,6 +245,36 @@ async def run_trial(
     record.duration_s = round(time.perf_counter() - clock, 3)
     record.attempt = attempt
     return TrialRun(record, log, scenario_yaml, write_tools, stack.session.system_prompt)
+
+
+def _database_failed(
+    task: EvalTask, trial: int, message: str, attempt: int, started: str, clock: float
+) -> TrialRun:
+    """A trial that could not have (or read) its database: an infrastructure error, run
+    again by --resume (the server may be back)."""
+    record = TrialRecord(
+        task_id=task.id,
+        trial=trial,
+        reward=0.0,
+        db_match=None,
+        db_diff=[],
+        communicate={"expected": list(task.communicate_info), "missing": []},
+        termination="infrastructure_error",
+        turns=0,
+        agent_tokens=_tokens(Usage()),
+        user_tokens=_tokens(Usage()),
+        cost={"agent": None, "user": None, "total": None},
+        findings=[],
+        scenario=None,
+        infra_error=True,
+        error=f"the trial's database: {message}",
+        nl_assertions=list(task.nl_assertions),
+        started_at=started,
+        ended_at=now_iso(),
+        duration_s=round(time.perf_counter() - clock, 3),
+        attempt=attempt,
+    )
+    return TrialRun(record, TrialLog(), None, frozenset(), system_prompt="")
 
 
 async def _converse(

@@ -6,6 +6,7 @@ where it serves, each session opened and ended, each recording written or refuse
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,17 +65,26 @@ class Server:
         from airline_agent.mcp_server.session import SessionRules, Sessions
         from airline_agent.redaction import Redactor
         from airline_agent.scenarios.live import sqlite_file
-        from airline_agent.stack import session_tool_caller, settings_database
+        from airline_agent.stack import session_copies, session_tool_caller, settings_database
 
         try:
             database = settings_database(settings)
         except DatabaseUnavailable as exc:
             raise ServerSetupError(str(exc)) from None
+        copies = None
         try:
-            if not shared and sqlite_file(database.engine.url) is None:
+            if not shared and database.backend == "postgresql":
+                try:
+                    copies = session_copies(database)
+                except DatabaseUnavailable as exc:
+                    raise ServerSetupError(
+                        f"{exc} (each session gets a copy of it; or give --shared to serve "
+                        "the database itself to every session)"
+                    ) from None
+            elif not shared and sqlite_file(database.engine.url) is None:
                 raise ServerSetupError(
-                    f"{settings.db}: not a SQLite file, so no session can have its own copy; "
-                    "give --shared to serve it to every session",
+                    f"{settings.db}: neither a SQLite file nor a PostgreSQL database, so no "
+                    "session can have its own copy; give --shared to serve it to every session",
                     status=2,
                 )
             catalogue = session_tool_caller(database, settings, customer=customer)
@@ -98,7 +108,7 @@ class Server:
                 if log is not None:
                     log.event(number, event)
 
-            sessions = Sessions(rules, database, sink, keep_start=record is not None)
+            sessions = Sessions(rules, database, sink, keep_start=record is not None, copies=copies)
             if record is not None:
                 _warm_up_datasets()
             server = cls(
@@ -115,6 +125,9 @@ class Server:
                 log,
             )
         except BaseException:
+            if copies is not None:
+                with contextlib.suppress(DatabaseUnavailable):
+                    copies.close()
             database.close()
             raise
         sessions.on_open = server._opened
@@ -126,6 +139,7 @@ class Server:
         import anyio
 
         from airline_agent.commands.mcp import exposure_warning, is_loopback
+        from airline_agent.domain.errors import DatabaseUnavailable
         from airline_agent.mcp_server import transports
 
         rules = self.sessions.rules
@@ -152,7 +166,10 @@ class Server:
         except KeyboardInterrupt:
             return 0
         finally:
-            self.sessions.end_all()
+            try:
+                self.sessions.end_all()
+            except DatabaseUnavailable as exc:  # the sessions' copies on a server
+                say(str(exc))
             if self.events is not None:
                 self.events.close()
             self.database.close()

@@ -3,7 +3,9 @@
 A session owns what a chat conversation owns — whom it acts for, what it changed, the
 events of its calls — and the database it works on: its own copy of the server's
 database, made when its first tool call comes (so nothing it writes reaches the user's
-database, nor another session), or, with `--shared`, the database itself, which every
+database, nor another session; on a PostgreSQL server a TEMPLATE copy of the snapshot the
+server took when it started, dropped when the session ends), or, with `--shared`, the
+database itself, which every
 session then writes through the domain's write transactions (each takes the write lock
 before its first read, so two sessions never sell the last seat twice).
 
@@ -29,6 +31,7 @@ server's event loop, so other sessions go on); their events go to the session's 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -62,6 +65,7 @@ if TYPE_CHECKING:
 
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
+    from airline_agent.domain.postgres import TemplateCopies
     from airline_agent.stack import ToolCaller
 
 Fallback = Literal["auto", "deny"]
@@ -88,6 +92,7 @@ class McpSession:
     sink: EventSink
     scratch: Path | None = None  # its own folder (database copy, start copy), removed at the end
     start: Path | None = None  # a copy of its database as the session began (--record)
+    server_copy: str | None = None  # its own database on a PostgreSQL server, dropped at the end
     writes: WriteCount | None = None  # the server's count of successful writes
     writes_before: int = 0  # that count when the session began
     origin: StartingDataset | None = None  # which dataset it began as (--record)
@@ -311,6 +316,9 @@ class Sessions:
     on_open: Callable[[McpSession], None] = lambda session: None
     on_close: Callable[[McpSession], None] = lambda session: None
     keep_start: bool = False  # copy each session's database as it began (for --record)
+    # On a PostgreSQL server: the template each session's copy is made from (a snapshot of
+    # the served database taken when the server started: stack.session_copies).
+    copies: TemplateCopies | None = None
     _by_key: dict[str, McpSession] = field(default_factory=dict)
     _ended: set[str] = field(default_factory=set)
     _count: int = 0
@@ -330,15 +338,23 @@ class Sessions:
 
     def _open(self) -> McpSession:
         from airline_agent.scenarios.live import copy_sqlite, sqlite_file
-        from airline_agent.stack import private_copy, session_tool_caller
+        from airline_agent.stack import open_existing_database, private_copy, session_tool_caller
 
         self._count += 1
         database = self.shared_database
         scratch = None
-        if not self.rules.shared or self.keep_start:
+        server_copy = None
+        if self.copies is not None and not self.rules.shared:
+            server_copy = self.copies.copy(f"session_{self._count}")
+            try:
+                database = open_existing_database(server_copy)
+            except BaseException:
+                self._discard(server_copy)
+                raise
+        elif not self.rules.shared or self.keep_start:
             scratch = Path(tempfile.mkdtemp(prefix=f"session-{self._count}-", dir=self._folder()))
         try:
-            if not self.rules.shared:
+            if not self.rules.shared and server_copy is None:
                 assert scratch is not None
                 database = private_copy(self.shared_database, scratch / "airline.db")
             start = None
@@ -360,6 +376,7 @@ class Sessions:
             self.sink,
             scratch=scratch,
             start=start,
+            server_copy=server_copy,
             writes=self.writes,
             writes_before=self.writes.total,
             origin=origin,
@@ -386,8 +403,20 @@ class Sessions:
             self.on_close(session)
         finally:
             session.close()
+            if session.server_copy is not None:
+                self._discard(session.server_copy)
+
+    def _discard(self, server_copy: str) -> None:
+        from airline_agent.domain.errors import DatabaseUnavailable
+
+        assert self.copies is not None
+        # A server that went away: `end_all` tries again, and says what it left.
+        with contextlib.suppress(DatabaseUnavailable):
+            self.copies.discard(server_copy)
 
     def end_all(self) -> None:
+        """End every session; then the sessions' template on a server is dropped (a
+        DatabaseUnavailable says what the server did not let go)."""
         for key in list(self._by_key):
             session = self.take(key)
             if session is not None:
@@ -395,6 +424,9 @@ class Sessions:
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
+        if self.copies is not None:
+            copies, self.copies = self.copies, None
+            copies.close()
 
 
 @dataclass

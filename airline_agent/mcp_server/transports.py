@@ -247,10 +247,26 @@ async def serve_http(server: AirlineServer, sock: socket.socket, loopback: bool)
         lifespan="on",
         timeout_graceful_shutdown=5,
     )
-    async with anyio.create_task_group() as group:
-        group.start_soon(_reap_idle, server, ended)
-        await uvicorn.Server(config).serve(sockets=[sock])
-        group.cancel_scope.cancel()
+    # uvicorn shuts down gracefully on SIGINT or SIGTERM, then raises the signal again for
+    # the handler it found: Python's default ones end the process at once (SIGTERM) or
+    # raise KeyboardInterrupt inside the task group (SIGINT), either way before
+    # `Server.run` has ended the sessions (recorded them, dropped their copies on a
+    # PostgreSQL server). The handlers found are these instead: they only ask uvicorn to
+    # stop (also for a signal that comes before it listens), and the run ends normally.
+    web = uvicorn.Server(config)
+
+    def stop(_signal: int, _frame: object) -> None:
+        web.should_exit = True
+
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_reap_idle, server, ended)
+            await web.serve(sockets=[sock])
+            group.cancel_scope.cancel()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 async def _reap_idle(server: AirlineServer, ended: Callable[[str], Any]) -> None:

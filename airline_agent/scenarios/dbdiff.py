@@ -10,13 +10,16 @@ exported, read with SQL filtered on their keys and built by the same builders as
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.domain import schema
 from airline_agent.domain import tau2_shape as shape
+
+if TYPE_CHECKING:
+    from airline_agent.domain.db import Database
 
 Kind = str  # "users" | "reservations" | "flights"
 RecordKey = tuple[Kind, str]
@@ -73,8 +76,12 @@ def owners_of(change: Any) -> set[RecordKey]:
     return owners
 
 
-def export_records(database: Path, records: set[RecordKey]) -> dict[RecordKey, dict]:
+def export_records(
+    database: Path | str | Database, records: set[RecordKey]
+) -> dict[RecordKey, dict]:
     """The given records as `export --format tau2` writes them; absent records are left out.
+    `database`: a SQLite file, the URL of a database on a server (eval's trials on
+    PostgreSQL), or an open Database, read through its plain-SQL snapshot.
 
     Read with SQL filtered on the records' keys, through the same builders and row orders
     as `export_tau2` (domain/tau2_shape.py): a scratch database to export from took a
@@ -84,67 +91,96 @@ def export_records(database: Path, records: set[RecordKey]) -> dict[RecordKey, d
     wanted: dict[Kind, list[str]] = {"flights": [], "users": [], "reservations": []}
     for kind, key in records:
         wanted[kind].append(key)
+    if not isinstance(database, (Path, str)):
+        return _export_through(database, wanted)
+    if "://" in str(database):
+        return _export_from_server(str(database), wanted)
     conn = sqlite3.connect(database)
     try:
-        found = {
-            **_flights(conn, wanted["flights"]),
-            **_users(conn, wanted["users"]),
-            **_reservations(conn, wanted["reservations"]),
-        }
+        return _export(lambda sql, params: conn.execute(sql, params).fetchall(), wanted)
     finally:
         conn.close()
-    return found
+
+
+def _export_from_server(location: str, wanted: dict[Kind, list[str]]) -> dict[RecordKey, dict]:
+    from airline_agent.domain.db import Database
+
+    database = Database.open(location)
+    try:
+        return _export_through(database, wanted)
+    finally:
+        database.close()
+
+
+def _export_through(database: Database, wanted: dict[Kind, list[str]]) -> dict[RecordKey, dict]:
+    with database.reads() as reads:
+        return _export(lambda sql, params: list(reads.rows(sql, params)), wanted)
+
+
+# A query with `:name` parameters (sqlite3 and the domain's read snapshots both take them).
+_Query = Callable[[str, dict[str, str]], list[Sequence[Any]]]
+
+
+def _export(query: _Query, wanted: dict[Kind, list[str]]) -> dict[RecordKey, dict]:
+    return {
+        **_flights(query, wanted["flights"]),
+        **_users(query, wanted["users"]),
+        **_reservations(query, wanted["reservations"]),
+    }
 
 
 def _select(
-    conn: sqlite3.Connection,
+    query: _Query,
     table: str,
     names: Sequence[str],
     key: str,
     keys: list[str],
     *order: str,
-) -> list[tuple[Any, ...]]:
-    marks = ",".join("?" * len(keys))
+) -> list[Sequence[Any]]:
+    params = {f"k{i}": value for i, value in enumerate(keys)}
+    marks = ",".join(f":{name}" for name in params)
     columns = ", ".join(f'"{name}"' for name in names)
     ordering = ", ".join(f'"{name}"' for name in order)
-    query = f'SELECT {columns} FROM "{table}" WHERE "{key}" IN ({marks}) ORDER BY {ordering}'
-    return list(conn.execute(query, keys))
+    sql = f'SELECT {columns} FROM "{table}" WHERE "{key}" IN ({marks}) ORDER BY {ordering}'
+    return query(sql, params)
 
 
 def _grouped(
-    conn: sqlite3.Connection, table: str, key: str, names: Sequence[str], keys: list[str]
-) -> dict[str, list[tuple[Any, ...]]]:
-    groups: dict[str, list[tuple[Any, ...]]] = {}
-    for row in _select(conn, table, (key, *names), key, keys, key, "position"):
+    query: _Query, table: str, key: str, names: Sequence[str], keys: list[str]
+) -> dict[str, list[Sequence[Any]]]:
+    groups: dict[str, list[Sequence[Any]]] = {}
+    for row in _select(query, table, (key, *names), key, keys, key, "position"):
         groups.setdefault(row[0], []).append(row[1:])
     return groups
 
 
-def _flights(conn: sqlite3.Connection, keys: list[str]) -> dict[RecordKey, dict]:
+def _flights(query: _Query, keys: list[str]) -> dict[RecordKey, dict]:
     if not keys:
         return {}
     table, dates_table = schema.Flight.__tablename__, schema.FlightDate.__tablename__
-    flights = _select(conn, table, shape.FLIGHT_COLUMNS, "flight_number", keys, "flight_number")
-    dates: dict[str, list[tuple[Any, ...]]] = {}
+    flights = _select(query, table, shape.FLIGHT_COLUMNS, "flight_number", keys, "flight_number")
+    dates: dict[str, list[Sequence[Any]]] = {}
     names = ("flight_number", *shape.FLIGHT_DATE_COLUMNS)
-    for row in _select(conn, dates_table, names, "flight_number", keys, "flight_number", "date"):
+    for row in _select(query, dates_table, names, "flight_number", keys, "flight_number", "date"):
         dates.setdefault(row[0], []).append(row[1:])
     return {("flights", f[0]): shape.flight_record(f, dates.get(f[0], ())) for f in flights}
 
 
-def _users(conn: sqlite3.Connection, keys: list[str]) -> dict[RecordKey, dict]:
+def _users(query: _Query, keys: list[str]) -> dict[RecordKey, dict]:
     if not keys:
         return {}
-    users = _select(conn, schema.User.__tablename__, shape.USER_COLUMNS, "user_id", keys, "user_id")
+    users = _select(
+        query, schema.User.__tablename__, shape.USER_COLUMNS, "user_id", keys, "user_id"
+    )
     methods = _grouped(
-        conn, schema.PaymentMethod.__tablename__, "user_id", shape.PAYMENT_METHOD_COLUMNS, keys
+        query, schema.PaymentMethod.__tablename__, "user_id", shape.PAYMENT_METHOD_COLUMNS, keys
     )
     saved = _grouped(
-        conn, schema.SavedPassenger.__tablename__, "user_id", shape.PASSENGER_COLUMNS, keys
+        query, schema.SavedPassenger.__tablename__, "user_id", shape.PASSENGER_COLUMNS, keys
     )
     owned: dict[str, list[str]] = {}
     for reservation_id, user_id in _select(
-        conn, _RESERVATION, ("reservation_id", "user_id"), "user_id", keys, "seq"
+        query, _RESERVATION, ("reservation_id", "user_id"), "user_id", keys, "seq"
     ):
         owned.setdefault(user_id, []).append(reservation_id)
     return {
@@ -155,18 +191,18 @@ def _users(conn: sqlite3.Connection, keys: list[str]) -> dict[RecordKey, dict]:
     }
 
 
-def _reservations(conn: sqlite3.Connection, keys: list[str]) -> dict[RecordKey, dict]:
+def _reservations(query: _Query, keys: list[str]) -> dict[RecordKey, dict]:
     if not keys:
         return {}
     key = "reservation_id"
-    reservations = _select(conn, _RESERVATION, shape.RESERVATION_COLUMNS, key, keys, "seq")
+    reservations = _select(query, _RESERVATION, shape.RESERVATION_COLUMNS, key, keys, "seq")
     segments = _grouped(
-        conn, schema.ReservationFlight.__tablename__, key, shape.SEGMENT_COLUMNS, keys
+        query, schema.ReservationFlight.__tablename__, key, shape.SEGMENT_COLUMNS, keys
     )
     passengers = _grouped(
-        conn, schema.ReservationPassenger.__tablename__, key, shape.PASSENGER_COLUMNS, keys
+        query, schema.ReservationPassenger.__tablename__, key, shape.PASSENGER_COLUMNS, keys
     )
-    payments = _grouped(conn, schema.Payment.__tablename__, key, shape.PAYMENT_COLUMNS, keys)
+    payments = _grouped(query, schema.Payment.__tablename__, key, shape.PAYMENT_COLUMNS, keys)
     return {
         ("reservations", r[0]): shape.reservation_record(
             r, segments.get(r[0], ()), passengers.get(r[0], ()), payments.get(r[0], ())

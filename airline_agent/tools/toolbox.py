@@ -4,7 +4,9 @@
 of the reads of another customer's data), runs the tool and returns a `ToolOutcome`; it
 never raises. A write is one transaction: the write lock is taken, the guard decides on
 what it reads in that transaction, the tool writes in it, and it commits (its row
-changes recorded) or rolls back as a whole. `preview` does exactly the same in a
+changes recorded) or rolls back as a whole; one the database rolled back for a concurrent
+writer (PostgreSQL: a deadlock, a key taken at the same moment) is decided and written
+again from the start (`Database.run_write`). `preview` does exactly the same in a
 transaction that always rolls back (`Database.rehearsal`) and says in words what the
 call would change, or why the guard would refuse it.
 
@@ -128,11 +130,19 @@ class Toolbox:
                     policy_guard.check_read(self.database, conversation, spec.name, validated)
                 result = invoke(spec, self, validated)
                 return result, (), _binds(spec.name, result, conversation)
-            with recording() as log, self.database.write() as session:
-                result = self._decide_and_write(session, spec, validated, conversation)
+
+            def attempt(session: Session) -> tuple[Any, tuple[RowChange, ...]]:
+                # Recorded per attempt: a transaction the database rolled back for a
+                # concurrent writer is run again from the start (`Database.run_write`).
+                with recording() as log:
+                    result = self._decide_and_write(session, spec, validated, conversation)
+                    session.flush()
+                return result, log.changes()
+
+            result, changes = self.database.run_write(attempt)
             if isinstance(result, dict) and "reservation_id" in result:
                 conversation.changed_reservations.add(result["reservation_id"])
-            return result, log.changes(), None
+            return result, changes, None
         except DomainError as exc:
             return domain_error_result(exc), (), None
 

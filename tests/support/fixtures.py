@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -16,6 +16,8 @@ from airline_agent.domain.db import Database
 from tests.conftest import tau2_files
 from tests.support.chat_server import ChatServer
 from tests.support.loopback import close_loopback_backends
+from tests.support.postgres_fixtures import discard_later
+from tests.support.postgres_fixtures import server as postgres_server
 from tests.support.shared_build import built_once
 
 
@@ -89,3 +91,43 @@ def tau2_reference(tmp_path_factory: pytest.TempPathFactory) -> Tau2Reference:
 
     path = built_once(tmp_path_factory, "tau2.db", build)
     return Tau2Reference(path, json.loads(db_json.read_text()), json.loads(tasks_json.read_text()))
+
+
+@pytest.fixture
+def tau2_fresh(
+    tau2_reference: Tau2Reference, backend: str, tmp_path: Path
+) -> Iterator[Callable[[], Database]]:
+    """`fresh()`: a new copy of the imported τ² database on the test's backend (a file
+    under tmp_path, or a TEMPLATE copy on the PostgreSQL server), closed afterwards."""
+    opened: list[Database] = []
+    if backend == "postgres":
+        owner = postgres_server()
+
+        def build(url: str) -> None:
+            from airline_agent.domain.tau2 import import_tau2
+
+            database = Database.create(url)
+            import_tau2(database, tau2_files()[0])
+            database.close()
+
+        template = owner.template("tau2", build)
+
+        def fresh() -> Database:
+            database = Database.open(owner.copy_of(template))
+            opened.append(database)
+            return database
+    else:
+        count = iter(range(1_000_000))
+
+        def fresh() -> Database:
+            copy = tmp_path / f"task-{next(count)}.db"
+            shutil.copyfile(tau2_reference.path, copy)
+            database = Database.open(copy)
+            opened.append(database)
+            return database
+
+    yield fresh
+    for database in opened:
+        database.close()
+        if backend == "postgres":
+            discard_later(owner, str(database.engine.url.render_as_string(hide_password=False)))

@@ -20,7 +20,7 @@ SERVING = re.compile(r"at (http://127\.0\.0\.1:\d+/mcp)")
 DEADLINE = 60.0  # seconds; generous, for a machine whose cores are all busy
 
 
-def server_command(db: Path, *options: str) -> list[str]:
+def server_command(db: Path | str, *options: str) -> list[str]:
     return [sys.executable, "-m", "airline_agent", "mcp", "--db", str(db), *options]
 
 
@@ -50,14 +50,15 @@ class HttpServer:
 
 
 @contextmanager
-def http_server(db: Path, *options: str) -> Iterator[HttpServer]:
+def http_server(db: Path | str, *options: str, cwd: Path | None = None) -> Iterator[HttpServer]:
+    """A server on a database file (run in its folder) or URL (run in `cwd`)."""
     process = subprocess.Popen(
         server_command(db, "--http", "127.0.0.1:0", *options),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=db.parent,
+        cwd=cwd or Path(db).parent,
     )
     log: list[str] = []
     found = threading.Event()

@@ -48,7 +48,7 @@ def _racer(path: str, call: Call, index: int, start: Any, results: Any) -> None:
         database.close()
 
 
-def race(path: Path, calls: list[Call]) -> list[Result]:
+def race(path: Path | str, calls: list[Call]) -> list[Result]:
     """Run every call in its own process, all released at once; results in call order.
 
     The caller must hold no open connection to `path` (a SQLite connection must not

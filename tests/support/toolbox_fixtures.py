@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from airline_agent.domain.db import Database
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ToolOutcome
 from airline_agent.tools.toolbox import Toolbox
+from tests.support.postgres_fixtures import discard_later
+from tests.support.postgres_fixtures import server as postgres_server
 from tests.support.shared_build import built_once
 from tests.support.world import CLOCK, make_world_db
 
@@ -23,7 +26,18 @@ def world_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def world_db(world_template: Path, tmp_path: Path) -> Database:
+def world_db(backend: str, world_template: Path, tmp_path: Path) -> Iterator[Database]:
+    """A fresh copy of the small world, on SQLite (a file) or on PostgreSQL (a TEMPLATE
+    copy of the world built once on the test process's server), by `backend`."""
+    if backend == "postgres":
+        owner = postgres_server()
+        template = owner.template("world", lambda url: make_world_db(url).close())
+        url = owner.copy_of(template)
+        database = Database.open(url)
+        yield database
+        database.close()
+        discard_later(owner, url)
+        return
     path = tmp_path / "world.db"
     for suffix in ("", "-wal"):
         if Path(f"{world_template}{suffix}").exists():

@@ -308,7 +308,7 @@ def world() -> dict:
     }
 
 
-def make_world_db(path: Path, data: dict | None = None) -> Database:
+def make_world_db(path: Path | str, data: dict | None = None) -> Database:
     database = Database.create(path)
     import_tau2(database, copy.deepcopy(data if data is not None else world()))
     return database

@@ -4,8 +4,13 @@ basic economy, 3 in economy)."""
 
 from __future__ import annotations
 
+import pytest
+
 from airline_agent.domain.tau2 import export_tau2
 from tests.support.toolbox_fixtures import toolbox
+
+# The tool tests run on SQLite and on a real PostgreSQL server (tests/support/postgres.py).
+pytestmark = pytest.mark.both_backends
 
 EMMA = "emma_kim_9957"
 CARD = "credit_card_5832574"

@@ -9,6 +9,10 @@ from airline_agent.domain.clock import Clock
 from airline_agent.domain.tau2 import export_tau2
 from tests.support.toolbox_fixtures import toolbox
 
+# The guard decides on rows read in the write's transaction: on SQLite and, with row locks,
+# on a real PostgreSQL server (tests/support/postgres.py).
+pytestmark = pytest.mark.both_backends
+
 NOAH, EMMA, SOFIA = "noah_lee_1001", "emma_kim_9957", "sofia_ruiz_2002"
 
 

@@ -16,6 +16,9 @@ from airline_agent.domain.operations import FlightRef, PassengerDetails
 from airline_agent.domain.schema import PaymentMethod
 from tests.support.world import make_world_db, world, written
 
+# The tool tests run on SQLite and on a real PostgreSQL server (tests/support/postgres.py).
+pytestmark = pytest.mark.both_backends
+
 
 def stored_positions(database: Database, user_id: str) -> list[tuple[str, int]]:
     """The customer's payment methods as stored: (id, position), in position order."""

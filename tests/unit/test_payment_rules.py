@@ -23,6 +23,9 @@ from airline_agent.domain.operations.payments import charge_for_update
 from airline_agent.domain.schema import Payment, PaymentMethod
 from tests.support.world import CLOCK, make_world_db, world, written
 
+# The tool tests run on SQLite and on a real PostgreSQL server (tests/support/postgres.py).
+pytestmark = pytest.mark.both_backends
+
 NOAH = "noah_lee_1001"
 
 

@@ -8,6 +8,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
+
 from airline_agent.domain import operations
 from airline_agent.domain.db import Database
 from airline_agent.domain.operations import flights, ids, lookups
@@ -51,6 +53,7 @@ def test_sqlalchemy_reads_give_exactly_the_same_results(world_db: Database) -> N
         other.close()
 
 
+@pytest.mark.both_backends  # also on a real PostgreSQL server (tests/support/postgres.py)
 def test_tolerant_lookups_still_work_on_the_fast_path(world_db: Database) -> None:
     tools = toolbox(world_db)
     assert tools.call("get_user_details", {"user_id": " Emma_Kim_9957 "}).result["user_id"] == (
@@ -64,6 +67,7 @@ def test_tolerant_lookups_still_work_on_the_fast_path(world_db: Database) -> Non
     assert missing.error == "NOT_FOUND"
 
 
+@pytest.mark.both_backends  # also on a real PostgreSQL server (tests/support/postgres.py)
 def test_a_read_after_a_write_sees_the_committed_write(world_db: Database) -> None:
     tools = toolbox(world_db, guard=False)
     before = tools.call("get_reservation_details", {"reservation_id": "EHGLP3"}).result
@@ -93,6 +97,7 @@ def test_a_snapshot_sees_one_state_even_when_a_write_commits_meanwhile(
         writer.close()
 
 
+@pytest.mark.both_backends  # also on a real PostgreSQL server (tests/support/postgres.py)
 def test_reads_nested_in_the_same_thread_do_not_wait_for_themselves(world_db: Database) -> None:
     with world_db.reads() as outer:
         assert operations.get_user(world_db, "emma_kim_9957")["user_id"] == "emma_kim_9957"
@@ -114,6 +119,7 @@ def test_the_read_connection_never_writes(world_db: Database) -> None:
         assert reads.value("SELECT count(*) FROM airport") > 0
 
 
+@pytest.mark.both_backends  # also on a real PostgreSQL server (tests/support/postgres.py)
 def test_tools_can_be_called_from_several_threads_while_writing(world_db: Database) -> None:
     tools = toolbox(world_db, guard=False)
     expected = {name: tools.call(name, arguments).result for name, arguments in READS.items()}

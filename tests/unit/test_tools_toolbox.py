@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from airline_agent.domain.tau2 import export_tau2
 from airline_agent.tools.toolbox import tool_names
 from tests.support.toolbox_fixtures import toolbox
+
+# The tool tests run on SQLite and on a real PostgreSQL server (tests/support/postgres.py).
+pytestmark = pytest.mark.both_backends
 
 # The names come from the registry; test_tool_schemas_lean.py pins them against τ²'s.
 TOOLS = set(tool_names())

@@ -13,6 +13,7 @@ import typer
 if TYPE_CHECKING:
     from airline_agent.commands.serve.server import TuiServer
     from airline_agent.config import Settings
+    from airline_agent.domain.postgres import TemplateCopies
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -81,7 +82,16 @@ def serve_command(
     )
     from airline_agent.config import variable_name
 
-    database = _live_database(settings) if settings.model_configured else None
+    live = _live_database(settings) if settings.model_configured else None
+    # What each tab gets a copy of: a SQLite file, copied; or a PostgreSQL database,
+    # snapshotted now, each tab's copy a TEMPLATE copy of the snapshot.
+    database = live if isinstance(live, Path) else None
+    copies = None if live is None or isinstance(live, Path) else live
+    copied = str(database) if database is not None else None
+    if copies is not None:
+        from airline_agent.domain.db import describe
+
+        copied = describe(settings.db)
 
     # Each tab's app reads the settings as `tui` would, from its environment: the flags
     # given here, applied there (and a key is never on a command line).
@@ -90,36 +100,50 @@ def serve_command(
         for name, value in flags.items()
         if value is not None and name != "db"
     }
-    if settings.model_configured and database is None:
-        environment[variable_name("db")] = settings.db  # not SQLite: shared by every tab
-    with tempfile.TemporaryDirectory(prefix="airline-agent-serve-") as scratch:
-        tabs = TabSettings(
-            argv=(sys.executable, "-m", "airline_agent", "tui"),
-            environment=environment,
-            database=database,
-            scratch=Path(scratch),
-        )
-        server = TuiServer(
-            tabs, host=host, port=port, public_url=public_url, max_tabs=max_tabs, say=_say
-        )
-        try:
-            _run(server, settings, database)
-        except ListenError as error:
-            _fail(str(error))
+    if settings.model_configured and copied is None:
+        environment[variable_name("db")] = settings.db  # neither kind: shared by every tab
+    try:
+        with tempfile.TemporaryDirectory(prefix="airline-agent-serve-") as scratch:
+            tabs = TabSettings(
+                argv=(sys.executable, "-m", "airline_agent", "tui"),
+                environment=environment,
+                database=database,
+                scratch=Path(scratch),
+                server_copies=copies,
+            )
+            server = TuiServer(
+                tabs, host=host, port=port, public_url=public_url, max_tabs=max_tabs, say=_say
+            )
+            try:
+                _run(server, settings, copied)
+            except ListenError as error:
+                _fail(str(error))
+    finally:
+        if copies is not None:
+            _drop(copies)
 
 
-def _run(server: TuiServer, settings: Settings, database: Path | None) -> None:
+def _drop(copies: TemplateCopies) -> None:
+    from airline_agent.domain.errors import DatabaseUnavailable
+
+    try:
+        copies.close()
+    except DatabaseUnavailable as error:
+        typer.echo(f"error: {error}", err=True)
+
+
+def _run(server: TuiServer, settings: Settings, copied: str | None) -> None:
     import asyncio
 
     from airline_agent.commands.serve.server import local_url
 
     def listening(url: str) -> None:
         if server.exposed:
-            typer.echo(_warning(server, settings, database), err=True)
+            typer.echo(_warning(server, settings, copied), err=True)
         if not settings.model_configured:
             what = "offline: the scenario library, each scenario on a fresh copy of its data"
-        elif database is not None:
-            what = f"live: each tab on its own copy of {database}"
+        elif copied is not None:
+            what = f"live: each tab on its own copy of {copied}"
         else:
             what = "live: every tab on the same database"
         if server.public_url:
@@ -130,12 +154,13 @@ def _run(server: TuiServer, settings: Settings, database: Path | None) -> None:
     asyncio.run(server.listen(listening))
 
 
-def _live_database(settings: Settings) -> Path | None:
+def _live_database(settings: Settings) -> Path | TemplateCopies | None:
     """The SQLite file each tab gets a copy of (built now when it is absent, so that tabs
-    never race to build it); None for a database that is not a SQLite file."""
+    never race to build it); for a PostgreSQL database, a snapshot of it on its server
+    that each tab's copy is made from; None for a database of any other kind."""
     from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.scenarios.live import sqlite_file
-    from airline_agent.stack import open_database
+    from airline_agent.stack import open_database, session_copies
 
     try:
         database = open_database(settings.db)
@@ -144,13 +169,18 @@ def _live_database(settings: Settings) -> Path | None:
     except Exception as error:  # one clear line, never a traceback
         _fail(f"{settings.db}: cannot open the database ({_reason(error)})")
     try:
+        if database.backend == "postgresql":
+            try:
+                return session_copies(database)
+            except DatabaseUnavailable as error:
+                _fail(f"{error} (each tab gets a copy of it)")
         file = sqlite_file(database.engine.url)
         return file.resolve() if file is not None else None
     finally:
         database.close()
 
 
-def _warning(server: TuiServer, settings: Settings, database: Path | None) -> str:
+def _warning(server: TuiServer, settings: Settings, copied: str | None) -> str:
     if server.public_url and server.loopback:
         exposed = f"served at {server.public_url}, not this machine's own address"
         reach = "that URL"
@@ -159,8 +189,8 @@ def _warning(server: TuiServer, settings: Settings, database: Path | None) -> st
         reach = f"port {server.port_bound} of this machine"
     if not settings.model_configured:
         given = "fresh copies of the scenario datasets"
-    elif database is not None:
-        given = f"each tab a copy of {database}; and the model you configured, at your cost"
+    elif copied is not None:
+        given = f"each tab a copy of {copied}; and the model you configured, at your cost"
     else:
         given = f"{settings.db}, shared by every tab; and the model you configured, at your cost"
     return (

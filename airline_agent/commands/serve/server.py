@@ -11,8 +11,9 @@ What differs from textual-serve's own `Server`, and why:
   at itself.
 - Each tab is a `TabApp`: `airline-agent tui` run directly (no shell), its settings in its
   environment (a key never on a command line, where `ps` shows it), live on a copy of the
-  database of its own. Closing the tab asks the app to quit and ends it if it has not
-  within a few seconds: textual-serve waits for ever.
+  database of its own (on a PostgreSQL server: a TEMPLATE copy of the snapshot the
+  command took, dropped with the tab). Closing the tab asks the app to quit and ends it
+  if it has not within a few seconds: textual-serve waits for ever.
 - Listening is ours (`listen`): a port in use or a host that is not this machine's is one
   line, port 0 takes any free port, and what is printed is the address bound.
 """
@@ -30,7 +31,7 @@ import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import aiohttp_jinja2
@@ -38,7 +39,11 @@ from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.scenarios.live import copy_sqlite
+
+if TYPE_CHECKING:
+    from airline_agent.domain.postgres import TemplateCopies
 
 PAGE = Path(__file__).resolve().parent / "page"
 QUIT_SECONDS = 5.0  # an app asked to quit that still runs then is sent SIGTERM…
@@ -58,6 +63,8 @@ class TabSettings:
     environment: Mapping[str, str]  # settings for the app, added to the server's environment
     database: Path | None  # live: the SQLite file each tab gets a copy of; None: no copy
     scratch: Path  # where the copies are made (removed with the server)
+    # Live on PostgreSQL: the snapshot each tab's TEMPLATE copy is made from (and dropped).
+    server_copies: TemplateCopies | None = None
 
 
 class TabApp(AppService):
@@ -68,6 +75,7 @@ class TabApp(AppService):
         self.number = number
         self.settings = settings
         self.folder: Path | None = None  # this tab's own files (its database copy)
+        self.server_copy: str | None = None  # its own database on a PostgreSQL server
         self._stopping: asyncio.Task[None] | None = None
 
     @property
@@ -75,6 +83,9 @@ class TabApp(AppService):
         return self._process.pid if self._process is not None else None
 
     async def start(self, width: int, height: int) -> None:
+        copies = self.settings.server_copies
+        if copies is not None:
+            self.server_copy = await asyncio.to_thread(copies.copy, f"tab_{self.number}")
         if self.settings.database is not None:
             self.folder = self.settings.scratch / f"tab-{self.number}"
             self.folder.mkdir()
@@ -91,6 +102,8 @@ class TabApp(AppService):
         environment.update(self.settings.environment)
         if self.folder is not None:
             environment["AIRLINE_AGENT_DB"] = str(self._copy)
+        if self.server_copy is not None:
+            environment["AIRLINE_AGENT_DB"] = self.server_copy
         return environment
 
     async def _open_app_process(
@@ -141,6 +154,11 @@ class TabApp(AppService):
         finally:
             if self.folder is not None:
                 await asyncio.to_thread(shutil.rmtree, self.folder, True)
+            copies = self.settings.server_copies
+            if self.server_copy is not None and copies is not None:
+                # A server that went away: the serve command's end tries again, says so.
+                with contextlib.suppress(DatabaseUnavailable):
+                    await asyncio.to_thread(copies.discard, self.server_copy)
 
 
 async def _ends_within(process: asyncio.subprocess.Process, seconds: float) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlmodel import Session
 
 from airline_agent.domain.errors import NotFound
@@ -71,10 +71,24 @@ def require(reads: Reads, column: IdColumn, key: str, what: str) -> str:
     return found
 
 
+# PostgreSQL: the transaction-level advisory lock that makes new reservation ids one at a
+# time (any fixed 64-bit number; this one spells "airline!"). SQLite needs none: its
+# write lock is the whole database.
+RESERVATION_IDS_LOCK = 0x6169726C696E6521
+
+
 def next_reservation_id(
     taken: Iterable[str] | None = None, *, session: Session | None = None
 ) -> str:
-    """HATHAT, HATHAU, HATHAV, … (base-26 letters): the first one not yet used."""
+    """HATHAT, HATHAU, HATHAV, … (base-26 letters): the first one not yet used.
+
+    In a write transaction on PostgreSQL, bookings first take RESERVATION_IDS_LOCK (held
+    until they commit), so two of them never pick the same id, and ids follow commit
+    order as on SQLite."""
+    if session is not None and session.get_bind().dialect.name == "postgresql":
+        session.connection().execute(
+            text("SELECT pg_advisory_xact_lock(:key)"), {"key": RESERVATION_IDS_LOCK}
+        )
     candidate = FIRST_RESERVATION_ID
     used = set(taken or ())
     while True:

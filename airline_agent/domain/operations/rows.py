@@ -4,7 +4,8 @@
 IMMEDIATE`), so everything read here is current until the commit and a change computed
 from it (seats left, a gift card's balance, the next id) cannot be lost to a concurrent
 writer. On databases with row locks the rows are also read `FOR UPDATE` (what the write
-changes) or `FOR SHARE` (what the guard's decision only reads: the schedule), so no other
+changes or may change: a flight's date, whose seats a booking or a change takes) or `FOR
+SHARE` (what the guard's decision only reads: a flight's route and times), so no other
 transaction changes them before this one commits.
 
 The tool guard reads its facts here too, in the same transaction as the write it decides
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import select, tuple_
 from sqlmodel import Session
 
 from airline_agent.domain.errors import Conflict, InvalidArguments, NotFound
@@ -158,14 +159,16 @@ def schedule(session: Session, flights: Sequence[FlightRef]) -> list[SegmentFact
     change's new flights by."""
     reads = in_transaction(session)
     lock = _share_locks(session)
+    numbers = [resolve(reads, FLIGHT_NUMBER, ref.flight_number) for ref in flights]
+    if _row_locks(session):
+        _lock_flight_dates(session, numbers, flights)
     facts = []
-    for ref in flights:
-        number = resolve(reads, FLIGHT_NUMBER, ref.flight_number)
+    for ref, number in zip(flights, numbers, strict=True):
         flight = None if number is None else session.get(Flight, number, with_for_update=lock)
         if flight is None:
             facts.append(SegmentFacts(ref.flight_number, ref.date, None, None, None, None))
             continue
-        day = session.get(FlightDate, (flight.flight_number, ref.date), with_for_update=lock)
+        day = session.get(FlightDate, (flight.flight_number, ref.date))
         facts.append(
             SegmentFacts(
                 flight.flight_number,
@@ -177,3 +180,23 @@ def schedule(session: Session, flights: Sequence[FlightRef]) -> list[SegmentFact
             )
         )
     return facts
+
+
+def _lock_flight_dates(
+    session: Session, numbers: Sequence[str | None], flights: Sequence[FlightRef]
+) -> None:
+    """Lock the flights' dates `FOR UPDATE` before the decision reads them, in one order
+    (flight number, date) for every writer: a booking or a change decided on them then
+    updates them without upgrading a shared lock (two writers holding FOR SHARE on one
+    row and both asking for FOR UPDATE is a deadlock), and writers of the same flights
+    queue instead of deadlocking."""
+    keys = sorted({(n, ref.date) for n, ref in zip(numbers, flights, strict=True) if n})
+    if keys:
+        query = (
+            select(FlightDate)
+            .where(tuple_(FlightDate.flight_number, FlightDate.date).in_(keys))
+            .order_by(FlightDate.flight_number, FlightDate.date)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        )
+        list(session.scalars(query))
