@@ -16,7 +16,11 @@ Every such file is written to a temporary file beside its target and renamed int
 
 An existing regular file is replaced only when the policy allows it: `--force` on the
 commands, a "yes" at the prompt in a terminal. Without that, even a file that appears
-while the run goes on is kept (the rename into place refuses to replace it).
+while the run goes on is kept (the rename into place refuses to replace it). An output
+that is itself a database (`replay --stop-at N --db OUT`: `databases_replaceable`) may
+replace another SQLite database the same way, when it is none of the protected ones
+and no -wal, -shm or -journal beside it says it may be open (a stale log beside the new
+file would be read into it).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ class OutputPolicy:
     protected: dict[Path, str] = field(default_factory=dict)
     databases: tuple[Path, ...] = ()
     approved: frozenset[Path] = frozenset()
+    databases_replaceable: bool = False  # the output is a database (see the docstring)
 
     @classmethod
     def for_run(
@@ -108,7 +113,13 @@ class OutputPolicy:
         if not stat.S_ISREG(found.st_mode):
             raise OutputRefused(path, f"is {file_kind(found.st_mode)}, not a regular file")
         if _holds_sqlite(path):
-            raise OutputRefused(path, "holds an SQLite database; nothing is written over it")
+            if not self.databases_replaceable:
+                raise OutputRefused(path, "holds an SQLite database; nothing is written over it")
+            in_use = [p.name for p in _companions(path) if p.exists()]
+            if in_use:
+                raise OutputRefused(
+                    path, f"is a database that may be open ({', '.join(in_use)} beside it)"
+                )
         if not self.may_replace(path):
             raise OutputRefused(path, "already exists", exists=True)
 
@@ -141,6 +152,12 @@ class OutputPolicy:
         for path, text in files:
             self._write(path, text.encode("utf-8"))
         return [path for path, _ in files]
+
+    def write_bytes(self, path: Path, data: bytes) -> Path:
+        """Write `data` to `path` as the policy allows; returns `path`."""
+        self.check(path)
+        self._write(path, data)
+        return path
 
     def _write(self, path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -184,6 +201,10 @@ def _link_new(temporary: Path, path: Path) -> None:
         if os.path.lexists(path):
             raise OutputRefused(path, "already exists", exists=True) from None
         os.replace(temporary, path)
+
+
+def _companions(path: Path) -> list[Path]:
+    return [path.with_name(path.name + suffix) for suffix in _COMPANIONS]
 
 
 def _resolved(path: Path) -> Path:

@@ -7,12 +7,16 @@ Every front end gets its stack here — the chat REPL and the TUI's live mode
 reference end states), `call` (`tool_caller`), `seed` and `export` (`build_database`,
 `open_existing_database`), and the MCP server's sessions (`session_tool_caller` over
 `private_copy`, a copy from `session_copies` on PostgreSQL, or the shared database) — so a
-change to how the parts fit together is made once. Heavy modules (sqlmodel, openai, the
+change to how the parts fit together is made once. With `debug=True` a stack also
+gets the debugger (agent/debugger.py): breakpoints, holds and forks, whose branches'
+databases are copies this module opens (`BranchCopies`). Heavy modules (sqlmodel, openai, the
 loop) are imported inside the builders: importing this module costs nothing at start-up.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend, ScriptedBackend, ScriptedResponse
+    from airline_agent.agent.debugger import Debugger
     from airline_agent.agent.loop import AgentSession, LoopOptions
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
@@ -110,10 +115,13 @@ def toolbox(
 @dataclass
 class Stack:
     """A running agent: its session (and through it the backend and toolbox) and the
-    database it owns. `close` releases the database; `aclose` the backend too."""
+    database it owns; with `debug=True` its debugger, whose current branch the session
+    works on (`toolbox` is that branch's; `database` stays the stack's own). `close`
+    releases the database and every branch's copy; `aclose` the backend too."""
 
     database: Database
     session: AgentSession
+    debugger: Debugger | None = None
 
     @property
     def toolbox(self) -> Toolbox:
@@ -124,6 +132,8 @@ class Stack:
         return self.session.backend
 
     def close(self) -> None:
+        if self.debugger is not None:
+            self.debugger.close()
         self.database.close()
 
     async def aclose(self) -> None:
@@ -133,6 +143,76 @@ class Stack:
         self.close()
 
 
+class BranchCopies:
+    """The debugger's databases (agent/debugger.py `BranchDatabases`): copies of a SQLite
+    database in a temporary folder of their own, each opened as `open_existing_database`
+    opens one and given tools like the stack's. Removed with the folder on `close`."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="airline-agent-branches-"))
+        self._made = 0
+
+    def _new_file(self, what: str) -> Path:
+        self._made += 1
+        return self.folder / f"{what}-{self._made}.db"
+
+    def snapshot(self, toolbox: Toolbox) -> Path:
+        """A whole copy (SQLite's backup API: taken while the database is open)."""
+        from airline_agent.scenarios.live import copy_sqlite
+
+        target = self._new_file("start")
+        copy_sqlite(_sqlite_source(toolbox.database), target)
+        return target
+
+    def copy(self, source: Path | Toolbox, like: Toolbox) -> Toolbox:
+        from airline_agent.scenarios.live import copy_sqlite
+        from airline_agent.tools.toolbox import Toolbox
+
+        target = self._new_file("branch")
+        if isinstance(source, Path):
+            shutil.copyfile(source, target)  # a snapshot of ours, closed: a plain copy
+        else:
+            copy_sqlite(_sqlite_source(source.database), target)
+        database = open_existing_database(target)
+        return Toolbox(database, clock=like.clock, guard=like.guard, scrub=like.scrub)
+
+    def replaying(self, toolbox: Toolbox) -> Toolbox:
+        from airline_agent.tools.toolbox import Toolbox
+
+        return Toolbox(toolbox.database, clock=toolbox.clock, guard=False, scrub=toolbox.scrub)
+
+    def discard(self, toolbox: Toolbox) -> None:
+        from airline_agent.domain.sqlite_files import remove_database_files
+
+        toolbox.database.close()
+        sqlite_file = toolbox.database.sqlite_file
+        if sqlite_file is not None and sqlite_file.path.parent == self.folder:
+            remove_database_files(sqlite_file.path)
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _sqlite_source(database: Database) -> Path:
+    from airline_agent.agent.debugger import ForkFailed
+
+    if database.sqlite_file is None:
+        raise ForkFailed(
+            f"{database.location} is not a SQLite file: it cannot be copied, so this "
+            "conversation cannot be forked"
+        )
+    return database.sqlite_file.path
+
+
+def _debugged(stack: Stack) -> Stack:
+    """The stack with a debugger attached (a new conversation begins on branch 1)."""
+    from airline_agent.agent.debugger import Debugger
+
+    stack.debugger = Debugger(stack.session, BranchCopies())
+    stack.session.debug_with(stack.debugger)
+    return stack
+
+
 def live_stack(
     settings: Settings,
     *,
@@ -140,12 +220,13 @@ def live_stack(
     guard: bool | None = None,
     database: Database | None = None,
     backend: ChatBackend | None = None,
+    debug: bool = False,
 ) -> Stack:
     """The agent over an OpenAI-compatible server (chat, the TUI's live mode).
 
     `database`: one already open (else the settings' database, opened or built);
-    `backend`: one to keep (the TUI keeps its client across a reset). Raises
-    BackendConfigError or DatabaseUnavailable, each one plain sentence."""
+    `backend`: one to keep (the TUI keeps its client across a reset); `debug`: with the
+    debugger. Raises BackendConfigError or DatabaseUnavailable, each one plain sentence."""
     from airline_agent.agent.backends import OpenAIBackend
     from airline_agent.agent.loop import AgentSession, LoopOptions
 
@@ -154,7 +235,8 @@ def live_stack(
     guard = settings.guard if guard is None else guard
     tools = toolbox(database, now=settings.now, guard=guard, settings=settings)
     session = AgentSession(backend, tools, LoopOptions.from_settings(settings), customer=customer)
-    return Stack(database, session)
+    stack = Stack(database, session)
+    return _debugged(stack) if debug else stack
 
 
 @dataclass
@@ -214,8 +296,10 @@ def scripted_stack(
     guard: bool = True,
     customer: str | None = None,
     responses: Iterable[ScriptedResponse] = (),
+    debug: bool = False,
 ) -> Stack:
-    """The real loop and tools with a scripted model (replay, playback, τ² runs)."""
+    """The real loop and tools with a scripted model (replay, playback, τ² runs);
+    `debug`: with the debugger."""
     from airline_agent.agent.backends import ScriptedBackend
     from airline_agent.agent.loop import AgentSession
 
@@ -227,12 +311,16 @@ def scripted_stack(
     backend = ScriptedBackend(responses, model=options.model or "scripted", created=created)
     # A script has no network to stall: no watch for silences (it costs a task a request).
     options = replace(options, stall_notice=None)
-    return Stack(database, AgentSession(backend, tools, options, customer=customer))
+    stack = Stack(database, AgentSession(backend, tools, options, customer=customer))
+    return _debugged(stack) if debug else stack
 
 
-def scenario_stack(scenario: Scenario, database: Database, *, stream: bool = False) -> Stack:
+def scenario_stack(
+    scenario: Scenario, database: Database, *, stream: bool = False, debug: bool = False
+) -> Stack:
     """A scenario's stack: its settings (clock, guard, approvals, limits, customer) over
-    `database`, a fresh copy of its dataset; the script is loaded turn by turn."""
+    `database`, a fresh copy of its dataset; the script is loaded turn by turn. `debug`:
+    with the debugger."""
     from airline_agent.agent.loop import LoopOptions
 
     settings = scenario.settings
@@ -245,7 +333,12 @@ def scenario_stack(scenario: Scenario, database: Database, *, stream: bool = Fal
         retries=0,
     )
     return scripted_stack(
-        database, options, now=settings.now, guard=settings.guard, customer=scenario.customer
+        database,
+        options,
+        now=settings.now,
+        guard=settings.guard,
+        customer=scenario.customer,
+        debug=debug,
     )
 
 

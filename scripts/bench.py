@@ -3,7 +3,7 @@
 
     .venv/bin/python scripts/bench.py            # every part
     .venv/bin/python scripts/bench.py writes     # one part: domain writes loop replay eval
-                                                 # tui prompt mcp postgres
+                                                 # tui prompt mcp postgres debugger
     .venv/bin/python scripts/bench.py --quick    # fewer repetitions, smaller scales
 
 Prints a table: median (p10–p90) of ours and of the baseline, the ratio, the target and
@@ -22,7 +22,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks.common import Row
 
-PARTS = ("domain", "writes", "loop", "replay", "eval", "tui", "prompt", "mcp", "postgres")
+PARTS = (
+    "domain",
+    "writes",
+    "loop",
+    "replay",
+    "eval",
+    "tui",
+    "prompt",
+    "mcp",
+    "postgres",
+    "debugger",
+)
 
 
 def print_table(rows: list[Row]) -> None:

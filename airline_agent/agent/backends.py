@@ -2,8 +2,9 @@
 
 A backend takes the exact request body the loop built and yields the reply's pieces as
 they arrive (text, reasoning, tool-call deltas; only when streaming), then one
-`ModelReply`. Failures are raised (openai exceptions or `BackendError`s) and classified
-by the loop with `agent.errors.classify`.
+`ModelReply`. A body you edited at the debugger comes with `wire`, the bytes to send as
+they are (the body is then their parsed value). Failures are raised (openai exceptions or
+`BackendError`s) and classified by the loop with `agent.errors.classify`.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ class ChatBackend(Protocol):
     model: str
     base_url: str | None
 
-    def reply(self, body: dict[str, Any]) -> AsyncIterator[Piece | ModelReply]: ...
+    def reply(
+        self, body: dict[str, Any], wire: bytes | None = None
+    ) -> AsyncIterator[Piece | ModelReply]: ...
 
 
 class BackendConfigError(ValueError):
@@ -117,7 +120,9 @@ class ScriptedBackend:
     def remaining(self) -> int:
         return len(self._queue)
 
-    async def reply(self, body: dict[str, Any]) -> AsyncIterator[Piece | ModelReply]:
+    async def reply(
+        self, body: dict[str, Any], wire: bytes | None = None
+    ) -> AsyncIterator[Piece | ModelReply]:
         self.requests.append(body)
         if not self._queue:
             raise ScriptExhausted(
@@ -209,12 +214,13 @@ class OpenAIBackend:
             timeout=settings.timeout,
         )
 
-    async def reply(self, body: dict[str, Any]) -> AsyncIterator[Piece | ModelReply]:
-        create = self.client.chat.completions.create
+    async def reply(
+        self, body: dict[str, Any], wire: bytes | None = None
+    ) -> AsyncIterator[Piece | ModelReply]:
         if not body.get("stream"):
-            yield reply_from_completion(await create(**body))
+            yield reply_from_completion(await self._create(body, wire))
             return
-        stream = await create(**body)
+        stream = await self._create(body, wire)
         response = getattr(stream, "response", None)
         content_type = str(getattr(response, "headers", {}).get("content-type") or "")
         if response is not None and "event-stream" not in content_type.lower():
@@ -237,6 +243,23 @@ class OpenAIBackend:
             if close is not None:
                 await close()
         yield assembler.finish()
+
+    async def _create(self, body: dict[str, Any], wire: bytes | None) -> Any:
+        """The client's call: with the body's fields, or (`wire`) those bytes as they are,
+        through the same client (its base URL, key, headers, timeout and errors)."""
+        if wire is None:
+            return await self.client.chat.completions.create(**body)
+        from openai import AsyncStream
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        return await self.client.post(
+            "/chat/completions",
+            cast_to=ChatCompletion,
+            content=wire,
+            options={"security": {"bearer_auth": True}},
+            stream=bool(body.get("stream")),
+            stream_cls=AsyncStream[ChatCompletionChunk],
+        )
 
     async def aclose(self) -> None:
         close = getattr(self.client, "close", None)

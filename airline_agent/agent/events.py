@@ -17,8 +17,13 @@ from airline_agent.tools.outcome import RowChange
 if TYPE_CHECKING:
     from airline_agent.agent.raw_response import RawResponse
 
-# Who produced a piece of the conversation (the seed article's table).
-Producer = Literal["developer", "customer", "model", "framework", "api"]
+# Who produced a piece of the conversation (the seed article's table); "you": the person
+# at the debugger, who edited a request body or a tool call's arguments before it went on.
+Producer = Literal["developer", "customer", "model", "framework", "api", "you"]
+
+# Why the loop holds before a step (agent/debugger.py's breakpoints): stepping, before every
+# request, before a write tool, after a grounding finding, after an error result.
+HoldReason = Literal["step", "request", "write", "finding", "error"]
 
 
 @dataclass(frozen=True)
@@ -94,9 +99,88 @@ def received_message(
 
 
 @dataclass(frozen=True)
+class RequestEdit:
+    """A request body you changed at the debugger before it was sent: the body as the
+    framework assembled it (as the client sends it: `extra_body` merged in), the body as
+    you left it, and the bytes that went on the wire (exactly yours)."""
+
+    request: int
+    original: dict[str, Any]
+    edited: dict[str, Any]
+    wire: bytes = field(repr=False)
+    by: Producer = "you"
+
+    def changed_messages(self) -> tuple[int, ...]:
+        """The positions of the edited body's messages that are not the original's (the
+        trace labels them "you")."""
+        before = self.original.get("messages") or []
+        after = self.edited.get("messages") or []
+        return tuple(
+            position
+            for position, message in enumerate(after)
+            if position >= len(before) or before[position] != message
+        )
+
+    def diff(self) -> str:
+        """The original against the edited body, as a unified diff of indented JSON."""
+        return _json_diff(self.original, self.edited, f"request #{self.request}")
+
+
+@dataclass(frozen=True)
+class ArgumentsEdit:
+    """A tool call's arguments you changed at the debugger before it ran: the model's call
+    stays in the history as it was sent; the tool ran with `edited`."""
+
+    request: int
+    call_id: str
+    name: str
+    original: str  # the arguments as the model sent them
+    edited: str  # as they ran
+    by: Producer = "you"
+
+    def diff(self) -> str:
+        return _json_diff(_loaded(self.original), _loaded(self.edited), f"{self.name} arguments")
+
+
+def _loaded(text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text  # the model's malformed arguments, shown as the text they were
+
+
+def _json_diff(original: Any, edited: Any, what: str) -> str:
+    import difflib
+    import json
+
+    def lines(value: Any) -> list[str]:
+        text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+        return text.splitlines(keepends=True)
+
+    return "".join(
+        difflib.unified_diff(
+            lines(original), lines(edited), f"{what} (original)", f"{what} (edited: you)"
+        )
+    )
+
+
+@dataclass(frozen=True)
 class TurnStarted:
     turn: int  # 1-based index of the turn in the conversation
     user_text: str
+    # The step it is: the customer's message appended (agent/steps.py numbers the steps).
+    step: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class TurnResumed:
+    """A turn that a fork cut in the middle goes on (`AgentSession.resume_turn`), after
+    step `step` of the conversation: its open tool calls are answered, then requests go on."""
+
+    turn: int
+    step: int
 
 
 @dataclass(frozen=True)
@@ -112,6 +196,10 @@ class RequestSent:
     # The fixed prefix (system message + tools): its size in tokens, and whether it is
     # byte-identical to the previous request's (prompt caches hit only then).
     prefix: PrefixInfo | None = None
+    step: int = field(default=0, compare=False)
+    # You edited the body at the debugger: what was sent is `edit.wire`, byte for byte
+    # (`messages`, `tools` and `params` above are the edited body's).
+    edit: RequestEdit | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -164,6 +252,7 @@ class AssistantMessage:
     # A scripted reply: no network, so `latency_ms` times only the loop and the front end
     # taking its events (a paced playback's pauses included): show "scripted" instead.
     scripted: bool = False
+    step: int = field(default=0, compare=False)
 
     def as_received(self) -> dict[str, Any]:
         return received_message(self.content, self.tool_calls, self.reasoning)
@@ -236,11 +325,158 @@ class ApprovalRequested:
 
 
 @dataclass(frozen=True)
+class RequestRelease:
+    """How a held request goes on: as assembled, or as you edited it."""
+
+    edited: dict[str, Any] | None = None  # None: sent as assembled
+    wire: bytes | None = field(default=None, repr=False)  # the edited body, byte for byte
+
+
+@dataclass(frozen=True)
+class RequestHeld:
+    """The next request, assembled and not sent (a breakpoint, or stepping): nothing
+    reaches the server until the consumer answers with `send(…)` (or `go()`); the loop
+    waits for it after yielding."""
+
+    turn: int
+    request: int  # the number it will have
+    step: int  # the step it will be
+    body: dict[str, Any]  # exactly what the framework would send
+    reasons: tuple[HoldReason, ...]
+    release: asyncio.Future[RequestRelease] = field(compare=False, repr=False)
+
+    @property
+    def next(self) -> str:
+        return f"send request #{self.request}"
+
+    def text(self) -> str:
+        """The body as an editor shows it: indented JSON, as the client sends it."""
+        from airline_agent.agent.edits import body_text
+
+        return body_text(self.body)
+
+    def problems(self, edited: str | dict[str, Any]) -> list[str]:
+        """Why `edited` would be refused as this request's body ([]: it would be sent)."""
+        from airline_agent.agent.edits import body_problems
+
+        return body_problems(edited)
+
+    def send(self, edited: str | dict[str, Any] | None = None) -> None:
+        """Send it as assembled (None), or `edited`: JSON text goes on the wire byte for
+        byte, a body as the client would encode it. A body that is not a Chat Completions
+        body raises `edits.EditRefused`, saying why, and nothing is sent."""
+        from airline_agent.agent.edits import checked_body, wire_form
+
+        release = RequestRelease()
+        if edited is not None:
+            body, wire = checked_body(edited)
+            if body != wire_form(self.body):
+                release = RequestRelease(body, wire)
+        if not self.release.done():
+            self.release.set_result(release)
+
+    def go(self) -> None:
+        self.send()
+
+
+@dataclass(frozen=True)
+class CallRelease:
+    """How a held tool call goes on: with the model's arguments, or with yours."""
+
+    arguments: str | None = None  # None: the model's
+
+
+@dataclass(frozen=True)
+class ToolCallHeld:
+    """The next tool call, not run yet (a breakpoint, or stepping): it runs when the
+    consumer answers with `run(…)` (or `go()`). `refusal` is the error code it will be
+    answered with instead of running (declined, writes switched off, over the limit,
+    unusable arguments); its arguments can be edited when it runs, or when they were
+    unusable. An edited write is asked about again when approvals are asked."""
+
+    request: int
+    step: int  # the step it will be
+    call: ToolCall  # as the model sent it (with the framework's id where it gave none)
+    write: bool
+    refusal: str | None
+    reasons: tuple[HoldReason, ...]
+    release: asyncio.Future[CallRelease] = field(compare=False, repr=False)
+
+    @property
+    def editable(self) -> bool:
+        return self.refusal in (None, "INVALID_ARGUMENTS")
+
+    @property
+    def next(self) -> str:
+        what = f"{self.call.name or '(no name)'} ({self.call.call_id})"
+        if self.refusal is None:
+            return f"run {what}"
+        return f"answer {what} without running it: {self.refusal}"
+
+    def text(self) -> str:
+        """The arguments as an editor shows them: indented JSON (or the model's text)."""
+        from airline_agent.agent.edits import arguments_text
+
+        return arguments_text(self.call.arguments)
+
+    def problems(self, edited: str | dict[str, Any]) -> list[str]:
+        from airline_agent.agent.edits import arguments_problems
+
+        if not self.editable:
+            return [f"this call is not run ({self.refusal}): its arguments cannot be edited"]
+        return arguments_problems(edited)
+
+    def run(self, edited: str | dict[str, Any] | None = None) -> None:
+        """Run it with the model's arguments (None) or with `edited` (a JSON object, as
+        text or as a dict). Arguments that are no JSON object, or an edit of a call that
+        is not run, raise `edits.EditRefused`, saying why, and nothing runs."""
+        from airline_agent.agent.edits import EditRefused, checked_arguments
+
+        release = CallRelease()
+        if edited is not None:
+            problems = self.problems(edited)
+            if problems:
+                raise EditRefused(problems)
+            text = checked_arguments(edited)
+            if text != self.call.arguments:
+                release = CallRelease(text)
+        if not self.release.done():
+            self.release.set_result(release)
+
+    def go(self) -> None:
+        self.run()
+
+
+@dataclass(frozen=True)
+class TurnEndHeld:
+    """The turn is about to end, held for a finding or an error result of its last steps
+    (breakpoints): it ends when the consumer answers with `go()`."""
+
+    turn: int
+    step: int  # its last step
+    reasons: tuple[HoldReason, ...]
+    release: asyncio.Future[None] = field(compare=False, repr=False)
+
+    @property
+    def next(self) -> str:
+        return f"end turn {self.turn}"
+
+    def go(self) -> None:
+        if not self.release.done():
+            self.release.set_result(None)
+
+
+# The loop's holds: each waits for its `go()` (or an edit) before the step it names.
+Held = RequestHeld | ToolCallHeld | TurnEndHeld
+
+
+@dataclass(frozen=True)
 class ToolStarted:
     call_id: str
     name: str
     arguments: dict[str, Any] | None  # None when the JSON could not be parsed
-    raw_arguments: str
+    raw_arguments: str  # as it runs: the model's text, or yours (`edit`)
+    edit: ArgumentsEdit | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -255,6 +491,10 @@ class ToolFinished:
     elapsed_ms: float
     changes: tuple[RowChange, ...] = ()
     producer: Producer = "framework"
+    # The step it is: the call run by the framework (or answered without running), its
+    # result appended under its tool_call_id.
+    step: int = field(default=0, compare=False)
+    edit: ArgumentsEdit | None = field(default=None, compare=False)  # it ran with your arguments
 
 
 @dataclass(frozen=True)
@@ -350,6 +590,8 @@ class TurnFinished:
 
 AgentEvent = (
     TurnStarted
+    | TurnResumed
+    | RequestHeld
     | RequestSent
     | TextDelta
     | ReasoningDelta
@@ -359,6 +601,7 @@ AgentEvent = (
     | ToolCallsRecovered
     | UsageReported
     | ApprovalRequested
+    | ToolCallHeld
     | ToolStarted
     | ToolFinished
     | CustomerBound
@@ -367,5 +610,6 @@ AgentEvent = (
     | ResponseStalled
     | RetryScheduled
     | ErrorOccurred
+    | TurnEndHeld
     | TurnFinished
 )

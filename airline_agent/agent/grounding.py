@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from airline_agent.agent import grounding_values as values
 from airline_agent.agent.claims import IMPOSSIBLE, RULES, backing, claimed_actions
@@ -174,6 +174,51 @@ class Evidence:
         _tally(self._ran, (name,), 1)
         _tally(self._succeeded, (name,) if ok else (), 1)
 
+    def __len__(self) -> int:
+        """How many texts the conversation gave so far (the rules not counted)."""
+        return len(self._texts)
+
+    def prefix(self, count: int) -> Evidence:
+        """A new Evidence of the same rules and the first `count` texts (as they were read:
+        nothing is read again), for a conversation forked when it had given them."""
+        copy = Evidence()
+        copy._rule_tokens, copy._rule_dates = self._rule_tokens, self._rule_dates
+        copy._rule_times, copy._rule_figures = self._rule_times, self._rule_figures
+        for text, read, call in zip(
+            self._texts[:count], self._found[:count], self._calls[:count], strict=True
+        ):
+            copy._texts.append(text)
+            copy._found.append(read)
+            copy._calls.append(call)
+            copy._count(read, 1)
+            if call is not None:
+                name, ok = call
+                _tally(copy._ran, (name,), 1)
+                _tally(copy._succeeded, (name,) if ok else (), 1)
+        return copy
+
+    @classmethod
+    def of_history(cls, history: Iterable[dict[str, Any]]) -> Evidence:
+        """What a history gives, read whole: its system messages are the rules, its
+        customer messages and tool results the texts (a tool result that is an error
+        result counts as a call that did not succeed). For a history you edited at the
+        debugger: the model was given what it holds now."""
+        messages = list(history)
+        names: dict[str, str] = {}
+        for message in messages:
+            for call in message.get("tool_calls") or ():
+                if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                    names[str(call.get("id"))] = str(call["function"].get("name") or "")
+        evidence = cls(rules=[_text_of(m) for m in messages if m.get("role") == "system"])
+        for message in messages:
+            text = _text_of(message)
+            if message.get("role") == "user":
+                evidence.add(text)
+            elif message.get("role") == "tool":
+                name = names.get(str(message.get("tool_call_id")), "")
+                evidence.add_tool_result(name, text, ok=not _is_error_result(text))
+        return evidence
+
     def pop(self) -> str:
         """Take back the latest text (a message the model never answered)."""
         self._count(self._found.pop(), -1)
@@ -216,6 +261,26 @@ class Evidence:
 
     def succeeded(self, names: Iterable[str]) -> bool:
         return any(name in self._succeeded for name in names)
+
+
+def _is_error_result(text: str) -> bool:
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "error" in value
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    """A message's content as text (the text parts of a list of parts, joined)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
 
 
 def ground_reply(

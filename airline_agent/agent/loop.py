@@ -6,29 +6,37 @@ limit is reached, or a failure cannot be recovered from.
 history it keeps is always a valid Chat Completions history (agent/history.py): after an
 error, a cancellation or a limit, every tool call is answered exactly once, so the next
 turn — or the same turn sent again — works. A conversation's state (who it acts for,
-what it changed, history, usage) is one `Conversation`; the session holds what outlives
-conversations: the backend, the toolbox, the options and the customer it starts with.
+what it changed, history, usage, the open turn) is one `Conversation`; the session holds
+what outlives conversations: the backend, the toolbox, the options and the customer it
+starts with.
+
+With a debugger attached (agent/debugger.py, built by the stack), the loop holds where
+its breakpoints say — before a request is sent, before a tool call runs, before a turn
+ends after a finding or an error — and waits for the consumer, which may edit the
+request body or the call's arguments; every step is numbered and checkpointed
+(agent/steps.py). Without one, nothing of that runs: the loop is what it was.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent import history as hist
 from airline_agent.agent import texts
-from airline_agent.agent.conversation import Conversation
+from airline_agent.agent.conversation import Conversation, TurnProgress
 from airline_agent.agent.events import (
     AgentEvent,
+    ArgumentsEdit,
     AssistantMessage,
     GroundingWarning,
     LimitReached,
     ToolCall,
     ToolCallsRecovered,
-    TurnEnd,
     TurnFinished,
+    TurnResumed,
     TurnStarted,
     Usage,
     UsageReported,
@@ -41,8 +49,8 @@ from airline_agent.agent.requests import Answered, request_body, send_request
 from airline_agent.agent.streaming import ModelReply
 from airline_agent.agent.text_tool_calls import recovered_calls
 from airline_agent.agent.tool_round import (
+    Plan,
     answer_calls,
-    answer_without_running,
     ask_approval,
     own_call_ids,
     plan_calls,
@@ -52,23 +60,14 @@ from airline_agent.agent.usage import add_cost
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
+    from airline_agent.agent.debugger import Debugger
     from airline_agent.tools.toolbox import Toolbox
 
-__all__ = ["AgentSession", "ApprovalPolicy", "LoopOptions"]
+__all__ = ["AgentSession", "ApprovalPolicy", "LoopOptions", "NothingToResume"]
 
 
-@dataclass
-class _Turn:
-    """One turn's running totals, and why it ended."""
-
-    number: int
-    start: int  # the history's length before the customer's message
-    reason: TurnEnd = "cancelled"
-    usage: Usage = field(default_factory=Usage)
-    cost: float | None = None
-    requests: int = 0
-    tool_calls_run: int = 0
-    over_limit: bool = False  # a reply of this turn already went past the tool-call limit
+class NothingToResume(RuntimeError):
+    """`resume_turn` on a conversation whose last turn was not cut by a fork."""
 
 
 class AgentSession:
@@ -90,6 +89,7 @@ class AgentSession:
         self._tool_names = frozenset(toolbox.names())
         # Across conversations too: "unchanged" compares with the request sent before.
         self.prefix_tracker = PrefixTracker()
+        self.debugger: Debugger | None = None  # attached by the stack (`debug_with`)
         token_counter()  # load the tokenizer now (the TUI builds sessions off its loop)
         self.new_conversation()
 
@@ -111,7 +111,16 @@ class AgentSession:
             style=self.options.prompt,
         )
         self.conversation = Conversation.start(prompt, self.customer)
+        if self.debugger is not None:
+            self.conversation.keep_timeline()
+            self.debugger.conversation_started(self.conversation)
         return self.conversation
+
+    def debug_with(self, debugger: Debugger) -> None:
+        """Hold where `debugger`'s breakpoints say and keep every step (a new
+        conversation begins: its timeline starts at step 0)."""
+        self.debugger = debugger
+        self.new_conversation()
 
     @property
     def history(self) -> list[dict[str, Any]]:
@@ -139,20 +148,91 @@ class AgentSession:
 
     # -- the turn -----------------------------------------------------------------------
 
-    async def run_turn(self, user_text: str) -> AsyncIterator[AgentEvent]:
+    def run_turn(self, user_text: str) -> AsyncIterator[AgentEvent]:
+        """The turn of the customer's message `user_text`: its events, to its end. A turn
+        a fork cut in the middle is closed first (its open calls answered "interrupted",
+        a `TurnFinished(cancelled)` said for it)."""
+        events = self._turn(user_text)
+        return events if self.debugger is None else self.debugger.watch(events)
+
+    def resume_turn(self) -> AsyncIterator[AgentEvent]:
+        """The turn a fork cut in the middle, going on where it was cut: its calls not yet
+        answered are answered (as they were planned, approvals included), then requests
+        go on. Raises NothingToResume when the last turn was not cut (`can_resume`)."""
+        if self.conversation.cut_turn is None:
+            raise NothingToResume(
+                "nothing to resume: the conversation is not in the middle of a turn"
+            )
+        events = self._resumed()
+        return events if self.debugger is None else self.debugger.watch(events)
+
+    @property
+    def can_resume(self) -> bool:
+        return self.conversation.cut_turn is not None
+
+    async def _turn(self, user_text: str) -> AsyncIterator[AgentEvent]:
         conversation = self.conversation
+        cut = conversation.cut_turn
+        if cut is not None:
+            conversation.cut_turn = None
+            _close_open_calls(conversation)
+            yield TurnFinished(cut.number, "cancelled", cut.usage, cut.cost)
         conversation.turns += 1
-        turn = _Turn(conversation.turns, len(conversation.history))
+        turn = TurnProgress(conversation.turns, len(conversation.history))
+        conversation.open_turn = turn
         conversation.add_customer_message(user_text)
-        yield TurnStarted(turn.number, user_text)
+        step = conversation.take_step("customer")
+        yield TurnStarted(turn.number, user_text, step=step)
         try:
             async for event in self._requests(turn, conversation):
                 yield event
+            if self.debugger is not None:
+                async for event in self.debugger.before_turn_ends(conversation):
+                    yield event
         finally:
-            _settle(conversation, turn.start)
+            _settle(conversation, turn)
         yield TurnFinished(turn.number, turn.reason, turn.usage, turn.cost)
 
-    async def _requests(self, turn: _Turn, conversation: Conversation) -> AsyncIterator[AgentEvent]:
+    async def _resumed(self) -> AsyncIterator[AgentEvent]:
+        conversation = self.conversation
+        turn = conversation.cut_turn
+        assert turn is not None  # resume_turn checked
+        conversation.cut_turn = None
+        conversation.open_turn = turn
+        turn.reason = "cancelled"
+        yield TurnResumed(turn.number, conversation.steps)
+        try:
+            async for event in self._answer_cut_calls(turn, conversation):
+                yield event
+            if turn.reason != "tool_call_limit":
+                async for event in self._requests(turn, conversation):
+                    yield event
+            if self.debugger is not None:
+                async for event in self.debugger.before_turn_ends(conversation):
+                    yield event
+        finally:
+            _settle(conversation, turn)
+        yield TurnFinished(turn.number, turn.reason, turn.usage, turn.cost)
+
+    async def _answer_cut_calls(
+        self, turn: TurnProgress, conversation: Conversation
+    ) -> AsyncIterator[AgentEvent]:
+        """The calls of the cut turn's last reply that were not answered when it was cut."""
+        if turn.pending is not None:
+            async for event in answer_calls(
+                turn.pending, self.toolbox, conversation, self._before_call
+            ):
+                yield event
+            if turn.closing_at_limit:
+                yield self._limit_ends_turn(turn)
+        elif turn.calls and hist.open_calls(conversation.history):
+            reply = ModelReply(None, turn.calls, None, "tool_calls", None)
+            async for event in self._answer_tools(turn, reply, conversation):
+                yield event
+
+    async def _requests(
+        self, turn: TurnProgress, conversation: Conversation
+    ) -> AsyncIterator[AgentEvent]:
         """Request after request until the model answers in text or something stops it."""
         while True:
             stop = self._limit_before_request(turn, conversation)
@@ -180,6 +260,7 @@ class AgentSession:
             if reply.tool_calls:
                 own = own_call_ids(reply.tool_calls, conversation.requests)
                 reply = replace(reply, tool_calls=own)
+            turn.calls, turn.pending, turn.closing_at_limit = reply.tool_calls, None, False
             for event in self._take_reply(reply, answered.latency_ms, conversation):
                 yield event
             if not reply.tool_calls:
@@ -207,7 +288,9 @@ class AgentSession:
         recovered = replace(reply, content=None, tool_calls=calls)
         return recovered, ToolCallsRecovered(request, calls, reply.content)
 
-    def _limit_before_request(self, turn: _Turn, conversation: Conversation) -> LimitReached | None:
+    def _limit_before_request(
+        self, turn: TurnProgress, conversation: Conversation
+    ) -> LimitReached | None:
         o = self.options
         if o.token_budget is not None and conversation.usage.total_tokens >= o.token_budget:
             turn.reason = "budget"
@@ -236,6 +319,7 @@ class AgentSession:
                 send_reasoning=self.options.send_reasoning,
             )
         )
+        step = conversation.take_step("response", request=conversation.requests)
         events: list[AgentEvent] = [
             AssistantMessage(
                 request=conversation.requests,
@@ -246,6 +330,7 @@ class AgentSession:
                 latency_ms=latency_ms,
                 raw=reply.raw,
                 scripted=reply.scripted,
+                step=step,
             )
         ]
         if reply.content and self.options.grounding:
@@ -255,17 +340,18 @@ class AgentSession:
         return events
 
     async def _answer_tools(
-        self, turn: _Turn, reply: ModelReply, conversation: Conversation
+        self, turn: TurnProgress, reply: ModelReply, conversation: Conversation
     ) -> AsyncIterator[AgentEvent]:
         limit = self.options.max_tool_calls
+        before = self._before_call if self.debugger is not None else None
         if turn.over_limit:
             # The seed's rule: the model was told to answer and still asks for tools;
             # answer every call with the limit error and end the turn.
-            for plan in plans_over_limit(reply.tool_calls, limit):
-                yield answer_without_running(plan, conversation)
-            text = texts.LIMIT_MESSAGE_FOR_CUSTOMER.format(limit=limit)
-            yield LimitReached("tool_calls", limit, text)
-            turn.reason = "tool_call_limit"
+            turn.closing_at_limit = True
+            plans = plans_over_limit(reply.tool_calls, limit)
+            async for event in answer_calls(plans, self.toolbox, conversation, before):
+                yield event
+            yield self._limit_ends_turn(turn)
             return
         plans, turn.tool_calls_run, newly_over = plan_calls(
             reply.tool_calls, turn.tool_calls_run, self.options, self._is_write
@@ -279,17 +365,63 @@ class AgentSession:
                 plans, conversation.requests, self.toolbox, conversation, self._is_write
             ):
                 yield event
-        async for event in answer_calls(plans, self.toolbox, conversation):
+        async for event in answer_calls(plans, self.toolbox, conversation, before):
             yield event
+
+    def _limit_ends_turn(self, turn: TurnProgress) -> LimitReached:
+        limit = self.options.max_tool_calls
+        turn.reason = "tool_call_limit"
+        text = texts.LIMIT_MESSAGE_FOR_CUSTOMER.format(limit=limit)
+        return LimitReached("tool_calls", limit, text)
+
+    async def _before_call(self, plan: Plan) -> AsyncIterator[AgentEvent]:
+        """The debugger's part before a planned call: the database kept as it was before
+        the conversation's first write; the call held if a breakpoint says so, and run
+        with your arguments if you edited them (an edited write is asked about again
+        when approvals are asked, and refused when writes are switched off)."""
+        debugger, conversation = self.debugger, self.conversation
+        assert debugger is not None
+        write = self._is_write(plan.call.name)
+        if write:
+            await debugger.before_write()
+        held = debugger.hold_call(conversation, plan, write)
+        if held is None:
+            return
+        yield held
+        release = await held.release
+        if release.arguments is None:
+            return
+        edit = ArgumentsEdit(
+            conversation.requests,
+            plan.call.call_id,
+            plan.call.name,
+            plan.call.arguments,
+            release.arguments,
+        )
+        conversation.adopt_arguments_edit(edit)
+        plan.edit, plan.arguments = edit, hist.parse_arguments(release.arguments)
+        plan.run, plan.error = True, None
+        if write and self.options.approval == "deny":
+            plan.run, plan.error = False, texts.writes_switched_off()
+        elif write and self.options.approval == "ask":
+            async for event in ask_approval(
+                [plan], conversation.requests, self.toolbox, conversation, self._is_write
+            ):
+                yield event
 
     def _is_write(self, name: str) -> bool:
         return name in self._tool_names and self.toolbox.is_write(name)
 
 
-def _settle(conversation: Conversation, start: int) -> None:
-    """Leave a valid history whatever ended the turn (error, cancel, limit)."""
+def _close_open_calls(conversation: Conversation) -> None:
     hist.close_open_calls(conversation.history, lambda call: json.dumps(texts.interrupted()))
-    if len(conversation.history) == start + 1:
+
+
+def _settle(conversation: Conversation, turn: TurnProgress) -> None:
+    """Leave a valid history whatever ended the turn (error, cancel, limit)."""
+    _close_open_calls(conversation)
+    conversation.open_turn = None
+    if len(conversation.history) == turn.start + 1 and not turn.history_edited:
         # Nothing came back from the model: take the customer's message back, so that
         # sending it again gives exactly the same request.
         conversation.take_back_customer_message()

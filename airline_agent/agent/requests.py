@@ -10,12 +10,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from airline_agent.agent.conversation import Conversation
+from airline_agent.agent.edits import wire_form
 from airline_agent.agent.errors import Failure, NotACompletion, backoff_delay, classify
 from airline_agent.agent.events import (
     AgentEvent,
     ErrorOccurred,
     PromptProgress,
     ReasoningDelta,
+    RequestEdit,
     RequestSent,
     ResponseStalled,
     RetryScheduled,
@@ -37,6 +39,7 @@ from airline_agent.agent.usage import context_window, cost_of
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
+    from airline_agent.agent.debugger import Debugger
 
 
 class Requester(Protocol):
@@ -48,6 +51,7 @@ class Requester(Protocol):
     backend: ChatBackend
     options: LoopOptions
     prefix_tracker: PrefixTracker  # the previous request's prefix, to say if it changed
+    debugger: Debugger | None  # holds a request before it is sent; None: nothing holds
 
     def request_body(self) -> dict[str, Any]: ...
 
@@ -87,10 +91,24 @@ async def send_request(
     session: Requester, conversation: Conversation
 ) -> AsyncIterator[AgentEvent | Answered]:
     """One request with its retries: its events, then `Answered` (or nothing, after an
-    ErrorOccurred)."""
+    ErrorOccurred). Held first when the debugger says so: nothing is sent until the
+    consumer answers, and an edited body is what goes on the wire, byte for byte."""
     body = session.request_body()
+    edit: RequestEdit | None = None
+    debugger = session.debugger
+    if debugger is not None:
+        held = debugger.hold_request(conversation, body)
+        if held is not None:
+            yield held
+            release = await held.release
+            if release.edited is not None and release.wire is not None:
+                number = conversation.requests + 1
+                edit = RequestEdit(number, wire_form(body), release.edited, release.wire)
+                conversation.adopt_request_edit(edit)
+                body = release.edited
     conversation.requests += 1
     number = conversation.requests
+    step = conversation.take_step("request", request=number)
     params = {k: v for k, v in body.items() if k not in ("model", "messages", "tools")}
     yield RequestSent(
         turn=conversation.turns,
@@ -100,6 +118,8 @@ async def send_request(
         tools=body.get("tools", []),
         params=params,
         prefix=session.prefix_tracker.observe(body),
+        step=step,
+        edit=edit,
     )
     attempt = 0
     o = session.options
@@ -108,7 +128,12 @@ async def send_request(
         received = 0  # pieces of the answer this attempt yielded
         try:
             reply: ModelReply | None = None
-            async for piece in watched(session.backend.reply(body), o.stall_notice):
+            pieces = (
+                session.backend.reply(body)
+                if edit is None
+                else session.backend.reply(body, wire=edit.wire)
+            )
+            async for piece in watched(pieces, o.stall_notice):
                 if isinstance(piece, Silence):
                     yield ResponseStalled(number, piece.seconds, received)
                 elif isinstance(piece, ModelReply):

@@ -26,6 +26,7 @@ from airline_agent.agent.conversation import Conversation
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
+    ArgumentsEdit,
     CustomerBound,
     PendingWrite,
     ToolCall,
@@ -47,6 +48,16 @@ class Plan:
     arguments: dict[str, Any] | None
     run: bool = True
     error: dict[str, Any] | None = None  # a loop-made error result, when not run
+    edit: ArgumentsEdit | None = None  # you edited its arguments at the debugger
+
+    @property
+    def raw_arguments(self) -> str:
+        """The arguments' text as it runs: the model's, or yours."""
+        return self.call.arguments if self.edit is None else self.edit.edited
+
+
+# Before each planned call: the debugger's hold, maybe an edit (agent/loop.py).
+BeforeCall = Callable[[Plan], AsyncIterator[AgentEvent]]
 
 
 def own_call_ids(calls: tuple[ToolCall, ...], request: int) -> tuple[ToolCall, ...]:
@@ -137,22 +148,34 @@ async def ask_approval(
 
 
 async def answer_calls(
-    plans: list[Plan], toolbox: Toolbox, conversation: Conversation
+    plans: list[Plan],
+    toolbox: Toolbox,
+    conversation: Conversation,
+    before: BeforeCall | None = None,
 ) -> AsyncIterator[AgentEvent]:
-    """Run (or answer without running) each planned call, in order."""
-    for plan in plans:
+    """Run (or answer without running) each planned call, in order; `before` (the
+    debugger's) may hold each first, and take your edit of its arguments."""
+    keep_pending = conversation.timeline is not None and conversation.open_turn is not None
+    for index, plan in enumerate(plans):
+        if keep_pending:
+            conversation.open_turn.pending = plans[index + 1 :]  # type: ignore[union-attr]
+        if before is not None:
+            async for event in before(plan):
+                yield event
         if not plan.run:
             yield answer_without_running(plan, conversation)
             continue
         call = plan.call
-        yield ToolStarted(call.call_id, call.name, plan.arguments, call.arguments)
-        outcome = await _run_in_thread(toolbox, plan, conversation)
-        yield _finished(plan, outcome)
+        yield ToolStarted(call.call_id, call.name, plan.arguments, plan.raw_arguments, plan.edit)
+        outcome, step = await _run_in_thread(toolbox, plan, conversation)
+        yield _finished(plan, outcome, step)
         if outcome.bound_customer is not None:
             yield CustomerBound(outcome.bound_customer, call.call_id, call.name)
 
 
-async def _run_in_thread(toolbox: Toolbox, plan: Plan, conversation: Conversation) -> ToolOutcome:
+async def _run_in_thread(
+    toolbox: Toolbox, plan: Plan, conversation: Conversation
+) -> tuple[ToolOutcome, int]:
     running = asyncio.ensure_future(
         asyncio.to_thread(toolbox.call, plan.call.name, plan.arguments, conversation)
     )
@@ -163,17 +186,25 @@ async def _run_in_thread(toolbox: Toolbox, plan: Plan, conversation: Conversatio
         # and let the history say what it really did before the turn ends.
         _record(plan, await running, conversation)
         raise
-    _record(plan, outcome, conversation)
-    return outcome
+    return outcome, _record(plan, outcome, conversation)
 
 
-def _record(plan: Plan, outcome: ToolOutcome, conversation: Conversation) -> None:
+def _record(plan: Plan, outcome: ToolOutcome, conversation: Conversation) -> int:
+    """The result appended under the call's id: the call's step (its number)."""
     content = outcome.content()
     conversation.history.append(hist.tool_entry(plan.call.call_id, content))
     conversation.evidence.add_tool_result(plan.call.name, content, ok=outcome.error is None)
+    conversation.record_write(plan.call.name, plan.arguments, outcome.changes)
+    return _take_tool_step(plan, conversation)
 
 
-def _finished(plan: Plan, outcome: ToolOutcome) -> ToolFinished:
+def _take_tool_step(plan: Plan, conversation: Conversation) -> int:
+    return conversation.take_step(
+        "tool", request=conversation.requests, call_id=plan.call.call_id, name=plan.call.name
+    )
+
+
+def _finished(plan: Plan, outcome: ToolOutcome, step: int) -> ToolFinished:
     return ToolFinished(
         call_id=plan.call.call_id,
         name=plan.call.name,
@@ -182,6 +213,8 @@ def _finished(plan: Plan, outcome: ToolOutcome) -> ToolFinished:
         error=outcome.error,
         elapsed_ms=outcome.elapsed_ms,
         changes=tuple(outcome.changes),
+        step=step,
+        edit=plan.edit,
     )
 
 
@@ -196,4 +229,6 @@ def answer_without_running(plan: Plan, conversation: Conversation) -> ToolFinish
         result=result,
         error=result["error"],
         elapsed_ms=0.0,
+        step=_take_tool_step(plan, conversation),
+        edit=plan.edit,
     )

@@ -1,8 +1,10 @@
-"""`airline-agent replay PATH… [--json] [--transcript DIR]` and `replay --tau2 DIR`.
+"""`airline-agent replay PATH… [--json] [--transcript DIR]`, `replay --tau2 DIR` and
+`replay FILE --stop-at N --db OUT`.
 
 Runs scenario files offline through the real loop, tools and a fresh database each,
 prints a table (or a JSON report) and exits non-zero when any scenario failed, drifted
-or could not be loaded.
+or could not be loaded. With `--stop-at N` it plays one scenario up to its step N (the
+debugger's numbering, agent/steps.py) and writes the database as it was then to OUT.
 """
 
 from __future__ import annotations
@@ -52,9 +54,26 @@ def replay_command(
         help="Replay the τ² tasks' reference actions from DIR (tasks.json, db.json), "
         "guard off: τ²-bench's lenient semantics.",
     ),
-    force: bool = typer.Option(False, "--force", help="Replace existing --transcript files."),
+    stop_at: int | None = typer.Option(
+        None,
+        "--stop-at",
+        min=0,
+        help="Play one scenario up to its step N (see the README: steps) and write the "
+        "database as it was then to --db.",
+    ),
+    db: Path | None = typer.Option(
+        None, "--db", help="With --stop-at: where to write the database (a new file)."
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Replace existing --transcript files (or the --db file)."
+    ),
 ) -> None:
     """Replay scenarios offline and verify their expectations."""
+    if stop_at is not None or db is not None:
+        if tau2 is not None or transcript is not None:
+            typer.echo("replay: --stop-at cannot be combined with --tau2 or --transcript", err=True)
+            raise typer.Exit(2)
+        raise typer.Exit(_replay_to_step(list(paths or []), stop_at, db, force, as_json))
     if tau2 is not None:
         raise typer.Exit(_replay_tau2(tau2, as_json))
     from airline_agent.scenarios.library import library_dir, ordered
@@ -180,3 +199,66 @@ def _replay_tau2(directory: Path, as_json: bool) -> int:
                 _echo(f"{'':>4}  action {f.index} {f.name}: {f.error} {f.message}")
         _echo(f"{len(reports) - len(failed)} of {len(reports)} tasks: every action succeeded")
     return 1 if failed else 0
+
+
+def _replay_to_step(
+    paths: list[Path], stop_at: int | None, target: Path | None, force: bool, as_json: bool
+) -> int:
+    """`replay FILE --stop-at N --db OUT`: the database after step N of FILE, in OUT."""
+    import asyncio
+    from dataclasses import replace
+
+    from airline_agent.commands.outputs import file_or_exit
+    from airline_agent.commands.settings import settings_or_exit
+    from airline_agent.output_files import OutputPolicy
+    from airline_agent.scenarios import datasets
+    from airline_agent.scenarios.loader import ScenarioLoadError, load_scenario
+    from airline_agent.scenarios.runner import replay_to_step
+
+    if stop_at is None or target is None:
+        typer.echo("replay: --stop-at N and --db OUT go together", err=True)
+        return 2
+    if len(paths) != 1 or not paths[0].is_file():
+        given = ", ".join(map(str, paths)) or "none"
+        typer.echo(f"replay --stop-at: give one scenario file (given: {given})", err=True)
+        return 2
+    source = paths[0]
+    try:
+        scenario = load_scenario(source)
+    except ScenarioLoadError as exc:
+        _echo_error(f"replay: {exc}")
+        return 2
+    # Never the database the settings name, nor the scenario file; another SQLite file
+    # (an earlier OUT) only with --force.
+    settings = settings_or_exit()
+    policy = OutputPolicy.for_run(database=settings.db, inputs=[source], overwrite=force)
+    policy = file_or_exit(target, "--db", replace(policy, databases_replaceable=True))
+    try:
+        stopped = asyncio.run(replay_to_step(scenario, stop_at))
+    except datasets.DatasetUnavailable as exc:
+        _echo_error(f"replay: {scenario.name}: {exc}")
+        return 2
+    try:
+        if stopped.steps < stop_at:
+            _echo_error(
+                f"replay: {scenario.name} has {stopped.steps} steps, not {stop_at}; "
+                f"nothing was written to {target}"
+            )
+            return 2
+        policy.write_bytes(target, stopped.database.read_bytes())
+    except OSError as exc:
+        _echo_error(f"error: --db {target}: cannot be written ({exc.strerror or exc})")
+        return 1
+    finally:
+        datasets.discard(stopped.database)
+    at = stopped.last or "the dataset as the scenario begins"
+    if as_json:
+        body = {"scenario": scenario.name, "stop_at": stop_at, "step": at, "db": str(target)}
+        _echo(json.dumps(body, ensure_ascii=False))
+    else:
+        _echo_error(f"{target}: the database after step {stop_at} of {scenario.name} ({at})")
+    return 0
+
+
+def _echo_error(text: str) -> None:
+    typer.echo(escape_controls(text), err=True)

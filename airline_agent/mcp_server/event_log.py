@@ -48,14 +48,19 @@ def event_record(session: int, event: AgentEvent) -> dict[str, Any] | None:
                 "approved": bool(answered and answered.get(pending.call_id)),
             }
         case ToolStarted():
-            body = {"type": "tool_started", **asdict(event)}
+            body = {"type": "tool_started", **_loop_fields_left_out(asdict(event))}
         case ToolFinished():
-            body = {"type": "tool_finished", **asdict(event)}
+            body = {"type": "tool_finished", **_loop_fields_left_out(asdict(event))}
         case CustomerBound():
             body = {"type": "customer_bound", **asdict(event)}
         case _:
             return None
     return {"session": session, **body}
+
+
+def _loop_fields_left_out(fields: dict[str, Any]) -> dict[str, Any]:
+    """The loop's step number and debugger edit mean nothing here (no loop runs)."""
+    return {key: value for key, value in fields.items() if key not in ("step", "edit")}
 
 
 class EventLog:

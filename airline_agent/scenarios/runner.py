@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -32,6 +33,7 @@ from airline_agent.scenarios.script import ScenarioScript
 
 if TYPE_CHECKING:
     from airline_agent.agent.loop import AgentSession
+    from airline_agent.stack import Stack
 
 __all__ = ["Drift", "Failure", "ScenarioReport", "replay_scenario", "replay_scenario_async"]
 
@@ -148,12 +150,9 @@ async def _converse(
     from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
 
     stack = scenario_stack(scenario, open_existing_database(copy))
-    session, backend = stack.session, scripted_backend(stack)
     try:
-        script = ScenarioScript(scenario, backend)
-        for number, turn in enumerate(scenario.turns, start=1):
-            script.load(turn)
-            events = await _play_turn(session, turn, script)
+        backend = scripted_backend(stack)
+        async for number, turn, events in play_turns(scenario, stack):
             if keep_events:
                 report.events.extend(events)
             report.ends.append(_end_of(events))
@@ -161,14 +160,36 @@ async def _converse(
             report.tool_calls += sum(isinstance(e, ToolFinished) for e in events)
             for finding in check_turn(number, turn, events, backend.remaining):
                 (report.drift if isinstance(finding, Drift) else report.failures).append(finding)
-        report.usage = session.usage
-        report.cost = session.cost
+        report.usage = stack.session.usage
+        report.cost = stack.session.cost
     finally:
         stack.close()
 
 
-async def _play_turn(session: AgentSession, turn: Turn, script: ScenarioScript) -> list[AgentEvent]:
-    """The turn's events; a cancelled turn is cancelled where its recording ends."""
+async def play_turns(
+    scenario: Scenario, stack: Stack, *, stop_at: int | None = None
+) -> AsyncIterator[tuple[int, Turn, list[AgentEvent]]]:
+    """The scenario's turns played on `stack` (a scripted stack: its script loaded turn by
+    turn, its approval questions answered as the scenario says, a cancelled turn
+    cancelled where its recording ends): each turn's number, the turn and its events.
+    `stop_at`: stop right after step `stop_at` (agent/steps.py), that turn cancelled
+    there; nothing of the next step has happened."""
+    from airline_agent.stack import scripted_backend
+
+    script = ScenarioScript(scenario, scripted_backend(stack))
+    for number, turn in enumerate(scenario.turns, start=1):
+        script.load(turn)
+        events = await _play_turn(stack.session, turn, script, stop_at)
+        yield number, turn, events
+        if stop_at is not None and stack.session.conversation.steps >= stop_at:
+            return
+
+
+async def _play_turn(
+    session: AgentSession, turn: Turn, script: ScenarioScript, stop_at: int | None = None
+) -> list[AgentEvent]:
+    """The turn's events; a cancelled turn is cancelled where its recording ends (and any
+    turn right after step `stop_at`)."""
     events: list[AgentEvent] = []
     playing = session.run_turn(turn.customer)
     try:
@@ -179,11 +200,48 @@ async def _play_turn(session: AgentSession, turn: Turn, script: ScenarioScript) 
                 break
             script.answer(event)  # an approval question gets the scenario's answer
             events.append(event)
+            if stop_at is not None and getattr(event, "step", 0) == stop_at:
+                break
     finally:
         await playing.aclose()  # the loop settles its history, as after esc or Ctrl-C
     if not any(isinstance(event, TurnFinished) for event in events):
         events.append(cancelled_turn(events))
     return events
+
+
+@dataclass(frozen=True)
+class StoppedReplay:
+    """A scenario played up to a step, on a fresh copy of its dataset (`database`, closed:
+    the caller takes it and removes it with `datasets.discard`)."""
+
+    database: Path
+    steps: int  # the steps played: `stop_at`, or fewer when the scenario has fewer
+    last: str  # what the last step played was, in words ("" for none)
+
+
+async def replay_to_step(scenario: Scenario, stop_at: int) -> StoppedReplay:
+    """The scenario played on a fresh copy of its dataset up to step `stop_at`: the
+    database as it was right after it. Raises DatasetUnavailable."""
+    from airline_agent.agent.steps import describe_step
+    from airline_agent.stack import open_existing_database, scenario_stack
+
+    copy, _ = datasets.fresh_copy(scenario.dataset, scenario.name)
+    last = ""
+    try:
+        stack = scenario_stack(scenario, open_existing_database(copy))
+        try:
+            if stop_at > 0:
+                async for _, _, events in play_turns(scenario, stack, stop_at=stop_at):
+                    last = next(
+                        (describe_step(e) for e in reversed(events) if describe_step(e)), last
+                    )
+            steps = stack.session.conversation.steps
+        finally:
+            stack.close()  # the last connection folds the log into the file
+    except BaseException:
+        datasets.discard(copy)
+        raise
+    return StoppedReplay(copy, min(steps, stop_at), last)
 
 
 def _end_of(events: list[AgentEvent]) -> str | None:
