@@ -9,6 +9,8 @@ from pathlib import Path
 
 COMMANDS = Path(__file__).resolve().parents[2] / "airline_agent" / "commands"
 OPENERS = {"airline_agent.domain.db", "airline_agent.domain.provisioning"}
+# Names of those modules that open nothing: how to name a database to a user.
+NAMING = {"describe"}
 
 
 def _runtime_imports(tree: ast.AST) -> list[ast.ImportFrom]:
@@ -31,6 +33,6 @@ def test_no_command_opens_or_builds_a_database_itself() -> None:
     for path in sorted(COMMANDS.rglob("*.py")):
         tree = ast.parse(path.read_text())
         for node in _runtime_imports(tree):
-            if node.module in OPENERS:
+            if node.module in OPENERS and {alias.name for alias in node.names} - NAMING:
                 offenders.append(f"{path.relative_to(COMMANDS)}:{node.lineno}: {node.module}")
     assert offenders == []
