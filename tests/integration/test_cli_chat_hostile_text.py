@@ -8,7 +8,6 @@ under all three with AIRLINE_AGENT_SLOW=1."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from airline_agent.scenarios.loader import load_scenario
 from tests.support.chat_server import ChatServer
 from tests.support.cli import run_cli_bytes
+from tests.support.profile import SLOW
 
 LOCALES = {
     "strict UTF-8": {"PYTHONIOENCODING": "utf-8:strict"},
@@ -23,7 +23,6 @@ LOCALES = {
     "strict ASCII": {"PYTHONIOENCODING": "ascii:strict"},
 }
 LONE_SURROGATE = "\ud83d"
-SLOW = os.environ.get("AIRLINE_AGENT_SLOW") == "1"
 
 
 def locales(default: str) -> pytest.MarkDecorator:

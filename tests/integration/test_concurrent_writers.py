@@ -9,7 +9,6 @@ processes.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -17,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from airline_agent.domain.operations import next_certificate_id, next_reservation_id
+from tests.support.profile import SLOW
 from tests.support.races import Call, Result, race
 from tests.support.world import make_world_db, world
 
-SLOW = os.environ.get("AIRLINE_AGENT_SLOW") == "1"
 RACES = 20 if SLOW else 3
 RACERS = 6 if SLOW else 3
 

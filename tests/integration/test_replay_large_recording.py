@@ -15,7 +15,6 @@ chatting and once when replaying), reasoning is not. AIRLINE_AGENT_SLOW=1 also r
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
@@ -27,9 +26,9 @@ from airline_agent.scenarios.loader import load_scenario
 from airline_agent.scenarios.runner import replay_scenario
 from tests.support.chat_server import ChatServer
 from tests.support.cli import invoke_cli
+from tests.support.profile import SLOW
 
 MIB = 1024 * 1024
-SLOW = os.environ.get("AIRLINE_AGENT_SLOW") == "1"
 
 
 def big_reply(size: int) -> str:

@@ -15,11 +15,10 @@ on its own copy, as τ²'s evaluator does.
 
 from __future__ import annotations
 
-import os
 import pickle
 from typing import Any
 
-SLOW = os.environ.get("AIRLINE_AGENT_SLOW") == "1"
+from tests.support.profile import SLOW
 
 
 def actions(task: dict[str, Any]) -> list[dict[str, Any]]:
