@@ -1,4 +1,5 @@
-"""`airline-agent chat` with piped input, against the loopback Chat Completions server."""
+"""`airline-agent chat` with piped input, against the loopback Chat Completions server:
+in this process (tests/support/cli.py), and once as a child process reading a real pipe."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from contextlib import closing
 
 from airline_agent.agent.history import problems
 from tests.support.chat_server import ChatServer
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli, run_cli
 
 LOOKUP = ("get_reservation_details", {"reservation_id": "EHGLP3"})
 CANCEL = ("cancel_reservation", {"reservation_id": "EHGLP3"})
@@ -18,7 +19,7 @@ CANCEL = ("cancel_reservation", {"reservation_id": "EHGLP3"})
 def chat(
     *args: str, stdin: str = "", server: ChatServer | None = None, model: str | None = "gpt-4o-mini"
 ) -> subprocess.CompletedProcess[str]:
-    return run_cli("chat", *args, stdin=stdin, server=server, model=model, timeout=60)
+    return invoke_cli("chat", *args, stdin=stdin, server=server, model=model)
 
 
 def test_no_model_says_how_to_configure_one_and_exits_2():
@@ -32,13 +33,9 @@ def test_no_model_says_how_to_configure_one_and_exits_2():
 def test_a_piped_conversation(chat_server, db):
     chat_server.stream(tool_calls=[LOOKUP], usage=(900, 20))
     chat_server.stream("EHGLP3 goes from PHX to JFK.", usage=(1200, 12))
-    result = chat(
-        "--db",
-        str(db),
-        # The owner's user id first: before it, the guard refuses another's reservation.
-        stdin="I am emma_kim_9957. Please look up EHGLP3\n/quit\nnever sent\n",
-        server=chat_server,
-    )
+    # The owner's user id first: before it, the guard refuses another's reservation.
+    stdin = "I am emma_kim_9957. Please look up EHGLP3\n/quit\nnever sent\n"
+    result = run_cli("chat", "--db", str(db), stdin=stdin, server=chat_server, timeout=60)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "you> I am emma_kim_9957. Please look up EHGLP3" in out

@@ -1,7 +1,10 @@
 """Hostile text in `airline-agent chat` (issue 10 §2, the chat's side): what the chat
 prints never raises UnicodeEncodeError, whatever the locale; a line of input that is not
 valid text is one clear line and the chat goes on with the next; `--record` still saves
-a valid recording. The real CLI runs in a child process, with such bytes and locales."""
+a valid recording. The real CLI runs in a child process, with such bytes and locales.
+
+Each test runs under one of the three locales in the default run (each locale once), and
+under all three with AIRLINE_AGENT_SLOW=1."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import pytest
 from airline_agent.scenarios.loader import load_scenario
 from tests.support.chat_server import ChatServer
 from tests.support.cli import run_cli_bytes
+from tests.support.profile import SLOW
 
 LOCALES = {
     "strict UTF-8": {"PYTHONIOENCODING": "utf-8:strict"},
@@ -21,11 +25,17 @@ LOCALES = {
 LONE_SURROGATE = "\ud83d"
 
 
+def locales(default: str) -> pytest.MarkDecorator:
+    """Every locale with AIRLINE_AGENT_SLOW=1, else the one named."""
+    chosen = list(LOCALES) if SLOW else [default]
+    return pytest.mark.parametrize("locale", [LOCALES[name] for name in chosen], ids=chosen)
+
+
 def chat(server: ChatServer, stdin: bytes, *args: str, **env: str):
     return run_cli_bytes("chat", *args, stdin=stdin, server=server, timeout=120, **env)
 
 
-@pytest.mark.parametrize("locale", LOCALES.values(), ids=LOCALES.keys())
+@locales("strict ASCII")  # "→" and the surrogate cannot be written
 def test_a_lone_surrogate_in_a_reply_is_printed_not_a_crash_and_the_recording_is_valid(
     chat_server: ChatServer, db: Path, tmp_path: Path, locale: dict[str, str]
 ):
@@ -41,7 +51,7 @@ def test_a_lone_surrogate_in_a_reply_is_printed_not_a_crash_and_the_recording_is
     assert load_scenario(recording).turns[0].customer == "Who am I?"  # saved, and valid
 
 
-@pytest.mark.parametrize("locale", LOCALES.values(), ids=LOCALES.keys())
+@locales("strict UTF-8")  # "→" can be, the surrogate cannot
 def test_a_lone_surrogate_in_tool_arguments_is_printed_not_a_crash(
     chat_server: ChatServer, db: Path, tmp_path: Path, locale: dict[str, str]
 ):
@@ -59,7 +69,7 @@ def test_a_lone_surrogate_in_tool_arguments_is_printed_not_a_crash(
     assert load_scenario(recording).turns[0].customer == "Who am I?"  # saved, and valid
 
 
-@pytest.mark.parametrize("locale", LOCALES.values(), ids=LOCALES.keys())
+@locales("C locale")
 def test_a_line_that_is_not_valid_text_is_skipped_with_one_line_and_the_chat_goes_on(
     chat_server: ChatServer, db: Path, tmp_path: Path, locale: dict[str, str]
 ):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.chat_server import ChatServer
-from tests.support.cli import cli_env, run_cli
+from tests.support.cli import cli_env, invoke_cli, run_cli
 from tests.support.terminal import Terminal
 
 LOOKUP = ("get_reservation_details", {"reservation_id": "EHGLP3"})
@@ -23,12 +23,12 @@ REPLY = "Your flight HAT156 leaves Phoenix at nine."
 
 
 def chat(*args: str, stdin: str, server: ChatServer) -> subprocess.CompletedProcess[str]:
-    return run_cli("chat", *args, stdin=stdin, server=server, timeout=120)
+    return invoke_cli("chat", *args, stdin=stdin, server=server)
 
 
 def test_a_reply_streamed_after_reasoning_is_printed_once_in_a_pipe(chat_server, db):
     chat_server.stream(REPLY, reasoning=REASONING)
-    result = chat("--db", str(db), stdin="When do I leave?\n", server=chat_server)
+    result = run_cli("chat", "--db", str(db), stdin="When do I leave?\n", server=chat_server)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert out.count(REPLY) == 1, out

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from tests.support.chat_server import ChatServer
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 
 SECRET = "sk-test-recording-0123456789"
 
@@ -19,7 +19,7 @@ SECRET = "sk-test-recording-0123456789"
 def run(
     *args: str, stdin: str = "", server: ChatServer | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return run_cli(*args, stdin=stdin, server=server, OPENAI_API_KEY=SECRET)
+    return invoke_cli(*args, stdin=stdin, server=server, OPENAI_API_KEY=SECRET)
 
 
 def reservation(db: Path, reservation_id: str) -> dict:

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from tests.support.chat_server import ChatServer
-from tests.support.cli import cli_env, run_cli
+from tests.support.cli import cli_env, invoke_cli
 from tests.support.terminal import Terminal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
@@ -75,7 +75,7 @@ def test_turns_cancelled_with_ctrl_c_are_recorded_and_replayed_as_cancelled(
     assert "content" not in turns[1]["responses"][0]
     assert turns[1]["expect"]["calls"] == []  # the write was never run
 
-    replay = run_cli("replay", str(recording), "--json")
+    replay = invoke_cli("replay", str(recording), "--json")
     assert replay.returncode == 0, replay.stdout + replay.stderr
     report = json.loads(replay.stdout)["scenarios"][0]
     assert report["status"] == "passed", report

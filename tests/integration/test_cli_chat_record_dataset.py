@@ -13,7 +13,7 @@ import yaml
 
 from tests.conftest import TAU2_DIR, tau2_files
 from tests.support.chat_server import ChatServer
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 
 SECRET = "sk-test-recording-0123456789"
 WARNING = re.compile(
@@ -26,7 +26,7 @@ def run(
     *args: str, stdin: str = "", server: ChatServer | None = None
 ) -> subprocess.CompletedProcess[str]:
     # AIRLINE_AGENT_TAU2_DIR: where the τ² import is compared from.
-    return run_cli(
+    return invoke_cli(
         *args,
         stdin=stdin,
         server=server,

@@ -17,7 +17,7 @@ from airline_agent.agent.events import ToolFinished
 from airline_agent.scenarios.loader import load_scenario
 from airline_agent.scenarios.runner import replay_scenario
 from tests.support.chat_server import ChatServer
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 
 
 def nameless_call(server: ChatServer, name: str | None, *, stream: bool) -> None:
@@ -40,12 +40,11 @@ def test_a_call_without_a_name_is_recorded_and_replays(
 ) -> None:
     nameless_call(chat_server, name, stream=stream)
     recording, transcripts = tmp_path / "nameless.yaml", tmp_path / "transcripts"
-    result = run_cli(
+    result = invoke_cli(
         *("chat", "--db", str(db), "--record", str(recording), "--transcript", str(transcripts)),
         *(() if stream else ("--no-stream",)),
         stdin="look up EHGLP3\n",
         server=chat_server,
-        timeout=60,
     )
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 0, result.stderr
@@ -68,11 +67,10 @@ def test_a_reply_with_neither_text_nor_calls_is_recorded_and_replays(
     calls, `finish_reason: "length"`, only reasoning): the format needs text or calls."""
     chat_server.completion(None, finish_reason="length", reasoning="Let me think about")
     recording = tmp_path / "silent.yaml"
-    result = run_cli(
+    result = invoke_cli(
         *("chat", "--db", str(db), "--no-stream", "--record", str(recording)),
         stdin="hello\n",
         server=chat_server,
-        timeout=60,
     )
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 0, result.stderr

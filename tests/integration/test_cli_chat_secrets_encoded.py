@@ -5,8 +5,9 @@ every other form of the key and the password (base64 standard and urlsafe, padde
 inside longer base64 at each alignment, percent-encoded, JSON-escaped, hex) in error
 bodies and in a streamed reply, and the model puts the key into tool arguments (one cut
 short by the tool's own error message, one written into the database). Every output is
-searched: stdout, stderr, the recording, both transcript files — and, in a later process
-that does not know the key, `call` and `export` of the database the write went to."""
+searched: stdout, stderr, the recording, both transcript files (the chat a child process:
+whatever reaches its file descriptors) — and, in a later run that does not know the key,
+`call` and `export` of the database the write went to."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 from tests.support.chat_server import ChatServer
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli, run_cli
 
 KEY = "sk-planted-secret-0123456789abcdef"
 URL_PASSWORD = "p%40ss%2Fword-123"  # as written in the URL
@@ -123,11 +124,11 @@ def test_no_encoded_or_cut_short_credential_appears_in_any_output(
     sent = chat_server.headers[0]["authorization"]
     assert sent == f"Basic {forms_of(LOGIN)['base64']}"  # what a server may echo
     # Later, in a process that does not know the key: what the database holds.
-    later = run_cli(
+    later = invoke_cli(
         "call", "get_reservation_details", '{"reservation_id": "EHGLP3"}', "--db", str(db)
     )
     exported = tmp_path / "export.json"
-    run_cli("export", "--db", str(db), "-o", str(exported))
+    invoke_cli("export", "--db", str(db), "-o", str(exported))
     outputs = {
         "stdout": result.stdout,
         "stderr": result.stderr,

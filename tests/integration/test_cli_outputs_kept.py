@@ -11,7 +11,7 @@ import pytest
 
 from airline_agent.scenarios.loader import load_scenario
 from tests.support.chat_server import ChatServer
-from tests.support.cli import cli_env, run_cli
+from tests.support.cli import cli_env, invoke_cli
 from tests.support.terminal import Terminal
 
 CANCEL_EHGLP3 = Path(__file__).resolve().parents[2] / "data/scenarios/cancel-ehglp3.yaml"
@@ -20,7 +20,7 @@ NOWHERE = "http://127.0.0.1:9/v1"  # never reached: these chats send no message
 
 
 def chat(db: Path, *args: str, stdin: str = ""):
-    return run_cli("chat", "--db", str(db), "--base-url", NOWHERE, *args, stdin=stdin)
+    return invoke_cli("chat", "--db", str(db), "--base-url", NOWHERE, *args, stdin=stdin)
 
 
 def test_chat_keeps_an_existing_recording(db: Path, tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_chat_force_replaces_the_recording(
     recording = tmp_path / "mine.yaml"
     recording.write_text(OLD)
     chat_server.stream("Hello! How can I help?")
-    result = run_cli(
+    result = invoke_cli(
         "chat", "--db", str(db), "--record", str(recording), "--force", stdin="hi\n",
         server=chat_server,
     )  # fmt: skip
@@ -80,11 +80,11 @@ def test_chat_keeps_an_existing_transcript(db: Path, tmp_path: Path) -> None:
 def test_export_keeps_an_existing_file(db: Path, tmp_path: Path) -> None:
     out = tmp_path / "db.json"
     out.write_text(OLD)
-    result = run_cli("export", "--db", str(db), "-o", str(out))
+    result = invoke_cli("export", "--db", str(db), "-o", str(out))
     assert result.returncode == 2
     assert result.stderr.strip() == f"error: -o {out}: already exists (--force replaces it)"
     assert out.read_text() == OLD
-    result = run_cli("export", "--db", str(db), "-o", str(out), "--force")
+    result = invoke_cli("export", "--db", str(db), "-o", str(out), "--force")
     assert result.returncode == 0, result.stderr
     assert "EHGLP3" in json.loads(out.read_text())["reservations"]
 
@@ -94,7 +94,7 @@ def test_export_never_writes_through_a_link(db: Path, tmp_path: Path) -> None:
     outside.write_text(OLD)
     link = tmp_path / "db.json"
     link.symlink_to(outside)
-    result = run_cli("export", "--db", str(db), "-o", str(link), "--force")
+    result = invoke_cli("export", "--db", str(db), "-o", str(link), "--force")
     assert result.returncode == 2
     assert "is a symbolic link" in result.stderr
     assert outside.read_text() == OLD
@@ -104,12 +104,12 @@ def test_replay_keeps_existing_transcripts_before_replaying(tmp_path: Path) -> N
     folder = tmp_path / "transcripts"
     folder.mkdir()
     (folder / "cancel-ehglp3.jsonl").write_text(OLD)
-    result = run_cli("replay", str(CANCEL_EHGLP3), "--transcript", str(folder))
+    result = invoke_cli("replay", str(CANCEL_EHGLP3), "--transcript", str(folder))
     assert result.returncode == 2
     assert result.stdout == ""  # nothing replayed
     assert "cancel-ehglp3.jsonl: already exists (--force replaces it)" in result.stderr
     assert (folder / "cancel-ehglp3.jsonl").read_text() == OLD
-    result = run_cli("replay", str(CANCEL_EHGLP3), "--transcript", str(folder), "--force")
+    result = invoke_cli("replay", str(CANCEL_EHGLP3), "--transcript", str(folder), "--force")
     assert result.returncode == 0, result.stderr
     assert (folder / "cancel-ehglp3.jsonl").read_text() != OLD
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 
 CANCEL_EHGLP3 = Path(__file__).resolve().parents[2] / "data/scenarios/cancel-ehglp3.yaml"
 NOWHERE = "http://127.0.0.1:9/v1"  # never reached: these chats send no message
@@ -23,7 +23,7 @@ def digest(path: Path) -> str:
 
 
 def chat(db: Path, *args: str):
-    return run_cli("chat", "--db", str(db), "--base-url", NOWHERE, *args, "--force")
+    return invoke_cli("chat", "--db", str(db), "--base-url", NOWHERE, *args, "--force")
 
 
 def assert_refused(result, flag: str, path: Path, what: str) -> None:
@@ -76,7 +76,7 @@ def test_export_never_writes_over_the_database(db: Path, tmp_path: Path) -> None
     hard_link = tmp_path / "db.json"
     os.link(db, hard_link)
     for target in (db, hard_link):
-        result = run_cli("export", "--db", str(db), "-o", str(target), "--force")
+        result = invoke_cli("export", "--db", str(db), "-o", str(target), "--force")
         assert_refused(result, "-o", target, "the database")
     assert digest(db) == before
 
@@ -85,7 +85,7 @@ def test_export_never_writes_over_another_sqlite_database(db: Path, tmp_path: Pa
     other = tmp_path / "other.db"
     shutil.copy(db, other)
     before = digest(other)
-    result = run_cli("export", "--db", str(db), "-o", str(other), "--force")
+    result = invoke_cli("export", "--db", str(db), "-o", str(other), "--force")
     assert result.returncode == 2
     assert "holds an SQLite database" in result.stderr
     assert digest(other) == before
@@ -95,7 +95,7 @@ def test_replay_never_writes_a_transcript_over_its_input(tmp_path: Path) -> None
     scenario = tmp_path / "cancel-ehglp3.md"  # a scenario file, whatever its suffix
     scenario.write_text(CANCEL_EHGLP3.read_text())
     before = digest(scenario)
-    result = run_cli(
+    result = invoke_cli(
         "replay", str(scenario), "--transcript", str(tmp_path), "--force"
     )  # fmt: skip
     assert_refused(result, "--transcript", scenario, "an input of this run")
@@ -107,7 +107,7 @@ def test_seed_never_builds_over_its_own_input(tmp_path: Path) -> None:
     source = tmp_path / "db.json"
     source.write_text('{"flights": {}, "users": {}, "reservations": {}}')
     before = digest(source)
-    result = run_cli("seed", "--db", str(source), "--from-tau2", str(source), "--force")
+    result = invoke_cli("seed", "--db", str(source), "--from-tau2", str(source), "--force")
     assert result.returncode == 2
     assert "is an input of this run" in result.stderr
     assert digest(source) == before

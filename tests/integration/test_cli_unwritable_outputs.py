@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 
 CANCEL_EHGLP3 = Path(__file__).resolve().parents[2] / "data/scenarios/cancel-ehglp3.yaml"
 
@@ -33,7 +33,7 @@ def test_chat_transcript_into_an_impossible_folder_is_refused_before_the_chat(
     db: Path, not_a_folder: Path
 ) -> None:
     folder = not_a_folder / "transcripts"
-    result = run_cli(
+    result = invoke_cli(
         "chat", "--db", str(db), "--base-url", "http://127.0.0.1:9/v1", "--transcript",
         str(folder), stdin="hi\n",
     )  # fmt: skip
@@ -45,7 +45,7 @@ def test_chat_record_into_an_impossible_folder_is_refused_before_the_chat(
     db: Path, not_a_folder: Path
 ) -> None:
     file = not_a_folder / "session.yaml"
-    result = run_cli(
+    result = invoke_cli(
         "chat", "--db", str(db), "--base-url", "http://127.0.0.1:9/v1", "--record", str(file),
         stdin="hi\n",
     )  # fmt: skip
@@ -54,7 +54,7 @@ def test_chat_record_into_an_impossible_folder_is_refused_before_the_chat(
 
 
 def test_chat_transcript_onto_a_file_is_refused(db: Path, not_a_folder: Path) -> None:
-    result = run_cli(
+    result = invoke_cli(
         "chat", "--db", str(db), "--base-url", "http://127.0.0.1:9/v1", "--transcript",
         str(not_a_folder), stdin="",
     )  # fmt: skip
@@ -62,7 +62,7 @@ def test_chat_transcript_onto_a_file_is_refused(db: Path, not_a_folder: Path) ->
 
 
 def test_chat_record_onto_a_folder_is_refused(db: Path, tmp_path: Path) -> None:
-    result = run_cli(
+    result = invoke_cli(
         "chat", "--db", str(db), "--base-url", "http://127.0.0.1:9/v1", "--record",
         str(tmp_path), stdin="",
     )  # fmt: skip
@@ -74,14 +74,14 @@ def test_chat_record_onto_a_folder_is_refused(db: Path, tmp_path: Path) -> None:
 
 def test_replay_transcript_into_an_impossible_folder_is_one_line(not_a_folder: Path) -> None:
     folder = not_a_folder / "transcripts"
-    result = run_cli("replay", str(CANCEL_EHGLP3), "--transcript", str(folder))
+    result = invoke_cli("replay", str(CANCEL_EHGLP3), "--transcript", str(folder))
     assert_one_line_error(result, "--transcript", folder)
     assert result.stdout == ""  # nothing replayed
 
 
 def test_chat_transcript_folder_is_created_and_written(db: Path, tmp_path: Path) -> None:
     folder = tmp_path / "new" / "transcripts"
-    result = run_cli(
+    result = invoke_cli(
         "chat", "--db", str(db), "--base-url", "http://127.0.0.1:9/v1", "--transcript",
         str(folder), stdin="",
     )  # fmt: skip

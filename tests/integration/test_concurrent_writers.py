@@ -11,7 +11,6 @@ processes. Every race runs on a SQLite file and on a real PostgreSQL server
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -21,12 +20,12 @@ from airline_agent.domain.db import Database
 from airline_agent.domain.operations import next_certificate_id, next_reservation_id
 from tests.support.postgres_fixtures import discard_later
 from tests.support.postgres_fixtures import server as postgres_server
+from tests.support.profile import SLOW
 from tests.support.races import Call, Result, race
 from tests.support.world import make_world_db, world
 
 pytestmark = pytest.mark.both_backends
 
-SLOW = os.environ.get("AIRLINE_AGENT_SLOW") == "1"
 RACES = 20 if SLOW else 3
 RACERS = 6 if SLOW else 3
 

@@ -20,7 +20,7 @@ from airline_agent.agent.events import ApprovalRequested, AssistantMessage, Tool
 from airline_agent.agent.history import problems
 from airline_agent.agent.loop import AgentSession, LoopOptions
 from tests.support.chat_server import ChatServer
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 from tests.support.events import of_type, run_turn
 from tests.support.loopback import loopback_backend
 
@@ -145,12 +145,11 @@ async def test_each_call_is_asked_about_and_answered_under_an_id_of_its_own(
 def test_the_chat_asks_each_call_and_a_no_stays_a_no(chat_server, db, ids, tmp_path):
     two_cancels(chat_server, ids, stream=True)
     recording = tmp_path / "two-cancels.yaml"
-    result = run_cli(
+    result = invoke_cli(
         *("chat", "--db", str(db), "--approve", "ask", "--as", EMMA, "--no-guard"),
         *("--record", str(recording)),
         stdin="cancel both\nn\ny\n",
         server=chat_server,
-        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout

@@ -13,7 +13,6 @@ with and without `communicate_info`, and a task with no action.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,8 +24,8 @@ from tests.conftest import TAU2_DIR, tau2_files
 from tests.support.chat_server import ChatServer
 from tests.support.eval_roles import INVENTED_ID, OracleAgent, ScriptedCustomer
 from tests.support.eval_run import run_eval
+from tests.support.profile import SLOW
 
-SLOW = os.environ.get("AIRLINE_AGENT_SLOW") == "1"
 # book (14, 23), cancel (7, 14, 39), flights (7, 44), bags (12), passengers (40), transfer
 # (13), calculate (12), communicate_info (3, 7, 14, 23), no action (0), more calls than a
 # turn allows (39, 44).

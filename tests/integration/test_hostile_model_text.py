@@ -27,7 +27,7 @@ from airline_agent.agent.history import problems
 from airline_agent.agent.loop import AgentSession, LoopOptions
 from airline_agent.tools.toolbox import Toolbox
 from tests.support.chat_server import ChatServer
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli, run_cli
 from tests.support.events import of_type, run_turn
 from tests.support.loopback import loopback_backend
 from tests.support.world import CLOCK
@@ -215,7 +215,7 @@ def test_chat_records_a_conversation_with_60000_deep_arguments(
     chat_server.completion(tool_calls=[("get_user_details", DEEP_ARGUMENTS)])
     chat_server.completion("Which customer are you?")
     recording = tmp_path / "deep-arguments.yaml"
-    result = run_cli(
+    result = invoke_cli(
         "chat",
         "--db",
         str(db),
@@ -232,7 +232,7 @@ def test_chat_records_a_conversation_with_60000_deep_arguments(
     body = yaml.safe_load(recording.read_text())
     [call] = body["turns"][0]["responses"][0]["tool_calls"]
     assert call["arguments"] == DEEP_ARGUMENTS  # kept as the text the model sent
-    replay = run_cli("replay", str(recording), "--json")
+    replay = invoke_cli("replay", str(recording), "--json")
     assert replay.returncode == 0, replay.stdout + replay.stderr
     assert json.loads(replay.stdout)["scenarios"][0]["status"] == "passed"
 

@@ -13,7 +13,7 @@ import pytest
 
 from airline_agent.config import Settings
 from airline_agent.domain.errors import DatabaseUnavailable
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 
 LOOKUP = ("get_user_details", json.dumps({"user_id": "emma_kim_9957"}))
 CERTIFICATE = (
@@ -35,17 +35,17 @@ def assert_refused_missing(result, path: Path) -> None:
 @pytest.mark.parametrize("arguments", [LOOKUP, CERTIFICATE], ids=["read", "write"])
 def test_call_refuses_a_mistyped_db(tmp_path: Path, arguments: tuple[str, ...]) -> None:
     typo = tmp_path / "prod.bd"
-    assert_refused_missing(run_cli("call", *arguments, "--db", str(typo)), typo)
+    assert_refused_missing(invoke_cli("call", *arguments, "--db", str(typo)), typo)
 
 
 def test_call_refuses_a_mistyped_database_variable(tmp_path: Path) -> None:
     typo = tmp_path / "prod.bd"
-    assert_refused_missing(run_cli("call", *LOOKUP, AIRLINE_AGENT_DB=str(typo)), typo)
+    assert_refused_missing(invoke_cli("call", *LOOKUP, AIRLINE_AGENT_DB=str(typo)), typo)
 
 
 def test_chat_refuses_a_mistyped_db_before_the_chat(tmp_path: Path) -> None:
     typo = tmp_path / "prod.bd"
-    result = run_cli(
+    result = invoke_cli(
         "chat", "--db", str(typo), "--base-url", "http://127.0.0.1:9/v1", stdin="hi\n"
     )  # fmt: skip
     assert_refused_missing(result, typo)
@@ -53,7 +53,7 @@ def test_chat_refuses_a_mistyped_db_before_the_chat(tmp_path: Path) -> None:
 
 def test_export_refuses_a_mistyped_db(tmp_path: Path) -> None:
     typo = tmp_path / "prod.bd"
-    assert_refused_missing(run_cli("export", "--db", str(typo)), typo)
+    assert_refused_missing(invoke_cli("export", "--db", str(typo)), typo)
 
 
 async def test_the_tui_live_mode_refuses_a_mistyped_db(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ async def test_the_tui_live_mode_refuses_a_mistyped_db(tmp_path: Path) -> None:
 def test_the_default_location_is_built_on_first_use(tmp_path: Path) -> None:
     """No --db and no AIRLINE_AGENT_DB: `data/airline.db` (of the working directory)
     cannot be a typo, and is built as DESIGN.md's contract says."""
-    result = run_cli("call", *LOOKUP)  # the working directory is tmp_path
+    result = invoke_cli("call", *LOOKUP)  # the working directory is tmp_path
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["user_id"] == "emma_kim_9957"
     assert (tmp_path / "data" / "airline.db").is_file()
@@ -85,7 +85,7 @@ def test_the_default_location_is_built_on_first_use(tmp_path: Path) -> None:
 def test_a_read_never_writes_to_an_empty_file(tmp_path: Path, command: tuple[str, ...]) -> None:
     empty = tmp_path / "empty.db"
     empty.write_bytes(b"")
-    result = run_cli(*command, "--db", str(empty))
+    result = invoke_cli(*command, "--db", str(empty))
     assert result.returncode == 1
     assert "empty (0 bytes)" in result.stderr and "--force" not in result.stderr
     assert empty.stat().st_size == 0

@@ -113,14 +113,14 @@ def test_every_shipped_scenario_passes_with_the_lean_prefix_unchanged():
 
 def test_chat_takes_the_prompt_choice_and_shows_the_prefix_per_turn(chat_server, db):
     from airline_agent.agent.prompt import build_system_prompt
-    from tests.support.cli import run_cli
+    from tests.support.cli import invoke_cli
 
     chat_server.stream("Hello.", usage=(900, 5))
     chat_server.stream(tool_calls=[("get_reservation_details", {"reservation_id": "EHGLP3"})])
     chat_server.stream("EHGLP3 goes from PHX to JFK.", usage=(1200, 12))
     chat_server.stream("Hello.", usage=(900, 5))
     stdin = "hi\nlook up EHGLP3\n"
-    lean = run_cli("chat", "--db", str(db), stdin=stdin, server=chat_server, model="gpt-4o-mini")
+    lean = invoke_cli("chat", "--db", str(db), stdin=stdin, server=chat_server, model="gpt-4o-mini")
     assert lean.returncode == 0, lean.stderr
     turns = [line for line in lean.stdout.splitlines() if line.startswith("  [")]
     assert len(turns) == 2
@@ -130,7 +130,7 @@ def test_chat_takes_the_prompt_choice_and_shows_the_prefix_per_turn(chat_server,
     assert turns[1].endswith(" unchanged]")
     assert chat_server.requests[0]["messages"][0]["content"] == build_system_prompt(Clock.at())
 
-    full = run_cli(
+    full = invoke_cli(
         "chat",
         "--db",
         str(db),
@@ -144,6 +144,6 @@ def test_chat_takes_the_prompt_choice_and_shows_the_prefix_per_turn(chat_server,
     sent = chat_server.requests[-1]["messages"][0]["content"]
     assert sent == build_system_prompt(Clock.at(), style="full")
 
-    wrong = run_cli("chat", "--prompt", "short", stdin="", model="gpt-4o-mini")
+    wrong = invoke_cli("chat", "--prompt", "short", stdin="", model="gpt-4o-mini")
     assert wrong.returncode == 2 and "--prompt" in wrong.stderr
     assert "Traceback" not in wrong.stderr

@@ -19,17 +19,16 @@ from airline_agent.scenarios.loader import load_scenario
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.runner import replay_scenario
 from tests.support.chat_server import ChatServer
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 
 LOOKUP = ("get_reservation_details", {"reservation_id": "EHGLP3"})
 
 
 def record_chat(server: ChatServer, db: Path, recording: Path, lines: str, *flags: str):
-    return run_cli(
+    return invoke_cli(
         *("chat", "--db", str(db), "--record", str(recording), *flags),
         stdin=lines,
         server=server,
-        timeout=60,
     )
 
 

@@ -24,6 +24,7 @@ from airline_agent.scenarios import runner
 from airline_agent.scenarios.loader import load_scenario
 from tests.support.events import run_turn
 from tests.support.fake_toolbox import FakeToolbox
+from tests.support.profile import heavy
 
 
 def many_turns(path: Path, turns: int) -> Path:
@@ -109,7 +110,7 @@ def peak_rss_kb(path: Path) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("AIRLINE_AGENT_SLOW") != "1", reason="AIRLINE_AGENT_SLOW=1")
+@heavy("the two places that kept every body and every event, above")
 @pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs Linux /proc")
 def test_peak_memory_grows_linearly_with_the_turns(tmp_path: Path) -> None:
     # From 2,000 turns on, the conversation outweighs building the sample database.

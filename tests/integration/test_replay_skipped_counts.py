@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 
 CANCEL_EHGLP3 = Path(__file__).resolve().parents[2] / "data/scenarios/cancel-ehglp3.yaml"
 
@@ -23,7 +23,7 @@ def tau2_scenario(tmp_path: Path) -> Path:
 
 
 def test_a_skipped_scenario_is_not_reported_as_passed(tau2_scenario: Path, tmp_path: Path) -> None:
-    result = run_cli(
+    result = invoke_cli(
         "replay", str(tau2_scenario), AIRLINE_AGENT_TAU2_DIR=str(tmp_path / "no-tau2-here")
     )
     assert result.returncode == 0, result.stdout + result.stderr  # skipping fails nothing
@@ -32,7 +32,7 @@ def test_a_skipped_scenario_is_not_reported_as_passed(tau2_scenario: Path, tmp_p
 
 
 def test_the_json_report_counts_skipped_apart(tau2_scenario: Path, tmp_path: Path) -> None:
-    result = run_cli(
+    result = invoke_cli(
         "replay",
         str(tau2_scenario),
         str(CANCEL_EHGLP3),

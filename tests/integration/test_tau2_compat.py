@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from functools import cache
 from pathlib import Path
 
@@ -22,10 +21,10 @@ from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.toolbox import Toolbox
 from tests.conftest import tau2_files
 from tests.support import tau2_oracle
+from tests.support.profile import SLOW
 from tests.support.toolbox_fixtures import Tools
 
 pytestmark = pytest.mark.both_backends
-SLOW = os.environ.get("AIRLINE_AGENT_SLOW") == "1"
 
 CLOCK = Clock.at("2024-05-15T15:00:00")
 

@@ -10,7 +10,6 @@ the reason that the task's customer gives in the task's instructions.
 
 from __future__ import annotations
 
-import copy
 import re
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from airline_agent.scenarios.dbdiff import changed_records
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ToolOutcome
 from airline_agent.tools.toolbox import Toolbox
-from tests.support import tau2_oracle
+from tests.support import tau2_batches, tau2_oracle
 from tests.support.fixtures import Tau2Reference
 from tests.support.toolbox_fixtures import Tools
 
@@ -127,7 +126,7 @@ def test_reference_solution_with_the_guard_on(
     if after is None:
         assert applied == [], f"task {task_id}: its writes changed nothing"
         return
-    expected = copy.deepcopy(tau2_reference.initial)
+    expected = tau2_batches.copy_of(tau2_reference.initial)
     for action in applied:
         tau2_oracle.apply(expected, action["name"], action["arguments"])
     assert after == expected, f"task {task_id}"

@@ -2,11 +2,12 @@
 evaluator reads a tool message (the JSON it parses, else the text): its strict replay
 compares every write's result so, and a trial whose write results differ cannot be
 scored by it. The one deliberate difference (a read, which τ² never replays) is listed in
-the README: `search_direct_flight` gives each flight's `date`, where τ²'s leaves null."""
+the README: `search_direct_flight` gives each flight's `date`, where τ²'s leaves null.
+(The tasks that touch no common customer or reservation share a database copy in the
+default run, and the oracle's state with it: tests/support/tau2_batches.py.)"""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from airline_agent.domain.clock import Clock
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.toolbox import Toolbox
-from tests.support import tau2_oracle
+from tests.support import tau2_batches, tau2_oracle
 from tests.support.toolbox_fixtures import Tools
 
 CLOCK = Clock.at("2024-05-15T15:00:00")
@@ -40,21 +41,22 @@ def test_every_reference_call_answers_as_tau2_does(tau2_reference, tmp_path: Pat
     _, initial, tasks = tau2_reference
     calls = writes = 0
     differing: list[str] = []
-    for task in tasks:
+    for batch in tau2_batches.batches(tasks, initial):
         database = tau2_reference.fresh(tmp_path)
-        expected_db = copy.deepcopy(initial)
+        expected_db = tau2_batches.copy_of(initial)
         try:
-            tools = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
-            for action in task["evaluation_criteria"]["actions"]:
-                name, arguments = action["name"], action["arguments"]
-                outcome = tools.call(name, arguments)
-                assert outcome.error is None, (task["id"], name, outcome.result)
-                theirs = tau2_oracle.apply(expected_db, name, arguments)
-                ours = _deliberate(name, arguments, as_tau2_reads(outcome.content()))
-                calls += 1
-                writes += name in tau2_oracle.WRITES
-                if ours != theirs:
-                    differing.append(f"task {task['id']} {name}")
+            for task in batch:
+                tools = Tools(Toolbox(database, clock=CLOCK, guard=False), ToolConversation())
+                for action in task["evaluation_criteria"]["actions"]:
+                    name, arguments = action["name"], action["arguments"]
+                    outcome = tools.call(name, arguments)
+                    assert outcome.error is None, (task["id"], name, outcome.result)
+                    theirs = tau2_oracle.apply(expected_db, name, arguments)
+                    ours = _deliberate(name, arguments, as_tau2_reads(outcome.content()))
+                    calls += 1
+                    writes += name in tau2_oracle.WRITES
+                    if ours != theirs:
+                        differing.append(f"task {task['id']} {name}")
         finally:
             database.close()
     assert (calls, writes) == (142, 49)

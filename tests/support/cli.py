@@ -1,4 +1,13 @@
-"""The real `airline-agent` command in a child process, with an isolated environment."""
+"""The real `airline-agent` command, with an isolated environment: in this process
+(`invoke_cli`: the typer app, as `python -m airline_agent` builds it) or in a child process
+(`run_cli`, `run_cli_bytes`).
+
+A child process costs two to four seconds of CPU, nearly all of it imports (openai,
+sqlmodel, the tools); in this process they are paid once per test worker. Use a child
+process where the process is what the test is about: a signal, the locale or encoding of a
+real stdin/stdout, a terminal, bytes that are not text, the exit status of the real entry
+point, what a fresh interpreter imports. Every command keeps at least one such test.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +28,32 @@ def cli_env(
     if server is not None:
         env["OPENAI_BASE_URL"] = server.url
     return env | extra
+
+
+def invoke_cli(
+    *args: str,
+    stdin: str = "",
+    server: ChatServer | None = None,
+    model: str | None = "gpt-4o-mini",
+    **extra_env: str,
+) -> subprocess.CompletedProcess[str]:
+    """`airline-agent ARGS` run by typer's CliRunner in this process, with the environment
+    `run_cli` would give the child (for the call only); what it prints and its exit status
+    as a CompletedProcess. An exception the command lets out fails the test (a child would
+    have printed a traceback)."""
+    from typer.testing import CliRunner
+
+    from airline_agent.cli import build_app
+
+    wanted = cli_env(server, model=model, **extra_env)
+    overrides: dict[str, str | None] = {name: None for name in os.environ if name not in wanted}
+    overrides |= {name: value for name, value in wanted.items() if os.environ.get(name) != value}
+    result = CliRunner().invoke(
+        build_app(), list(args), input=stdin, env=overrides, catch_exceptions=False
+    )
+    return subprocess.CompletedProcess(
+        ["airline-agent", *args], result.exit_code, result.stdout, result.stderr
+    )
 
 
 def run_cli(

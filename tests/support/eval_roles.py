@@ -13,6 +13,10 @@ The agent (`OracleAgent`):
 - `oracle-text-calls`: writes each call as text (`{"name": …, "arguments": …}`), as a
   small local model does.
 
+Told to (`hold_task=n`), the agent holds its first answer about the n-th task it is asked
+about until the server's `release()`, and sets `holding`: a trial certainly in flight (the
+Ctrl-C test interrupts it there, whatever the machine's speed).
+
 The customer (`ScriptedCustomer`): its opening (the task's reason for calling, what it
 knows and its instructions: one text per task), "Please go on." while the agent is not
 done, then `###STOP###`. Told so, it adds a reservation id no one gave it to its opening
@@ -21,9 +25,9 @@ done, then `###STOP###`. Told so, it adds a reservation id no one gave it to its
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -66,27 +70,43 @@ def _reply(body: dict[str, Any], content: str | None = None, calls: list | None 
 
 
 class _Tasks:
-    def __init__(self, tasks_json: Path, *, delay: float = 0.0) -> None:
+    def __init__(self, tasks_json: Path) -> None:
         self.tasks = json.loads(Path(tasks_json).read_text())
-        self.delay = delay  # seconds before each answer (a slow model, for Ctrl-C)
         self.requests = 0
         self._lock = threading.Lock()
 
     def count(self) -> None:
         with self._lock:
             self.requests += 1
-        if self.delay:
-            time.sleep(self.delay)
 
 
 class OracleAgent(_Tasks):
     """The agent's model: see the module's docstring."""
 
-    def __init__(self, tasks_json: Path, *, delay: float = 0.0) -> None:
-        super().__init__(tasks_json, delay=delay)
+    def __init__(self, tasks_json: Path, *, hold_task: int | None = None) -> None:
+        super().__init__(tasks_json)
         self._by_opening = {opening(task): task for task in self.tasks}
+        self.hold_task = hold_task  # 1-based, in the order the tasks are first asked about
+        self.holding = threading.Event()  # that task's first answer is held
+        self._asked_about: list[str] = []
 
     def __call__(self, body: dict[str, Any]) -> Reply:
+        reply = self._answer(body)
+        if self._held(body):
+            self.holding.set()
+            return dataclasses.replace(reply, held=True)
+        return reply
+
+    def _held(self, body: dict[str, Any]) -> bool:
+        """Whether this is the first request about the task to hold."""
+        first = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        with self._lock:
+            if first in self._asked_about:
+                return False
+            self._asked_about.append(first)
+            return self.hold_task is not None and len(self._asked_about) == self.hold_task
+
+    def _answer(self, body: dict[str, Any]) -> Reply:
         self.count()
         messages = body["messages"]
         first = next(m["content"] for m in messages if m["role"] == "user")
@@ -125,9 +145,8 @@ class ScriptedCustomer(_Tasks):
         *,
         invents: dict[str, int] | None = None,
         chatty: bool = False,
-        delay: float = 0.0,
     ) -> None:
-        super().__init__(tasks_json, delay=delay)
+        super().__init__(tasks_json)
         self.invents = dict(invents or {})
         self.chatty = chatty
 

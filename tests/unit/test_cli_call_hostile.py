@@ -1,7 +1,7 @@
-"""`airline-agent call` given hostile arguments, in a real process with strict UTF-8
-output: half a surrogate pair in the JSON, command-line bytes that are not UTF-8, JSON
-nested 60,000 deep. A JSON result or one line of error, the documented exit status,
-never a traceback."""
+"""`airline-agent call` given hostile arguments: half a surrogate pair in the JSON and
+command-line bytes that are not UTF-8 (in a real process with strict UTF-8 output), JSON
+nested 60,000 deep (in this process, whose stack is the deeper one). A JSON result or one
+line of error, the documented exit status, never a traceback."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import invoke_cli
 
 DEEP = 60_000
 
@@ -35,8 +37,10 @@ def call(*args: str | bytes) -> subprocess.CompletedProcess[bytes]:
     )
 
 
-def one_line_error(result: subprocess.CompletedProcess[bytes]) -> str:
-    stderr = result.stderr.decode("utf-8")
+def one_line_error(
+    result: subprocess.CompletedProcess[bytes] | subprocess.CompletedProcess[str],
+) -> str:
+    stderr = result.stderr if isinstance(result.stderr, str) else result.stderr.decode("utf-8")
     assert "Traceback" not in stderr, stderr
     assert stderr.startswith("error: ") and stderr.count("\n") == 1, stderr
     return stderr
@@ -71,12 +75,13 @@ def test_a_tool_name_that_is_not_utf8_is_bad_usage(db: str) -> None:
     ids=["a-list", "inside-an-object", "unclosed"],
 )
 def test_json_nested_60000_deep_is_one_line_of_bad_usage(db: str, arguments: str) -> None:
-    result = call("get_user_details", arguments, "--db", db)
+    result = invoke_cli("call", "get_user_details", arguments, "--db", db)
     assert result.returncode == 2
     assert "nested" in one_line_error(result) or "not valid JSON" in one_line_error(result)
 
 
 def test_json_nested_past_the_limit_but_readable_is_bad_usage_too(db: str) -> None:
-    result = call("get_user_details", '{"user_id": ' + "[" * 100 + "]" * 100 + "}", "--db", db)
+    nested = '{"user_id": ' + "[" * 100 + "]" * 100 + "}"
+    result = invoke_cli("call", "get_user_details", nested, "--db", db)
     assert result.returncode == 2
     assert "nested more than" in one_line_error(result)

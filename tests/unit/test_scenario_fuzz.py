@@ -9,7 +9,6 @@ Default: a modest number of examples. AIRLINE_AGENT_SLOW=1 selects a thorough pr
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +18,7 @@ from airline_agent.scenarios.library import library_dir
 from airline_agent.scenarios.loader import ScenarioLoadError, load_scenario
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.yaml_text import summary
+from tests.support.profile import SLOW
 from tests.unit.test_scenario_model import VALID
 
 settings.register_profile(
@@ -33,7 +33,7 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-PROFILE = "loader-slow" if os.environ.get("AIRLINE_AGENT_SLOW") == "1" else "loader-fast"
+PROFILE = "loader-slow" if SLOW else "loader-fast"
 
 SOURCES = [
     VALID,

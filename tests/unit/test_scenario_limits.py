@@ -16,6 +16,7 @@ import pytest
 
 from airline_agent.scenarios import yaml_text
 from airline_agent.scenarios.loader import ScenarioLoadError, load_all, load_scenario
+from tests.support.profile import heavy
 from tests.unit.test_scenario_model import VALID, write
 
 ONE_TURN = "turns:\n- customer: hi\n  responses: [{content: hello}]\n"
@@ -104,6 +105,7 @@ def test_a_file_over_16_mib_is_refused_without_reading_it_all(tmp_path: Path) ->
     assert line is None and "larger than 16 MiB" in message
 
 
+@heavy("10,001 turns, the next test")
 def test_100000_turns_are_refused(tmp_path: Path) -> None:
     turns = "- {customer: a, responses: [{content: b}]}\n" * 100_000
     assert refused(write(tmp_path, "name: many\nturns:\n" + turns)).problems

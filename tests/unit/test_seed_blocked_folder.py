@@ -8,7 +8,7 @@ import pytest
 
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.provisioning import build_database, ensure_database
-from tests.support.cli import run_cli
+from tests.support.cli import invoke_cli
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def test_first_use_reports_it_the_same_way(blocker: Path) -> None:
 
 def test_seed_command_prints_that_line(blocker: Path) -> None:
     target = blocker / "airline.db"
-    result = run_cli("seed", "--db", str(target), timeout=60)
+    result = invoke_cli("seed", "--db", str(target))
     assert result.returncode == 1
     assert result.stderr == (
         f"error: {target}: cannot be created ({blocker} is a file, not a folder)\n"

@@ -10,21 +10,19 @@ import pytest
 
 from airline_agent.domain.db import Database
 from airline_agent.domain.tau2 import Tau2FormatError, export_tau2, import_tau2
-from tests.conftest import tau2_files
+from tests.support.fixtures import Tau2Reference
 from tests.support.world import make_world_db, world
 
 
 @pytest.fixture(scope="module")
-def reference() -> dict:
-    db_json, _ = tau2_files()
-    return json.loads(db_json.read_text())
+def reference(tau2_reference: Tau2Reference) -> dict:
+    return tau2_reference.initial
 
 
 @pytest.fixture(scope="module")
-def imported(reference: dict, tmp_path_factory: pytest.TempPathFactory) -> Database:
-    database = Database.create(tmp_path_factory.mktemp("tau2") / "tau2.db")
-    import_tau2(database, tau2_files()[0])
-    return database
+def imported(tau2_reference: Tau2Reference, tmp_path_factory: pytest.TempPathFactory) -> Database:
+    """A copy of the run's τ² import (`Database.create`, then `import_tau2` of db.json)."""
+    return tau2_reference.fresh(tmp_path_factory.mktemp("tau2"))
 
 
 def test_import_then_export_gives_the_reference_back(imported: Database, reference: dict):

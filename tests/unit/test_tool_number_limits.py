@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,9 +21,10 @@ from airline_agent.cli import app
 from airline_agent.domain.db import Database
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.toolbox import Toolbox
+from tests.support.profile import SLOW
 from tests.support.world import CLOCK
 
-EXAMPLES = 300 if os.environ.get("AIRLINE_AGENT_SLOW") == "1" else 30
+EXAMPLES = 300 if SLOW else 30
 PASSENGER = {"first_name": "Ada", "last_name": "Lovelace", "dob": "1990-01-01"}
 # Each tool with a numeric argument: arguments valid in every other respect, with
 # NUMBER where the number goes (json paths: "payment_methods.0.amount").

@@ -15,7 +15,6 @@ Default: a modest number of examples. AIRLINE_AGENT_SLOW=1 selects a thorough pr
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -28,6 +27,7 @@ from airline_agent.domain.db import Database
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ERROR_CODES
 from airline_agent.tools.toolbox import Toolbox
+from tests.support.profile import SLOW
 from tests.support.world import CLOCK, world
 
 settings.register_profile(
@@ -42,7 +42,7 @@ settings.register_profile(
 settings.register_profile(
     "hostile-slow", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-PROFILE = "slow" if os.environ.get("AIRLINE_AGENT_SLOW") == "1" else "fast"
+PROFILE = "slow" if SLOW else "fast"
 HOSTILE_PROFILE = f"hostile-{PROFILE}"  # per tool: 14 times this many examples
 
 WORLD = world()
