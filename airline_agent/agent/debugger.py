@@ -39,7 +39,7 @@ the writes again): a front end calls `fork` off its event loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from airline_agent.agent.loop import AgentSession
     from airline_agent.agent.steps import RecordedWrite
     from airline_agent.agent.tool_round import Plan
+    from airline_agent.tools.outcome import RowChange
     from airline_agent.tools.toolbox import Toolbox
 
 # Events not kept in a branch's record: holds (a question of the moment) and the pieces
@@ -186,8 +187,9 @@ class Branch:
         return isinstance(event, GroundingWarning | CustomerBound | LimitReached)
 
     def events_until(self, step: int) -> list[AgentEvent]:
-        """The record as it was right after `step`."""
-        ends = [end for number, end in self._ends.items() if number <= step]
+        """The record as it was right after `step` (a fork may ask from a thread while a
+        turn goes on: the marks are copied first, in one step)."""
+        ends = [end for number, end in self._ends.copy().items() if number <= step]
         return self.events[: max(ends, default=0)]
 
 
@@ -219,7 +221,9 @@ class Debugger:
         self.current = Branch(1, conversation, self._root_toolbox)
         self.branches = [self.current]
 
-    async def watch(self, events: AsyncIterator[AgentEvent]) -> AsyncIterator[AgentEvent]:
+    async def watch(
+        self, events: AsyncGenerator[AgentEvent, None]
+    ) -> AsyncGenerator[AgentEvent, None]:
         """A turn's events as they pass: kept in the branch's record, findings and errors
         noted for the next hold. A turn closed before its end is recorded as cancelled."""
         branch = self.current
@@ -236,7 +240,7 @@ class Debugger:
                 yield event
             open_turn = False
         finally:
-            await events.aclose()  # type: ignore[attr-defined]
+            await events.aclose()
             self.running = False
             self._to_turn_end = False
             self._pending.clear()
@@ -409,16 +413,21 @@ class Debugger:
 
 
 def _replay(toolbox: Toolbox, writes: list[RecordedWrite]) -> None:
-    """The writes again, in order, each checked to change exactly the rows it changed."""
+    """The writes again, in order, each checked to change exactly the rows it changed (in
+    any order: the guard's reads, off here, order a write's flush differently)."""
     for write in writes:
         outcome = toolbox.call(write.name, write.arguments, ToolConversation())
-        if outcome.error is not None or tuple(outcome.changes) != write.changes:
+        if outcome.error is not None or _by_row(outcome.changes) != _by_row(write.changes):
             what = outcome.error or "other rows than it changed then"
             raise ForkFailed(
                 f"step {write.step} ({write.name}) does not do again what it did ({what}): "
                 "the database changed under the conversation, so no copy would be the "
                 "database as it was; nothing was forked"
             )
+
+
+def _by_row(changes: tuple[RowChange, ...]) -> dict[tuple[str, str], RowChange]:
+    return {(change.table, change.key): change for change in changes}
 
 
 def _close_a_finished_turn(branch: Branch) -> None:

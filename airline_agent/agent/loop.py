@@ -20,7 +20,7 @@ request body or the call's arguments; every step is numbered and checkpointed
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -148,14 +148,14 @@ class AgentSession:
 
     # -- the turn -----------------------------------------------------------------------
 
-    def run_turn(self, user_text: str) -> AsyncIterator[AgentEvent]:
+    def run_turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
         """The turn of the customer's message `user_text`: its events, to its end. A turn
         a fork cut in the middle is closed first (its open calls answered "interrupted",
         a `TurnFinished(cancelled)` said for it)."""
         events = self._turn(user_text)
         return events if self.debugger is None else self.debugger.watch(events)
 
-    def resume_turn(self) -> AsyncIterator[AgentEvent]:
+    def resume_turn(self) -> AsyncGenerator[AgentEvent, None]:
         """The turn a fork cut in the middle, going on where it was cut: its calls not yet
         answered are answered (as they were planned, approvals included), then requests
         go on. Raises NothingToResume when the last turn was not cut (`can_resume`)."""
@@ -170,7 +170,7 @@ class AgentSession:
     def can_resume(self) -> bool:
         return self.conversation.cut_turn is not None
 
-    async def _turn(self, user_text: str) -> AsyncIterator[AgentEvent]:
+    async def _turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
         conversation = self.conversation
         cut = conversation.cut_turn
         if cut is not None:
@@ -193,7 +193,7 @@ class AgentSession:
             _settle(conversation, turn)
         yield TurnFinished(turn.number, turn.reason, turn.usage, turn.cost)
 
-    async def _resumed(self) -> AsyncIterator[AgentEvent]:
+    async def _resumed(self) -> AsyncGenerator[AgentEvent, None]:
         conversation = self.conversation
         turn = conversation.cut_turn
         assert turn is not None  # resume_turn checked
