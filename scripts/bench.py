@@ -3,7 +3,7 @@
 
     .venv/bin/python scripts/bench.py            # every part
     .venv/bin/python scripts/bench.py writes     # one part: domain writes loop replay eval
-                                                 # tui prompt mcp
+                                                 # tui prompt mcp startup
     .venv/bin/python scripts/bench.py --quick    # fewer repetitions, smaller scales
 
 Prints a table: median (p10–p90) of ours and of the baseline, the ratio, the target and
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks.common import Row
 
-PARTS = ("domain", "writes", "loop", "replay", "eval", "tui", "prompt", "mcp")
+PARTS = ("domain", "writes", "loop", "replay", "eval", "tui", "prompt", "mcp", "startup")
 
 
 def print_table(rows: list[Row]) -> None:
