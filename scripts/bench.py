@@ -4,6 +4,7 @@
     .venv/bin/python scripts/bench.py            # every part
     .venv/bin/python scripts/bench.py writes     # one part: domain writes loop replay eval
                                                  # tui prompt mcp postgres debugger
+                                                 # tui prompt mcp startup
     .venv/bin/python scripts/bench.py --quick    # fewer repetitions, smaller scales
 
 Prints a table: median (p10–p90) of ours and of the baseline, the ratio, the target and
@@ -33,6 +34,7 @@ PARTS = (
     "mcp",
     "postgres",
     "debugger",
+    "startup",
 )
 
 

@@ -5,9 +5,10 @@ every other form of the key and the password (base64 standard and urlsafe, padde
 inside longer base64 at each alignment, percent-encoded, JSON-escaped, hex) in error
 bodies and in a streamed reply, and the model puts the key into tool arguments (one cut
 short by the tool's own error message, one written into the database). Every output is
-searched: stdout, stderr, the recording, both transcript files (the chat a child process:
-whatever reaches its file descriptors) — and, in a later run that does not know the key,
-`call` and `export` of the database the write went to."""
+searched: stdout, stderr, the recording, both transcript files — and, in a later run that
+does not know the key, `call` and `export` of the database the write went to. (The chat
+runs in this process; test_cli_chat_secrets.py watches a child process's file
+descriptors for the key and the password as they are.)"""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 from tests.support.chat_server import ChatServer
-from tests.support.cli import invoke_cli, run_cli
+from tests.support.cli import invoke_cli
 
 KEY = "sk-planted-secret-0123456789abcdef"
 URL_PASSWORD = "p%40ss%2Fword-123"  # as written in the URL
@@ -102,7 +103,7 @@ def test_no_encoded_or_cut_short_credential_appears_in_any_output(
     chat_server.stream("Done.")
     recording, transcripts = tmp_path / "secrets.yaml", tmp_path / "transcripts"
     turns = len(PLANTED) + 2
-    result = run_cli(
+    result = invoke_cli(
         "chat",
         "--db",
         str(db),
@@ -116,7 +117,6 @@ def test_no_encoded_or_cut_short_credential_appears_in_any_output(
         str(transcripts),
         stdin="".join(f"turn {n}\n" for n in range(turns)),
         server=chat_server,
-        timeout=180,
         OPENAI_API_KEY=KEY,
         OPENAI_BASE_URL=f"http://agent:{URL_PASSWORD}@{host}/v1",
     )

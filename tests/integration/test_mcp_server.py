@@ -5,6 +5,9 @@ loopback port (handshake sessions, one per client, one server for the module).
 
 The tools' results are compared with the same calls made in process through
 `Toolbox.call`: an MCP client gets what the agent loop gets.
+
+Each stdio client starts a server process; the checks that do not depend on the transport
+run over HTTP's one server in the default run, over both with AIRLINE_AGENT_SLOW=1.
 """
 
 from __future__ import annotations
@@ -12,8 +15,6 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,9 @@ import pytest
 from mcp import Client
 
 from airline_agent.mcp_server.catalogue import EFFECTS
+from tests.support.cli import invoke_cli
 from tests.support.mcp_servers import HttpServer, http_server, stdio_target
+from tests.support.profile import SLOW
 from tests.support.world import make_world_db
 
 pytestmark = pytest.mark.xdist_group("mcp-server")  # module servers: one worker
@@ -81,12 +84,23 @@ def http(world_db: Path) -> Iterator[HttpServer]:
         yield server
 
 
-@pytest.fixture(params=["stdio", "http"])
-def target(request: pytest.FixtureRequest, world_db: Path) -> Any:
-    """How to reach a server on the world database with the default options."""
+def _reach(request: pytest.FixtureRequest, world_db: Path) -> Any:
     if request.param == "stdio":
         return stdio_target(world_db)
     return request.getfixturevalue("http").url
+
+
+@pytest.fixture(params=["stdio", "http"])
+def target(request: pytest.FixtureRequest, world_db: Path) -> Any:
+    """How to reach a server on the world database with the default options."""
+    return _reach(request, world_db)
+
+
+@pytest.fixture(params=["stdio", "http"] if SLOW else ["http"])
+def any_target(request: pytest.FixtureRequest, world_db: Path) -> Any:
+    """The same over HTTP (both transports with AIRLINE_AGENT_SLOW=1): for what the
+    transport does not change."""
+    return _reach(request, world_db)
 
 
 def test_schema_table_matches_the_registry() -> None:
@@ -203,8 +217,8 @@ async def test_every_tool_gives_what_toolbox_call_gives_in_process(
     assert bags_of(copy) == 1 and bags_of(db) == 0  # the server wrote its session's copy
 
 
-async def test_error_results_carry_the_loop_codes(target: Any) -> None:
-    async with Client(target) as client:
+async def test_error_results_carry_the_loop_codes(any_target: Any) -> None:
+    async with Client(any_target) as client:
         unknown = await client.call_tool("rebook_everything", {})
         wrong_type = await client.call_tool("calculate", {"expression": 12})
         missing = await client.call_tool("get_reservation_details", {})
@@ -219,9 +233,9 @@ async def test_error_results_carry_the_loop_codes(target: Any) -> None:
 
 
 async def test_the_first_lookup_binds_the_session_and_the_guard_keeps_it_there(
-    target: Any,
+    any_target: Any,
 ) -> None:
-    async with Client(target) as client:
+    async with Client(any_target) as client:
         before = await client.call_tool("get_reservation_details", {"reservation_id": "ECON01"})
         bound = await client.call_tool("get_user_details", {"user_id": EMMA})
         other = await client.call_tool("get_user_details", {"user_id": NOAH})
@@ -398,13 +412,8 @@ async def test_a_recorded_http_session_replays(sample_template: Path, tmp_path: 
             await client.call_tool("update_reservation_baggages", BAGS)
             await client.call_tool("calculate", {"expression": 3})
         server.wait_for_line("session 1 recorded")
-    replay = subprocess.run(
-        [sys.executable, "-m", "airline_agent", "replay", str(record)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    # The command runs its own event loop: off this test's, in a thread.
+    replay = await anyio.to_thread.run_sync(lambda: invoke_cli("replay", str(record), model=None))
     assert replay.returncode == 0, replay.stdout + replay.stderr
     text = record.read_text()
     assert "approval: ask-accept" in text and "total_baggages: 1" in text

@@ -19,8 +19,10 @@ from airline_agent.agent.events import RequestSent, ToolFinished
 from airline_agent.agent.loop import AgentSession, LoopOptions
 from airline_agent.agent.prefix import PREFIX_GOAL_TOKENS
 from airline_agent.domain.clock import Clock
+from airline_agent.scenarios.runner import ScenarioReport
 from tests.support.chat_server import ChatServer
 from tests.support.events import of_type, run_turn
+from tests.support.fixtures import SHIPPED_LIBRARY
 
 _DECODER = json.JSONDecoder()
 
@@ -96,19 +98,16 @@ async def test_a_changed_prefix_is_reported(session, chat_server):
     assert spans(chat_server.raw_requests[0]) != spans(chat_server.raw_requests[1])
 
 
-def test_every_shipped_scenario_passes_with_the_lean_prefix_unchanged():
-    from airline_agent.scenarios.library import library_dir
-    from airline_agent.scenarios.loader import load_library
-    from airline_agent.scenarios.runner import replay_scenario
-
-    scenarios = [s for s in load_library(library_dir()) if hasattr(s, "turns")]
-    assert len(scenarios) >= 15
-    for scenario in scenarios:
-        report = replay_scenario(scenario)
-        assert report.status == "passed", (scenario.name, report.why())
+@SHIPPED_LIBRARY
+def test_every_shipped_scenario_passes_with_the_lean_prefix_unchanged(
+    shipped_library_reports: list[ScenarioReport],
+) -> None:
+    assert len(shipped_library_reports) >= 15
+    for report in shipped_library_reports:
+        assert report.status == "passed", (report.name, report.why())
         sent = of_type(report.events, RequestSent)
-        assert sent and sent[0].prefix.tokens <= PREFIX_GOAL_TOKENS, scenario.name
-        assert len({event.prefix.digest for event in sent}) == 1, scenario.name
+        assert sent and sent[0].prefix.tokens <= PREFIX_GOAL_TOKENS, report.name
+        assert len({event.prefix.digest for event in sent}) == 1, report.name
 
 
 def test_chat_takes_the_prompt_choice_and_shows_the_prefix_per_turn(chat_server, db):

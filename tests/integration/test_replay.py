@@ -6,15 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from airline_agent.agent.events import ToolFinished
 from airline_agent.cli import app
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
-from airline_agent.scenarios.library import SHOWCASE, library_dir
-from airline_agent.scenarios.loader import ScenarioLoadError, load_library, load_scenario
+from airline_agent.scenarios.library import SHOWCASE
+from airline_agent.scenarios.loader import load_scenario
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.recorder import record_scenario, save_scenario
 from airline_agent.scenarios.runner import ScenarioReport, replay_scenario, replay_tau2
@@ -22,6 +21,7 @@ from airline_agent.scenarios.transcript import to_jsonl, to_markdown, write_tran
 from airline_agent.tools.outcome import ERROR_CODES
 from airline_agent.tools.toolbox import Toolbox
 from tests.conftest import tau2_files
+from tests.support.fixtures import SHIPPED_LIBRARY
 from tests.support.lookup_turn import LOOKUP_TURN
 from tests.support.world import world
 
@@ -176,27 +176,20 @@ def test_scenarios_do_not_see_each_others_changes() -> None:
     assert again.status == "passed", again.why()
 
 
-@pytest.fixture(scope="module")
-def library_reports() -> list[ScenarioReport]:
-    """Every shipped scenario, replayed once for the tests below."""
-    loaded = load_library(library_dir())
-    errors = [str(item) for item in loaded if isinstance(item, ScenarioLoadError)]
-    assert not errors
-    return [replay_scenario(item) for item in loaded if isinstance(item, Scenario)]
-
-
-def test_the_shipped_library_passes(library_reports: list[ScenarioReport]) -> None:
-    assert len(library_reports) >= 12, "the library ships at least 12 scenarios"
-    assert SHOWCASE in [report.name for report in library_reports]
-    failed = [f"{r.name}: {r.why()}" for r in library_reports if r.status != "passed"]
+@SHIPPED_LIBRARY
+def test_the_shipped_library_passes(shipped_library_reports: list[ScenarioReport]) -> None:
+    assert len(shipped_library_reports) >= 12, "the library ships at least 12 scenarios"
+    assert SHOWCASE in [report.name for report in shipped_library_reports]
+    failed = [f"{r.name}: {r.why()}" for r in shipped_library_reports if r.status != "passed"]
     assert not failed
 
 
+@SHIPPED_LIBRARY
 def test_the_library_covers_every_tool_and_error_code(
-    library_reports: list[ScenarioReport], tmp_path: Path
+    shipped_library_reports: list[ScenarioReport], tmp_path: Path
 ) -> None:
     # INTERNAL_ERROR is left out: a replay cannot honestly make a tool fail inside.
-    finished = [e for r in library_reports for e in r.events if isinstance(e, ToolFinished)]
+    finished = [e for r in shipped_library_reports for e in r.events if isinstance(e, ToolFinished)]
     succeeded = {e.name for e in finished if e.error is None}
     database = Database.create(tmp_path / "empty.db")
     try:
@@ -207,7 +200,7 @@ def test_the_library_covers_every_tool_and_error_code(
     assert tools - succeeded == set(), "tools no shipped scenario calls successfully"
     codes = {e.error for e in finished if e.error is not None}
     assert set(ERROR_CODES) - {"INTERNAL_ERROR"} - codes == set(), "error codes never shown"
-    warnings = {type(e).__name__ for r in library_reports for e in r.events}
+    warnings = {type(e).__name__ for r in shipped_library_reports for e in r.events}
     assert {"GroundingWarning", "LimitReached", "ApprovalRequested"} <= warnings
 
 

@@ -7,7 +7,7 @@ that would still be over it is saved whole, with an error at record time that sa
 `replay` will refuse it, and exit status 1.
 
 The 3 MiB of the default run are the reply's reasoning: the reply's own text is checked for
-invented facts (agent/claims.py: some ten seconds of CPU per pass over 3 MiB, once when
+invented facts (agent/claims.py: 14 s of CPU per pass over 3 MiB, measured, once when
 chatting and once when replaying), reasoning is not. AIRLINE_AGENT_SLOW=1 also records a
 3 MiB reply.
 """

@@ -1,6 +1,7 @@
 """The fixtures any test may ask for, wherever its file lives (registered in
-tests/conftest.py): a Chat Completions server on 127.0.0.1, and the sample and τ²
-databases, each built once for the whole run and copied per test."""
+tests/conftest.py): a Chat Completions server on 127.0.0.1, the sample and τ² databases,
+each built once for the whole run and copied per test, and the shipped scenario library
+replayed once per worker."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
@@ -19,6 +20,13 @@ from tests.support.loopback import close_loopback_backends
 from tests.support.postgres_fixtures import discard_later
 from tests.support.postgres_fixtures import server as postgres_server
 from tests.support.shared_build import built_once
+
+if TYPE_CHECKING:
+    from airline_agent.scenarios.runner import ScenarioReport
+
+# The tests that read the library's replay, kept on one pytest-xdist worker so that it is
+# replayed once (`pytestmark = SHIPPED_LIBRARY`, or the mark on a test).
+SHIPPED_LIBRARY = pytest.mark.xdist_group("shipped-library")
 
 
 @pytest.fixture
@@ -131,3 +139,18 @@ def tau2_fresh(
         database.close()
         if backend == "postgres":
             discard_later(owner, str(database.engine.url.render_as_string(hide_password=False)))
+
+
+@pytest.fixture(scope="session")
+def shipped_library_reports() -> list[ScenarioReport]:
+    """Every shipped scenario (data/scenarios), replayed once, events kept; the library
+    loads without an error."""
+    from airline_agent.scenarios.library import library_dir
+    from airline_agent.scenarios.loader import ScenarioLoadError, load_library
+    from airline_agent.scenarios.model import Scenario
+    from airline_agent.scenarios.runner import replay_scenario
+
+    loaded = load_library(library_dir())
+    errors = [str(item) for item in loaded if isinstance(item, ScenarioLoadError)]
+    assert not errors
+    return [replay_scenario(item) for item in loaded if isinstance(item, Scenario)]

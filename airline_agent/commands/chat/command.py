@@ -102,8 +102,6 @@ def chat_command(
     from airline_agent.commands.outputs import allowed_or_exit, file_or_exit, folder_or_exit
     from airline_agent.commands.settings import settings_or_exit
     from airline_agent.output_files import OutputPolicy
-    from airline_agent.scenarios.live import transcript_name
-    from airline_agent.scenarios.transcript import transcript_files
 
     if approve is not None and approve not in ("ask", "auto", "deny"):
         typer.echo(f"error: --approve must be ask, auto or deny, not {approve!r}", err=True)
@@ -132,6 +130,10 @@ def chat_command(
     if record is not None:
         outputs = file_or_exit(record, "--record", outputs)
     if transcript is not None:
+        # Imported only here: the scenario models cost a chat without --transcript 0.1 s.
+        from airline_agent.scenarios.live import transcript_name
+        from airline_agent.scenarios.transcript import transcript_files
+
         folder_or_exit(transcript, "--transcript")
         for file in transcript_files(transcript, transcript_name(record)):
             outputs = allowed_or_exit(file, "--transcript", outputs)
