@@ -14,8 +14,8 @@ is kept, a list that must shrink or change is replaced, never changed in place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from airline_agent.agent.events import ArgumentsEdit, RequestEdit, ToolCall, TurnEnd, Usage
 from airline_agent.agent.grounding import Evidence
@@ -50,8 +50,23 @@ class TurnProgress:
     closing_at_limit: bool = False  # they are answered with the limit error; the turn ends
 
     def copy(self) -> TurnProgress:
-        pending = None if self.pending is None else [replace(plan) for plan in self.pending]
-        return replace(self, pending=pending)
+        """A copy for a checkpoint (one per step: `dataclasses.replace` cost as much as the
+        rest of the step's bookkeeping together)."""
+        twin = _twin(self)
+        if self.pending is not None:
+            twin.pending = [_twin(plan) for plan in self.pending]
+        return twin
+
+
+_Copied = TypeVar("_Copied")
+
+
+def _twin(value: _Copied) -> _Copied:
+    """A shallow copy of a plain dataclass instance (its fields are values or replaced,
+    never changed in place: `Plan`'s call, arguments and error; a turn's usage)."""
+    twin = object.__new__(type(value))
+    twin.__dict__.update(value.__dict__)
+    return twin
 
 
 @dataclass

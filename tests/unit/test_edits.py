@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from airline_agent.agent.edits import (
@@ -121,14 +121,14 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.text(), JSON.map(lambda v: json.dumps(v, allow_nan=True))))
 def test_no_text_makes_the_check_raise(text: str) -> None:
     assert isinstance(body_problems(text), list)
     assert isinstance(arguments_problems(text), list)
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from([*sorted(BODY), "n", "temperature", "stop"]), JSON))
 def test_no_value_makes_the_check_raise(changes: dict[str, Any]) -> None:
     assert isinstance(body_problems({**BODY, **changes}), list)
