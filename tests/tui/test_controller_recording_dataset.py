@@ -135,7 +135,8 @@ async def test_the_app_shows_the_warning_as_a_notification(
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen))
         app.screen.query_one("Input").value = str(saved)
         await pilot.press("enter")
-        await wait_until(pilot, saved.exists)
+        # A save diffs against the dataset: seconds under load.
+        await wait_until(pilot, saved.exists, timeout=60)
         await wait_until(pilot, lambda: any(n.severity == "warning" for n in app._notifications))
         [note] = [n for n in app._notifications if n.severity == "warning"]
     assert note.message == (

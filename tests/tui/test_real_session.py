@@ -93,7 +93,8 @@ async def test_save_as_scenario_then_replay_it(library: Path, tmp_path: Path) ->
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen))
         app.screen.query_one("Input").value = str(saved)
         await pilot.press("enter")
-        await wait_until(pilot, saved.exists)
+        # A save diffs against the dataset: seconds under load.
+        await wait_until(pilot, saved.exists, timeout=60)
         await pilot.press("t")
         await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen))
         app.screen.query_one("Input").value = str(tmp_path / "transcripts")
