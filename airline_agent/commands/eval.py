@@ -11,7 +11,10 @@ finished trials are kept, --resume goes on).
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import sys
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -270,7 +273,6 @@ def _run(
     as_json: bool,
     db: str | None,
 ) -> int:
-    import asyncio
 
     from airline_agent.agent.backends import BackendConfigError
     from airline_agent.domain.errors import DatabaseUnavailable
@@ -311,6 +313,7 @@ def _run(
         show = _Progress(started)
 
         async def main() -> RunOutcome:
+            _take_ctrl_c(asyncio.get_running_loop(), asyncio.current_task())
             try:
                 return await run_eval(
                     chosen,
@@ -452,6 +455,22 @@ def _print_table(results: dict[str, Any], folder: Path) -> None:
     for task_id, marks in by_task.items():
         typer.echo(f"{task_id:>4}  {' '.join(marks)}")
     typer.echo(f"written to {folder}/ (results.json, tau2_results.json, summary.md, scenarios/)")
+
+
+def _take_ctrl_c(loop: asyncio.AbstractEventLoop, run: asyncio.Task[RunOutcome] | None) -> None:
+    """The first Ctrl-C cancels the run (the finished trials are kept), a second one stops
+    at once. Taken on the loop's thread (`add_signal_handler`, as `chat` and `serve` do),
+    so it counts whichever thread the signal reaches and even where the shell that started
+    us made SIGINT ignored (a job started with `&`), where asyncio.run would not take it."""
+    if run is None or threading.current_thread() is not threading.main_thread():
+        return
+
+    def pressed() -> None:
+        loop.remove_signal_handler(signal.SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # again: at once
+        run.cancel()
+
+    loop.add_signal_handler(signal.SIGINT, pressed)
 
 
 def _compare(run_a: Path, run_b: Path, *, as_json: bool) -> int:

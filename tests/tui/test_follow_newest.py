@@ -12,6 +12,7 @@ from airline_agent.tui.screens.approval import ApprovalScreen
 from airline_agent.tui.widgets.chat_message import ChatMessage
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.trace_pane import TracePane
+from tests.support.profile import SLOW, heavy
 from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
 
@@ -50,8 +51,21 @@ def _played_to_the_end(app: AirlineApp) -> bool:
     )
 
 
-@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
-@pytest.mark.parametrize("scenario", ENDED_ABOVE_THE_REPLY)
+SIZES = {"120x40": (120, 40), "80x24": (80, 24)}
+
+
+def _cases() -> list[object]:
+    """Every scenario at every size with AIRLINE_AGENT_SLOW=1; by default each scenario
+    once, the sizes taken in turn (both sizes and all four scenarios still fail here)."""
+    cases = []
+    for index, scenario in enumerate(ENDED_ABOVE_THE_REPLY):
+        for turn, (name, size) in enumerate(SIZES.items()):
+            marks = () if SLOW or turn == index % 2 else (heavy("each scenario at one size"),)
+            cases.append(pytest.param(scenario, size, id=f"{scenario}-{name}", marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize(("scenario", "size"), _cases())
 async def test_auto_play_ends_with_the_last_agent_message_in_view(
     scenario: str, size: tuple[int, int]
 ) -> None:
