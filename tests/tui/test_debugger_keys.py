@@ -7,18 +7,22 @@ saved as a scenario that replays."""
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 
 import openai
 from rich.text import Text
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
-from airline_agent.agent.events import RequestHeld, ToolCallHeld, ToolFinished
+from airline_agent.agent.events import RequestHeld, ToolCallHeld, ToolFinished, TurnFinished
 from airline_agent.config import Settings
+from airline_agent.scenarios.loader import load_scenario
+from airline_agent.scenarios.runner import replay_scenario_async
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.inspector import InspectorScreen
 from airline_agent.tui.screens.json_editor import JsonEditorScreen
+from airline_agent.tui.screens.prompt import PromptScreen
 from tests.support.chat_server import ChatServer
 from tests.support.sample_db import seeded
 from tests.tui.helpers import wait_until
@@ -250,3 +254,133 @@ async def _editor(pilot, app: AirlineApp) -> JsonEditorScreen:
     await wait_until(pilot, lambda: isinstance(app.screen, JsonEditorScreen))
     await wait_until(pilot, lambda: bool(app.screen.query(TextArea)))
     return app.screen  # type: ignore[return-value]
+
+
+def _status_of(database: Path | None, reservation: str = "EHGLP3") -> str | None:
+    """A reservation's status in a database file (None: active)."""
+    import sqlite3
+
+    assert database is not None
+    with closing(sqlite3.connect(database)) as connection:
+        row = connection.execute(
+            "SELECT status FROM reservation WHERE reservation_id = ?", (reservation,)
+        ).fetchone()
+    return row[0]
+
+
+async def test_a_fork_before_a_cancellation_goes_on_apart_and_its_saved_scenario_replays(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    chat_server.completion("Hello Emma, how can I help?")
+    cancel = {"reservation_id": "EHGLP3", "reason": "change_of_plan"}
+    chat_server.completion(tool_calls=[("cancel_reservation", cancel, "call_cancel")])
+    chat_server.completion("Done: EHGLP3 is cancelled.")
+    app = _live(chat_server, tmp_path, guard=False)  # the write goes through
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.controller.run.ready, DEADLINE)
+        run = app.controller.run
+        for text in ("Hi, I am emma_kim_9957.", "Please cancel EHGLP3."):
+            await _say(pilot, app, text)
+            await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
+        debugger = run.debugger
+        assert debugger is not None and _status_of(run.working_database_file()) == "cancelled"
+        trace = app.main.trace
+        await wait_until(pilot, lambda: "framework: tool cancel_reservation" in trace.titles())
+        trace.focus()
+        trace.highlighted = trace.titles().index("model: response #1 · reply")  # step 3
+        await pilot.press("f")
+        await wait_until(pilot, lambda: len(debugger.branches) == 2, DEADLINE)
+        await wait_until(pilot, lambda: "branch 2/2" in _status(app) and not app.main.backlog)
+        original, fork = debugger.branches
+        assert debugger.current is fork and fork.forked_at == 3
+        assert "framework: tool cancel_reservation" not in trace.titles()  # the fork's events
+        assert _status_of(fork.database_file) is None  # as it was after step 3
+        assert _status_of(original.database_file) == "cancelled"
+
+        chat_server.completion("Of course: EHGLP3 stays booked.")
+        await _say(pilot, app, "Actually, never mind: keep it.")
+        await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
+        sent = chat_server.requests[-1]["messages"]
+        assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+        assert _status_of(fork.database_file) is None
+        assert _status_of(original.database_file) == "cancelled"
+
+        await pilot.press("escape", "[")  # out of the chat input; the original, intact
+        await wait_until(pilot, lambda: "branch 1/2" in _status(app) and not app.main.backlog)
+        assert "framework: tool cancel_reservation" in trace.titles()
+        await pilot.press("]")
+        await wait_until(pilot, lambda: "branch 2/2" in _status(app) and not app.main.backlog)
+
+        target = tmp_path / "kept.yaml"
+        await pilot.press("s")  # the branch on screen, saved by the usual path
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        app.screen.query_one(Input).value = str(target)
+        await pilot.press("enter")
+        await wait_until(pilot, target.exists, DEADLINE)
+    saved = load_scenario(target)
+    assert [turn.customer for turn in saved.turns] == [
+        "Hi, I am emma_kim_9957.",
+        "Actually, never mind: keep it.",
+    ]
+    report = await replay_scenario_async(saved)
+    assert report.status == "passed", report.why()
+    assert report.changes == []  # nothing was cancelled on the fork
+
+
+async def test_an_offline_fork_cut_in_a_turn_resumes_with_the_rest_of_its_script(
+    tmp_path: Path,
+) -> None:
+    app = _offline(tmp_path, "cancel-business-refund")
+    async with app.run_test(size=SIZE) as pilot:
+        await _playing(pilot, app, "cancel-business-refund")
+        run = app.controller.run
+        for _ in range(3):
+            await pilot.press(">")
+            await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
+        assert (
+            run.steps_left == 0 and _status_of(run.working_database_file(), "GWL0HE") == "cancelled"
+        )
+        trace = app.main.trace
+        await wait_until(pilot, lambda: not app.main.backlog)
+        # Step 12: the model asks to cancel; nothing ran yet.
+        asked = next(i for i, e in enumerate(trace.entries) if e.step == 12)
+        assert trace.entries[asked].title.endswith("1 tool call")
+        trace.focus()
+        trace.highlighted = asked
+        await pilot.press("f")
+        debugger = run.debugger
+        await wait_until(pilot, lambda: len(debugger.branches) == 2, DEADLINE)
+        await wait_until(pilot, lambda: "next: resume turn 3" in _status(app))
+        fork = debugger.current
+        assert _status_of(fork.database_file, "GWL0HE") is None
+        await pilot.press("space")  # resumes, stepping: held before the call runs
+        await _held(pilot, app, ToolCallHeld)
+        assert "next: run cancel_reservation" in _status(app)
+        await pilot.press(">")
+        await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
+        assert _status_of(fork.database_file, "GWL0HE") == "cancelled"
+        assert run.divergence is None  # the rest of the script, as recorded
+        finished = [e for e in run.events if isinstance(e, TurnFinished)]
+        assert [e.reason for e in finished][-1] == "answered"
+
+
+async def test_a_refused_fork_says_why_and_changes_nothing(tmp_path: Path, monkeypatch) -> None:
+    from airline_agent.agent.debugger import Debugger, ForkFailed
+
+    def refused(self: Debugger, step: int, of: object = None) -> None:
+        raise ForkFailed(f"step {step} (cancel_reservation) does not do again what it did")
+
+    monkeypatch.setattr(Debugger, "fork", refused)
+    app = _offline(tmp_path, "cancel-ehglp3")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await _playing(pilot, app, "cancel-ehglp3")
+        await pilot.press(">")
+        await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog)
+        trace = app.main.trace
+        trace.focus()
+        trace.highlighted = 2
+        await pilot.press("f")
+        said = lambda: [n.message for n in app._notifications]  # noqa: E731
+        await wait_until(pilot, lambda: any(m.startswith("No fork: step") for m in said()))
+        assert len(app.controller.run.debugger.branches) == 1
+        assert "branch" not in _status(app)
