@@ -384,3 +384,22 @@ async def test_a_refused_fork_says_why_and_changes_nothing(tmp_path: Path, monke
         await wait_until(pilot, lambda: any(m.startswith("No fork: step") for m in said()))
         assert len(app.controller.run.debugger.branches) == 1
         assert "branch" not in _status(app)
+
+
+async def test_auto_play_plays_through_steps_and_stops_at_a_breakpoint(tmp_path: Path) -> None:
+    app = _offline(tmp_path, "cancel-ehglp3")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await _playing(pilot, app, "cancel-ehglp3")
+        run = app.controller.run
+        await pilot.press("x")  # break on an error result: the showcase has none
+        await pilot.press("a")
+        await wait_until(pilot, lambda: run.steps_left == 0 and not app.main.turn_running)
+        assert run.conversation.requests == 3  # no hold on the way
+        await pilot.press("r")  # again, with a break before every request
+        await wait_until(pilot, lambda: run.steps_left == 2 and not app.main.turn_running)
+        await pilot.press("b", "a")
+        await _held(pilot, app, RequestHeld)
+        assert not app.main.autoplay and run.conversation.requests == 0
+        said = [n.message for n in app._notifications]
+        assert "Auto-play stopped at a breakpoint (request)." in said
+        assert "break: requests, errors" in _status(app)

@@ -59,7 +59,7 @@ from airline_agent.tui.pacing import (
 )
 from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
-from airline_agent.tui.waiting import ResponseWait
+from airline_agent.tui.waiting import AT_WORK, ResponseWait
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.pane_switcher import PaneSwitcher
 from airline_agent.tui.widgets.status_bar import StatusBar
@@ -163,6 +163,8 @@ OFFLINE_ONLY_ACTIONS = frozenset({"step", "play_turn", "autoplay", "faster", "sl
 HOLD_ACTIONS = frozenset({"step", "play_turn"})
 # Without a debugger (a run with nothing open yet) these have nothing to act on.
 DEBUGGER_ACTIONS = frozenset({"play_turn", "fork", "branch"})
+
+HELD_ACTIVITY = "held · space steps · > to the turn's end · esc cancels"
 
 OFFLINE_REASON = (
     "Offline: no model configured (set AIRLINE_AGENT_MODEL or --model for live chat). "
@@ -308,6 +310,7 @@ class MainScreen(Screen[None]):
                 return
             self.autoplay = False
             self.notify(f"Auto-play stopped at a breakpoint ({', '.join(breakpoints)}).")
+        self.show_activity(HELD_ACTIVITY)  # not "agent working": it waits for you
         if self.focused is self.chat.input:
             self.trace.focus()  # space and > are keys now, not text
         self.refresh_bindings()
@@ -388,7 +391,7 @@ class MainScreen(Screen[None]):
         """The customer's message `text` (None: the turn a fork cut goes on)."""
         freeze_startup_heap()
         defer_full_collections()  # resumed when the conversation comes to rest
-        self.show_activity("agent working… esc cancels")
+        self.show_activity(AT_WORK)
         self.scheduler.new_turn()
         self.turn_worker = self.show_turn(text)
 
@@ -530,6 +533,7 @@ class MainScreen(Screen[None]):
         or tool call."""
         run = self.controller.run
         if run.go_on(stepping=stepping):
+            self.show_activity(AT_WORK)
             self.refresh_bindings()
             return
         if self.controller.mode == "live" and not run.can_resume:
@@ -630,6 +634,8 @@ class MainScreen(Screen[None]):
             run.go_on_edited(edited)
         except EditRefused as refused:
             self.notify(f"Not accepted: {refused}", severity="error")
+        else:
+            self.show_activity(AT_WORK)
         self.refresh_bindings()
 
     @work(exclusive=True, group="fork")
