@@ -30,7 +30,7 @@ async def _shoot(columns: int, rows: int) -> str:
     async with app.run_test(size=(columns, rows)) as pilot:
         while controller.run.scenario_name != "cancel-ehglp3" or app.main.turn_running:
             await pilot.pause(0.05)
-        await pilot.press("space")
+        await pilot.press(">")  # the whole first turn (space steps it)
         while not any(isinstance(e, TurnFinished) for e in controller.run.events):
             await pilot.pause(0.05)
         status = app.main.query_one("#status", StatusBar)

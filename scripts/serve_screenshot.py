@@ -41,7 +41,7 @@ def main() -> None:
             tab.wait_for("scenario: cancel-ehglp3")
             tab.press("+", "+", "+", "+")  # up to instant: the picture, not the pace
             tab.wait_for("auto-play instant")
-            tab.press(" ")
+            tab.press(">")  # the whole first turn (space steps it)
             # The usage pane's totals after the turn's two requests ("total … 2 req"). What
             # the scenario sets is a note in the chat (no toast over the panes to wait out).
             tab.wait_for(r"\btotal[\d,\s]*\s2 req\b", pattern=True)

@@ -62,9 +62,10 @@ class ScenarioScript:
         self._turn: Turn | None = None
         self._answers: dict[str, bool | None] = {}  # call id -> its `approve`, last response
 
-    def load(self, turn: Turn) -> None:
-        """The model's responses for this turn, in order."""
-        self.backend.load(scripted_responses(turn))
+    def load(self, turn: Turn, *, served: int = 0) -> None:
+        """The model's responses for this turn, in order; `served`: that many were given
+        already (a turn a fork cut in the middle goes on with the rest)."""
+        self.backend.load(scripted_responses(turn)[served:])
         self._turn = turn
         self._answers = {}
         self._calls_begun = 0  # calls of this turn that ran or were answered unrun

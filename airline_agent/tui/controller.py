@@ -133,13 +133,17 @@ class AgentController(Controller):
         self, settings: Settings | PendingSettings, *, library: Path | None = None
     ) -> None:
         """`PendingSettings`: the first screen shows at once, `settle` builds `Settings`."""
+        from airline_agent.agent.debugger import Breakpoints
+
         self.library = library  # None: the shipped library (data/scenarios)
         status = Status()
         live = settings.model_configured
+        # The user's breakpoints: one object, handed on to every run (see `Run`).
+        breakpoints = Breakpoints()
         if live:
-            first: Run = LiveRun(status, settings)
+            first: Run = LiveRun(status, settings, breakpoints=breakpoints)
         else:
-            first = Run(status, guard=settings.guard, clock=settings.now)
+            first = Run(status, guard=settings.guard, clock=settings.now, breakpoints=breakpoints)
         super().__init__(status, first)
         self._live_settings_known = live
         self._pending: PendingSettings | None = None
@@ -201,7 +205,12 @@ class AgentController(Controller):
         await self.settle()
         path = scenario_path(name, self.library, self._paths, self.scenario_choices)
         scenario = await asyncio.to_thread(load_scenario, path)
-        playback = Playback(self.status, scenario, default_clock=self.settings.now)
+        playback = Playback(
+            self.status,
+            scenario,
+            default_clock=self.settings.now,
+            breakpoints=self.run.breakpoints,
+        )
         await asyncio.to_thread(playback.open)
         said = playback.describe_settings(self.run)
         self._leave_current_run()

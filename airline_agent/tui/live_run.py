@@ -21,6 +21,7 @@ from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
+    from airline_agent.agent.debugger import Breakpoints
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
     from airline_agent.domain.loading import Progress
@@ -32,10 +33,16 @@ if TYPE_CHECKING:
 class LiveRun(Run):
     mode = "live"
 
-    def __init__(self, status: Status, settings: Settings | PendingSettings) -> None:
+    def __init__(
+        self,
+        status: Status,
+        settings: Settings | PendingSettings,
+        *,
+        breakpoints: Breakpoints | None = None,
+    ) -> None:
         """`PendingSettings` until the full settings are read (`settings_read`): the
         first screen shows at once, the database opens after that."""
-        super().__init__(status, guard=settings.guard, clock=settings.now)
+        super().__init__(status, guard=settings.guard, clock=settings.now, breakpoints=breakpoints)
         self.settings = settings
         self.built: Provenance | None = None  # how the database was built, once it is open
         self.problem: str | None = None  # why its database could not be opened
@@ -89,7 +96,9 @@ class LiveRun(Run):
             guard=self._guard,
             database=database,
             backend=self._backend,
+            debug=True,
         )
+        self._use_breakpoints()
         self._backend = self.stack.backend
 
     def _remember_how_built(self) -> Provenance:
@@ -169,7 +178,7 @@ class LiveRun(Run):
         # Under "ask" the recorder writes each answer: the most frequent as the default.
         approval = "ask-accept" if self.approval == "ask" else self.approval
         origin = match_dataset(self._start)
-        current = self.database_file()
+        current = self.working_database_file()  # the branch on screen
         changes = None
         if self._start is not None and current is not None:
             changes = diff_databases(self._start, current)

@@ -15,14 +15,22 @@ they are and what of the run shown before they change ("guard on (was OFF)").
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
-from airline_agent.agent.events import AgentEvent, ToolFinished, TurnFinished, TurnStarted
+from airline_agent.agent.events import (
+    AgentEvent,
+    AssistantMessage,
+    ToolFinished,
+    TurnFinished,
+    TurnStarted,
+)
 from airline_agent.tui.run import Run, ScenarioDiverged
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
+    from airline_agent.agent.debugger import Branch, Breakpoints
     from airline_agent.redaction import Redactor
     from airline_agent.scenarios.checks import Finding
     from airline_agent.scenarios.model import Scenario
@@ -32,13 +40,21 @@ if TYPE_CHECKING:
 class Playback(Run):
     mode = "offline"
 
-    def __init__(self, status: Status, scenario: Scenario, *, default_clock: str) -> None:
+    def __init__(
+        self,
+        status: Status,
+        scenario: Scenario,
+        *,
+        default_clock: str,
+        breakpoints: Breakpoints | None = None,
+    ) -> None:
         settings = scenario.settings
         super().__init__(
             status,
             guard=settings.guard,
             clock=settings.now or default_clock,
             customer=scenario.customer,
+            breakpoints=breakpoints,
         )
         self.scenario = scenario
         self.script: ScenarioScript | None = None
@@ -48,6 +64,8 @@ class Playback(Run):
         self._pristine: Path | None = None  # the dataset it was copied from
         self._this_turn: list[AgentEvent] = []
         self._reported: set[Finding] = set()
+        # Branches not on screen: what had diverged in each, and what was reported.
+        self._branch_places: dict[int, tuple[list[ScenarioDiverged], set[Finding]]] = {}
 
     @property
     def scenario_name(self) -> str:
@@ -95,7 +113,9 @@ class Playback(Run):
         self.close()
         self._copy, self._pristine = datasets.fresh_copy(self.scenario.dataset, self.scenario.name)
         # Streamed: scripted text still arrives as deltas, as a live reply would.
-        self.stack = scenario_stack(self.scenario, open_existing_database(self._copy), stream=True)
+        database = open_existing_database(self._copy)
+        self.stack = scenario_stack(self.scenario, database, stream=True, debug=True)
+        self._use_breakpoints()
         # Offline, the scenario answers approval questions (no modal), call by call.
         self.script = ScenarioScript(self.scenario, scripted_backend(self.stack))
 
@@ -136,6 +156,43 @@ class Playback(Run):
         self.script.load(turn)
         return turn.customer
 
+    def upcoming(self) -> str | None:
+        said = super().upcoming()
+        if said is not None or self.turn_under_way or self.debugger is None:
+            return said
+        if self.script is not None and self.next_turn < len(self.scenario.turns):
+            return f"customer message (turn {self.next_turn + 1})"
+        return None
+
+    def _turn_events(self, text: str | None) -> AsyncGenerator[AgentEvent, None]:
+        cut = self.conversation.cut_turn if self.conversation is not None else None
+        if text is None and cut is not None and self.script is not None:
+            # A fork cut in the middle of a turn goes on with the rest of its responses.
+            served = sum(isinstance(event, AssistantMessage) for event in self._this_turn)
+            if 0 < cut.number <= len(self.scenario.turns):
+                self.script.load(self.scenario.turns[cut.number - 1], served=served)
+        return super()._turn_events(text)
+
+    # -- branches -----------------------------------------------------------------------
+    def _left_branch(self, branch: Branch) -> None:
+        self._branch_places[branch.number] = (self.divergences, self._reported)
+
+    def _entered_branch(self, branch: Branch, left: Branch | None) -> None:
+        """The scenario goes on from the branch's place: its next turn, what diverged
+        before it."""
+        conversation = branch.conversation
+        self.next_turn = conversation.turns
+        kept = self._branch_places.pop(branch.number, None)
+        if kept is not None:
+            self.divergences, self._reported = kept
+        else:  # a new fork: what diverged in its parent's turns up to the fork
+            last = conversation.turns if conversation.cut_turn is None else conversation.turns - 1
+            parent = self._branch_places.get(left.number, ([], set())) if left else ([], set())
+            self.divergences = [d for d in parent[0] if d.turn <= last]
+            self._reported = set(parent[1]) if self.divergences else set()
+        since = [i for i, event in enumerate(self.events) if isinstance(event, TurnStarted)]
+        self._this_turn = self.events[since[-1] :] if since else []
+
     def new_conversation(self) -> None:
         self.start_over()  # the scenario starts over (on the same database copy)
         super().new_conversation()
@@ -146,6 +203,7 @@ class Playback(Run):
         self.next_turn = 0
         self.divergences.clear()
         self._reported.clear()
+        self._branch_places.clear()
         self._this_turn = []
         self.status.changed()
 
@@ -209,8 +267,9 @@ class Playback(Run):
 
         settings = self.scenario.settings
         changes = None
-        if self._pristine is not None and self._copy is not None:
-            changes = diff_databases(self._pristine, self._copy)
+        current = self.working_database_file()  # the branch on screen
+        if self._pristine is not None and current is not None:
+            changes = diff_databases(self._pristine, current)
         scenario = record_scenario(
             self.events,
             name=_name(path),

@@ -11,6 +11,12 @@ where it is decided: the guard is its toolbox's (the switch the tools obey), the
 customer its conversation's (the loop binds one and says so); before its stack exists,
 the guard and customer it will open with. Subclasses say where the database comes from,
 how a reset works and what else a turn yields (a playback's `ScenarioDiverged`).
+
+Its stack has the debugger (agent/debugger.py): the run keeps the hold its turn waits
+at (`held`, until a key lets it go on, one step or to the end of the turn, or with your
+edit), hands every stack it opens the same breakpoints (the user's toggles outlive a
+scenario's restart), and keeps each branch's events as shown, so that switching branches
+shows each as it was and saving saves the branch on screen.
 """
 
 from __future__ import annotations
@@ -22,19 +28,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from airline_agent.agent.cancelled import cancelled_turn
+from airline_agent.agent.debugger import Breakpoints
+from airline_agent.agent.edits import EditRefused
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
     CustomerBound,
+    Held,
+    RequestHeld,
+    ToolCallHeld,
     ToolFinished,
     ToolStarted,
+    TurnEndHeld,
     TurnFinished,
     TurnStarted,
 )
-from airline_agent.tui.status import DatabaseOrigin, Status
+from airline_agent.tui.status import DatabaseOrigin, DebugFacts, Status
 
 if TYPE_CHECKING:
     from airline_agent.agent.conversation import Conversation
+    from airline_agent.agent.debugger import Branch, Debugger
     from airline_agent.agent.loop import AgentSession
     from airline_agent.config import Settings
     from airline_agent.redaction import Redactor
@@ -44,6 +57,14 @@ if TYPE_CHECKING:
 Mode = Literal["live", "offline"]
 NO_SCENARIO = "offline: no scenario"
 EACH_SCENARIO = DatabaseOrigin("scenario", "a fresh copy per scenario")
+BreakpointName = Literal["request", "write", "finding", "error"]
+# The breakpoints' names as the status line says them, in the order it says them.
+BREAKPOINT_NAMES: tuple[tuple[BreakpointName, str], ...] = (
+    ("request", "requests"),
+    ("write", "writes"),
+    ("finding", "findings"),
+    ("error", "errors"),
+)
 
 
 @dataclass(frozen=True)
@@ -71,14 +92,25 @@ class Run:
     resetting = False  # a reset of its database is under way (live `r`): no turn starts
 
     def __init__(
-        self, status: Status, *, guard: bool, clock: str, customer: str | None = None
+        self,
+        status: Status,
+        *,
+        guard: bool,
+        clock: str,
+        customer: str | None = None,
+        breakpoints: Breakpoints | None = None,
     ) -> None:
         self.status = status  # told of every change of a fact it shows
-        self.events: list[AgentEvent] = []  # the conversation so far
+        self.events: list[AgentEvent] = []  # the conversation so far (its branch's)
         self.stack: Stack | None = None
+        # The user's toggles, the same object for every stack this run opens (and, given
+        # by the controller, for every run).
+        self.breakpoints = breakpoints or Breakpoints()
+        self.held: Held | None = None  # where the running turn waits for a key
         self._guard = guard  # until the stack exists; from then on its toolbox's
         self._customer = customer  # whom the first conversation is to act for
         self._clock = clock
+        self._branch_events: dict[int, list[AgentEvent]] = {}  # branches not on screen
 
     @property
     def agent(self) -> AgentSession | None:
@@ -96,12 +128,29 @@ class Run:
         return self.stack is not None and not self.resetting
 
     def database_file(self) -> Path | None:
-        """The SQLite file the run's tools work on (None: not open, or not SQLite)."""
+        """The SQLite file the run's stack opened (None: not open, or not SQLite)."""
         from airline_agent.scenarios.live import sqlite_file
 
         if self.stack is None:
             return None
         return sqlite_file(self.stack.database.engine.url)
+
+    def working_database_file(self) -> Path | None:
+        """The SQLite file the conversation on screen works on: its branch's (a fork's
+        is a copy of its own)."""
+        debugger = self.debugger
+        if debugger is not None and debugger.current is not None:
+            return debugger.current.database_file
+        return self.database_file()
+
+    @property
+    def debugger(self) -> Debugger | None:
+        return self.stack.debugger if self.stack is not None else None
+
+    def _use_breakpoints(self) -> None:
+        """The stack just opened holds where the run's breakpoints say."""
+        if self.debugger is not None:
+            self.debugger.breakpoints = self.breakpoints
 
     @property
     def scenario_name(self) -> str | None:
@@ -141,6 +190,39 @@ class Run:
         return None
 
     @property
+    def debugging(self) -> DebugFacts:
+        """What comes next when the turn is held or can go on, which breakpoints are on,
+        which branch is shown."""
+        on = tuple(words for name, words in BREAKPOINT_NAMES if getattr(self.breakpoints, name))
+        debugger = self.debugger
+        branch = None
+        if debugger is not None and debugger.current is not None and len(debugger.branches) > 1:
+            branch = f"branch {debugger.current.number}/{len(debugger.branches)}"
+        return DebugFacts(self.upcoming(), on, branch)
+
+    def upcoming(self) -> str | None:
+        """The next step, in words, when a key makes it (None: none is waiting)."""
+        held = self.held
+        if held is not None:
+            reasons = [reason for reason in held.reasons if reason != "step"]
+            return held.next + (f" (break: {', '.join(reasons)})" if reasons else "")
+        if self.can_resume and not self.turn_under_way:
+            cut = self.conversation.cut_turn if self.conversation is not None else None
+            return f"resume turn {cut.number}" if cut is not None else None
+        return None
+
+    @property
+    def turn_under_way(self) -> bool:
+        """A turn runs on the loop (held or not)."""
+        debugger = self.debugger
+        return debugger is not None and debugger.running
+
+    @property
+    def can_resume(self) -> bool:
+        """The conversation is a fork cut in the middle of a turn: it can go on from there."""
+        return self.agent is not None and self.agent.can_resume
+
+    @property
     def guard(self) -> bool:
         return self.stack.toolbox.guard if self.stack is not None else self._guard
 
@@ -166,13 +248,20 @@ class Run:
             self._guard = settings.guard
 
     # -- turns ------------------------------------------------------------------------
-    async def run_turn(self, text: str) -> AsyncGenerator[ShownEvent, None]:
-        """The turn's events as the screen shows them. Closed early (`aclose`, or the
-        task cancelled inside it), the turn is recorded as cancelled at once."""
+    async def run_turn(self, text: str | None) -> AsyncGenerator[ShownEvent, None]:
+        """The turn's events as the screen shows them (`text` None: the turn a fork cut
+        goes on, `can_resume`). A hold is kept (`held`) until a key lets it go on.
+        Closed early (`aclose`, or the task cancelled inside it), the turn is recorded as
+        cancelled at once."""
         await self._before_turn()
         events = self._turn_events(text)
         try:
             async for event in events:
+                if isinstance(event, RequestHeld | ToolCallHeld | TurnEndHeld):
+                    self.held = event
+                    self.status.changed()
+                    yield event
+                    continue
                 if not self._cancels_here(event):
                     async for shown in self._take(event):
                         yield shown
@@ -189,6 +278,7 @@ class Run:
                 self.events.append(cancelled_turn(self.events))
             raise
         finally:
+            self._let_go()
             await events.aclose()  # the loop settles its history (open calls answered)
         if turn_open(self.events):
             async for shown in self._take(cancelled_turn(self.events)):
@@ -204,11 +294,54 @@ class Run:
         for shown in extra:
             yield shown
 
-    def _turn_events(self, text: str) -> AsyncGenerator[AgentEvent, None]:
-        """Where the turn's events come from: the stack's loop."""
+    def _turn_events(self, text: str | None) -> AsyncGenerator[AgentEvent, None]:
+        """Where the turn's events come from: the stack's loop (None: resumed)."""
         if self.agent is None:
             raise RuntimeError("nothing is open to run a turn on")
-        return self.agent.run_turn(text)
+        return self.agent.run_turn(text) if text is not None else self.agent.resume_turn()
+
+    # -- holds ----------------------------------------------------------------------
+    def toggle_breakpoint(self, name: BreakpointName) -> bool:
+        """Switch one breakpoint on or off (the loop reads it at its next point); on?"""
+        on = not getattr(self.breakpoints, name)
+        setattr(self.breakpoints, name, on)
+        self.status.changed()
+        return on
+
+    def set_stepping(self, stepping: bool) -> None:
+        """Whether the turn holds before every request and tool call from here on (space
+        steps; `>`, enter and auto-play go to the end of the turn)."""
+        self.breakpoints.step = stepping
+
+    def go_on(self, *, stepping: bool) -> bool:
+        """The held turn goes on: one step (`stepping`: it holds again before the next
+        request or tool call) or to the end of the turn (breakpoints still hold). False:
+        nothing was held."""
+        held = self.held
+        if held is None:
+            return False
+        self.set_stepping(stepping)
+        held.go()
+        self._let_go()
+        return True
+
+    def go_on_edited(self, text: str) -> None:
+        """The held request is sent with `text` as its body, byte for byte, or the held
+        call runs with `text` as its arguments. Raises EditRefused, saying why, and the
+        hold stays, when it cannot be (held.problems(text) says so first)."""
+        held = self.held
+        if isinstance(held, RequestHeld):
+            held.send(text)
+        elif isinstance(held, ToolCallHeld):
+            held.run(text)
+        else:
+            raise EditRefused(["nothing editable is held: a request or a tool call is"])
+        self._let_go()
+
+    def _let_go(self) -> None:
+        if self.held is not None:
+            self.held = None
+            self.status.changed()
 
     async def _before_turn(self) -> None:
         """Before the loop sees the customer's message (live: copy the database)."""
@@ -231,8 +364,10 @@ class Run:
 
     # -- the conversation -----------------------------------------------------------
     def new_conversation(self) -> None:
-        """Nothing of the last conversation survives: a customer it bound neither."""
+        """Nothing of the last conversation survives: a customer it bound neither, nor
+        its branches."""
         self.events.clear()
+        self._branch_events.clear()
         if self.agent is not None:
             self.agent.new_conversation()
         self.status.changed()
@@ -240,13 +375,48 @@ class Run:
     def act_for(self, customer: str | None) -> None:
         """A new conversation, acting for `customer` from its start (None: nobody)."""
         self.events.clear()
+        self._branch_events.clear()
         if self.agent is not None:
             self.agent.new_conversation(customer=customer)
         else:
             self._customer = customer
         self.status.changed()
 
+    # -- branches ---------------------------------------------------------------------
+    def fork(self, step: int) -> Branch:
+        """A new branch of the conversation on screen, right after `step`, on a copy of
+        the database as it was then (slow: call it in a thread). Raises ForkFailed,
+        saying why."""
+        from airline_agent.agent.debugger import ForkFailed
+
+        debugger = self.debugger
+        if debugger is None:
+            raise ForkFailed("no conversation with a debugger is open here")
+        return debugger.fork(step, of=debugger.current)
+
+    def switch_branch(self, branch: Branch) -> None:
+        """Go on with `branch`: its conversation, its database, its events as they were
+        shown. Raises BranchBusy while a turn runs."""
+        debugger = self.debugger
+        assert debugger is not None, "branches are the debugger's"
+        leaving = debugger.current
+        debugger.switch(branch)
+        if leaving is not None:
+            self._branch_events[leaving.number] = self.events
+            self._left_branch(leaving)
+        self.events = self._branch_events.pop(branch.number, None) or list(branch.events)
+        self._entered_branch(branch, leaving)
+        self.status.changed()
+
+    def _left_branch(self, branch: Branch) -> None:
+        """What a subclass keeps of the branch it leaves (a playback's position)."""
+
+    def _entered_branch(self, branch: Branch, left: Branch | None) -> None:
+        """What a subclass sets for the branch it goes on with."""
+
     def close(self) -> None:
+        self.held = None
+        self._branch_events.clear()
         if self.stack is not None:
             self.stack.close()
             self.stack = None

@@ -5,7 +5,8 @@ Each fact has one owner, and the status reads it there each time the line is dra
 customer from the conversation on screen (the loop binds it, and says so with an event),
 the guard from the toolbox that enforces it, the rest from the run on screen (where its
 conversations come from, where its database came from, its approval policy and clock, a
-playback's divergence from its scenario). Only what the app is doing ("agent working…
+playback's divergence from its scenario, and the debugger's: what comes next when a turn
+is held, the breakpoints on, the branch shown). Only what the app is doing ("agent working…
 esc cancels") is the status's own. Whoever changes a fact calls `changed()`; the status
 line subscribes and repaints. Changes happen on the UI's event loop.
 """
@@ -47,6 +48,17 @@ class DatabaseOrigin:
         return cls("scenario", f"fresh {dataset} copy", built=f"the {dataset} dataset")
 
 
+@dataclass(frozen=True)
+class DebugFacts:
+    """What the status line says of the debugger: the next step when a key makes it
+    ("send request #2 (break: request)"), the breakpoints on, the branch shown
+    ("branch 2/3", None while there is only one)."""
+
+    next_step: str | None = None
+    breakpoints: tuple[str, ...] = ()
+    branch: str | None = None
+
+
 class RunFacts(Protocol):
     """What the status line reads of the run on screen (tui/run.py's `Run` has them)."""
 
@@ -73,6 +85,9 @@ class RunFacts(Protocol):
 
     @property
     def divergence(self) -> str | None: ...
+
+    @property
+    def debugging(self) -> DebugFacts: ...
 
 
 class Shown(Protocol):
@@ -140,6 +155,13 @@ def _run_parts(run: RunFacts, *, waiting: bool) -> list[str]:
     ]
     if run.divergence:
         parts.append(f"[b red]{_escape(run.divergence)}[/]")
+    debugging = run.debugging
+    if debugging.branch:
+        parts.append(f"[b]{_escape(debugging.branch)}[/b]")
+    if debugging.breakpoints:
+        parts.append(f"[magenta]break: {_escape(', '.join(debugging.breakpoints))}[/]")
+    if debugging.next_step:
+        parts.append(f"[b magenta]next: {_escape(debugging.next_step)}[/]")
     return parts
 
 

@@ -8,25 +8,35 @@ framework's own entries: approvals and their answers, bindings, limits, warnings
 divergences and how a turn ended. Rows a write changed are told in words ("reservation
 EHGLP3: status active → cancelled"), each value as the approval preview words it
 (tools/describe.py); an inserted row says what it is ("… inserted, refund $523 to …").
+
+What you changed at the debugger is yours ("you"): an entry before the request you edited
+(marked "edited"), or before the tool call that ran with your arguments (the model's call
+stays in its entry as the model made it). Every entry knows the step it shows or follows
+(agent/steps.py), where `f` forks.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from airline_agent.agent.events import (
     ApprovalRequested,
+    ArgumentsEdit,
     AssistantMessage,
     CustomerBound,
     ErrorOccurred,
     GroundingWarning,
     LimitReached,
     PendingWrite,
+    RequestEdit,
+    RequestHeld,
     RequestSent,
     RetryScheduled,
+    ToolCallHeld,
     ToolCallsRecovered,
     ToolFinished,
+    TurnEndHeld,
     TurnFinished,
     TurnStarted,
 )
@@ -35,8 +45,9 @@ from airline_agent.tools.outcome import RowChange
 from airline_agent.tui.formatting import call_signature, first_line, fold, latency, pretty_json
 from airline_agent.tui.run import ScenarioDiverged, ShownEvent
 
-EntryProducer = Literal["developer", "customer", "model", "framework", "api"]
+EntryProducer = Literal["developer", "customer", "model", "framework", "api", "you"]
 RESULT_LINES = 6  # a tool result longer than this is folded; the details show it whole
+DIFF_LINES = 6  # the changed lines of an edit shown in the trace; the inspector has them all
 VALUE_CHARS = 40  # a long changed value (a list of flights) is cut; the details show it
 # What an `api` entry is, said on the first one of a conversation (where the label is met).
 API_MEANS = "api: the request the framework sent to the model's API (enter: exactly as sent)"
@@ -59,6 +70,9 @@ class TraceEntry:
     # The tool_call_ids it carries: a model's calls, a call's `role: tool` result, an
     # approval of calls. Entries sharing one are linked (the trace highlights them together).
     call_ids: tuple[str, ...] = ()
+    # The step it shows, or the one it follows (None: the events carry no steps); a fork
+    # made at this entry is the conversation right after it.
+    step: int | None = None
 
 
 class TraceBuilder:
@@ -76,8 +90,23 @@ class TraceBuilder:
         self._prefix_since: int | None = None  # the first request of the current prefix
         self._reasoned: list[int] = []  # responses with reasoning since the last request
         self._asked: ApprovalRequested | None = None
+        self._step: int | None = None  # the last step the events said
 
     def feed(self, event: ShownEvent) -> list[TraceEntry]:
+        if isinstance(event, RequestHeld | ToolCallHeld | TurnEndHeld):
+            return []  # a question of the moment (the status line's), not a record
+        step = getattr(event, "step", 0)
+        if step:
+            self._step = step
+        entries = self._entries(event)
+        if self._step is None:
+            return entries
+        return [
+            entry if entry.step is not None else replace(entry, step=self._step)
+            for entry in entries
+        ]
+
+    def _entries(self, event: ShownEvent) -> list[TraceEntry]:
         entries = self._answered_approval()
         match event:
             case TurnStarted(turn=turn, user_text=text):
@@ -86,13 +115,16 @@ class TraceBuilder:
                     f"turn {turn} · customer message",
                     body=fold(text, 3),
                     details={"turn": turn, "content": text},
+                    step=self._step,  # shown later (after the developer's part): its own
                 )
                 if not self._developer_shown:
                     self._held_customer = customer  # STEP A: the developer's part first
                     return entries
                 return [*entries, customer]
             case RequestSent() as sent:
-                return [*entries, *self._developer(sent), *self._held(), self._request(sent)]
+                yours = [request_edit_entry(sent.edit)] if sent.edit is not None else []
+                developer = self._developer(sent)
+                return [*entries, *developer, *self._held(), *yours, self._request(sent)]
         entries += self._held()
         match event:
             case AssistantMessage() as message:
@@ -100,7 +132,8 @@ class TraceBuilder:
                     self._reasoned.append(message.request)
                 return [*entries, _model(message)]
             case ToolFinished() as finished:
-                return [*entries, _tool(finished)]
+                yours = [arguments_edit_entry(finished.edit)] if finished.edit is not None else []
+                return [*entries, *yours, _tool(finished)]
             case TurnFinished(reason="answered"):
                 return entries
             case ApprovalRequested() as asked:
@@ -135,6 +168,8 @@ class TraceBuilder:
                 + first_line(", ".join(names), 100),
                 request=sent.request,
                 details={"system_prompt": system, "tools": sent.tools},
+                # As the conversation began: a fork here starts it anew.
+                step=0 if self._step is not None else None,
             )
         ]
 
@@ -147,9 +182,11 @@ class TraceBuilder:
         lines += [params] if params else []
         lines += [self._prefix_line(sent)] if sent.prefix is not None else []
         lines += self._reasoning_left_out(sent)
+        if sent.edit is not None:
+            lines.insert(0, "edited: sent as you left it, byte for byte (enter: the diff)")
         return TraceEntry(
             "api",
-            f"request #{sent.request} → {sent.model}",
+            f"request #{sent.request} → {sent.model}" + (" · edited" if sent.edit else ""),
             body="\n".join(lines),
             request=sent.request,
             details={"model": sent.model, "params": sent.params, "messages": len(sent.messages)},
@@ -205,6 +242,63 @@ def _model(message: AssistantMessage) -> TraceEntry:
     )
 
 
+def request_edit_entry(edit: RequestEdit) -> TraceEntry:
+    """Your edit of a request's body, before it was sent: what changed, its first lines."""
+    changed = [f"messages #{position}" for position in edit.changed_messages()]
+    before, after = edit.original, edit.edited
+    if len(after.get("messages") or []) < len(before.get("messages") or []):
+        changed.append(f"messages cut to {len(after.get('messages') or [])}")
+    changed += [
+        f'"{name}"'
+        for name in sorted({*before, *after} - {"messages"})
+        if before.get(name, _ABSENT) != after.get(name, _ABSENT)
+    ]
+    lines = [f"changed: {', '.join(changed) or 'the layout only'}"]
+    lines += _changed_lines(edit.diff())
+    return TraceEntry(
+        "you",
+        f"request #{edit.request} edited before it was sent",
+        body="\n".join(lines),
+        warning=True,
+        request=edit.request,
+        details={"request": edit.request, "diff": edit.diff()},
+    )
+
+
+def arguments_edit_entry(edit: ArgumentsEdit) -> TraceEntry:
+    """Your arguments for a tool call, before it ran (the model's call stays as it was)."""
+    return TraceEntry(
+        "you",
+        f"{edit.name} ({edit.call_id}) arguments edited before it ran",
+        body="\n".join(
+            [
+                f"the model's: {first_line(edit.original, 100)}",
+                f"yours: {first_line(edit.edited, 100)}",
+                "the model's call stays in the history as it made it",
+            ]
+        ),
+        warning=True,
+        call_ids=(edit.call_id,),
+        details={
+            "call_id": edit.call_id,
+            "original": edit.original,
+            "edited": edit.edited,
+            "diff": edit.diff(),
+        },
+    )
+
+
+def _changed_lines(diff: str) -> list[str]:
+    lines = [
+        line
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    if len(lines) > DIFF_LINES:
+        lines = [*lines[: DIFF_LINES - 1], f"… {len(lines) - DIFF_LINES + 1} more changed lines"]
+    return lines
+
+
 def _tool(finished: ToolFinished) -> TraceEntry:
     status = finished.error or "ok"
     body = [
@@ -213,6 +307,8 @@ def _tool(finished: ToolFinished) -> TraceEntry:
         fold(pretty_json(finished.result), RESULT_LINES),
     ]
     body += [describe_change(change) for change in finished.changes]
+    if finished.edit is not None:
+        body.insert(1, "ran with your arguments (the model's call is unchanged)")
     return TraceEntry(
         finished.producer if finished.producer != "api" else "framework",
         f"tool {finished.name}",

@@ -107,7 +107,7 @@ def played_tab(first_tab: Tab) -> Tab:
     first_tab.wait_for("scenario: cancel-ehglp3")
     first_tab.press("+", "+", "+", "+")
     first_tab.wait_for("auto-play instant")
-    first_tab.press(" ")
+    first_tab.press(">")  # the whole turn (space steps it)
     first_tab.wait_for("tool get_reservation_details  ok")
     first_tab.wait_for(r"turn 1 +\d", pattern=True)  # its usage row: the turn is over
     return first_tab
@@ -123,7 +123,7 @@ def second_tab(open_tab: OpenTab, played_tab: Tab) -> Tab:
     tab.wait_for("scenario: bags-approval-declined")
     tab.press("+", "+", "+", "+")
     tab.wait_for("auto-play instant")
-    tab.press(" ")
+    tab.press(">")  # the whole turn (space steps it)
     tab.wait_for("tool get_reservation_details  ok")
     tab.wait_for(r"turn 1 +\d", pattern=True)  # its usage row: the turn is over
     return tab
@@ -135,7 +135,7 @@ def closed_mid_turn(server: ServeProcess, second_tab: Tab) -> int:
     that process has ended."""
     second_tab.press("-", "-", "-", "-")  # instant → 8× → 4× → 2× → 1×
     second_tab.wait_for("auto-play 1×")
-    second_tab.press(" ")  # turn 2: seconds of reading pauses at 1×
+    second_tab.press(">")  # turn 2: seconds of reading pauses at 1×
     screen = second_tab.wait_for("turn 2 · customer message")
     assert re.search(r"turn 2 +\d", screen) is None  # no usage row for it yet: still running
     second_tab.close()

@@ -166,7 +166,7 @@ async def _showcase_inspector(pilot) -> InspectorScreen:
     app = pilot.app
     await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", 60)
     await wait_until(pilot, lambda: not app.main.turn_running, 60)
-    await pilot.press("space")
+    await pilot.press(">")
     await wait_until(pilot, lambda: app.controller.run.steps_left == 1, 60)
     await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog, 60)
     await pilot.press("i")

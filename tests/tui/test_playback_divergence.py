@@ -33,7 +33,7 @@ def _finished_turns(app: AirlineApp) -> int:
 
 async def _play_every_turn(pilot, app: AirlineApp) -> None:
     for turn in (1, 2):
-        await pilot.press("space")
+        await pilot.press(">")
         await wait_until(pilot, lambda turn=turn: _finished_turns(app) == turn, timeout=60)
         await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog)
 

@@ -61,7 +61,7 @@ async def _play_all(pilot, app: AirlineApp) -> None:
     await wait_until(pilot, lambda: app.controller.run.scenario_name == "refuse-ehglp3", timeout=60)
     await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
     for turn in (1, 2):
-        await pilot.press("space")
+        await pilot.press(">")
         await wait_until(pilot, lambda turn=turn: _finished_turns(app) == turn, timeout=30)
         await wait_until(pilot, lambda: not app.main.turn_running)
 

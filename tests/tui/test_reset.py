@@ -140,7 +140,7 @@ async def test_offline_reset_plays_the_scenario_again_on_a_fresh_copy(tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", 60)
         await wait_until(pilot, lambda: not app.main.turn_running)
-        await pilot.press("space")
+        await pilot.press(">")
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: app.controller.run.steps_left == 1 and trace.entries, 60)
         await wait_until(pilot, lambda: not app.main.turn_running)

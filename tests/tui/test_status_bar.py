@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 
 import airline_agent.tui
 from airline_agent.agent.conversation import Conversation
-from airline_agent.tui.status import DatabaseOrigin, Status
+from airline_agent.tui.status import DatabaseOrigin, DebugFacts, Status
 from airline_agent.tui.trace import framework_entry
 from airline_agent.tui.widgets.status_bar import SEPARATOR, StatusBar, compact
 
@@ -32,6 +32,7 @@ class Facts:
     approval: str = "ask"
     clock: str = "2024-05-15T15:00:00"
     divergence: str | None = None
+    debugging: DebugFacts = field(default_factory=DebugFacts)
 
 
 @dataclass

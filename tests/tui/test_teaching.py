@@ -39,7 +39,7 @@ async def _first_turn(pilot, app: AirlineApp) -> TracePane:
     await wait_until(pilot, lambda: library_shown(app))
     await pilot.press("enter")
     await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", 60)
-    await pilot.press("space")
+    await pilot.press(">")
     trace = app.main.query_one(TracePane)
     await wait_until(pilot, lambda: "model: response #2 · reply" in trace.titles(), 60)
     await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog, 30)

@@ -87,7 +87,7 @@ async def test_a_hostile_scenario_is_shown_escaped_in_every_widget(library: Path
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.controller.run.scenario_name == "hostile-escapes", 60)
         await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
-        await pilot.press("space")
+        await pilot.press(">")
         chat = app.main.query_one(ChatPane)
         await wait_until(pilot, lambda: any("Reply" in m.text for m in chat.messages()), 30)
         await wait_until(pilot, lambda: not app.main.turn_running)

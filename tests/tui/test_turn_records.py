@@ -179,14 +179,14 @@ async def test_a_scenario_turn_cancelled_when_recorded_plays_cancelled_in_the_tu
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: controller.run.scenario_name is not None, timeout=60)
         await wait_until(pilot, lambda: not app.main.turn_running)
-        await pilot.press("space")
+        await pilot.press(">")
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: CANCELLED in trace.titles(), timeout=30)
         assert not isinstance(app.screen, ApprovalScreen)  # a question nobody answers
         assert "framework: approval asked · 1 write call" in trace.titles()
         assert "framework: tool cancel_reservation" not in trace.titles()  # never ran
         await wait_until(pilot, lambda: not app.main.turn_running)
-        await pilot.press("space")
+        await pilot.press(">")
         await wait_until(
             pilot, lambda: controller.run.steps_left == 0 and not app.main.turn_running
         )

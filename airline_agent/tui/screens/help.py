@@ -17,7 +17,13 @@ HELP = """\
 | --- | --- |
 | `enter` | library: play the highlighted scenario · trace: open the entry |
 | `enter` (chat) | in the input: send · on the messages: show / hide the reasoning |
-| `space` | play the next step (turn) of the scenario |
+| `space` | one step: the next customer message, request (its response with it) or tool call |
+| `>` | play to the end of the turn (a breakpoint still stops it) |
+| `b` `w` | break before every request · before any write tool call (on / off) |
+| `c` `x` | break on a grounding finding · on an error result (on / off) |
+| `e` | held: edit the request's body or the call's arguments (`ctrl+s` checks, accepts) |
+| `f` | fork after the highlighted trace entry, the database as it was then |
+| `[` `]` | previous / next branch (the status line says "branch 2/3") |
 | `a` | auto-play the scenario on / off, at a reading pace (the chat's frame says the speed) |
 | `+` `-` | auto-play faster / slower (up to instant) |
 | `l` | the scenario library (live: its first entry keeps the live chat) |

@@ -6,11 +6,16 @@ they add up to — marked when it was generated offline from a scripted reply; a
 articles' table for this round (`request_anatomy`): which parts came from the developer,
 the customer, the model, the framework and the API. Everything shown is redacted, and what
 a terminal would obey is shown as its escape (`_shown`: JSON's own, so a copy stays JSON).
+
+With the debugger: a request held before it is sent is the last one listed, its body
+exactly as it would go (`e` edits it); a request you edited says so, and its "Your edit"
+tab is the diff of the body the framework assembled against the one you sent.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich import box
@@ -22,6 +27,7 @@ from textual.containers import Container, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea
 
+from airline_agent.agent.events import RequestHeld
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.request_log import Exchange, RequestLog
@@ -62,14 +68,27 @@ class InspectorScreen(ModalScreen[None]):
         Binding("1", "tab('request-tab')", "Request", priority=True),
         Binding("2", "tab('response-tab')", "Response", priority=True),
         Binding("3", "tab('anatomy-tab')", "Who", priority=True),
+        # Offered only where they apply (check_action): an edited request, a held one.
+        Binding("4", "tab('edit-tab')", "Your edit", priority=True),
+        Binding("e", "edit", "Edit it"),
     ]
 
     def __init__(
-        self, log: RequestLog, request: int | None = None, *, redactor: Redactor | None = None
+        self,
+        log: RequestLog,
+        request: int | None = None,
+        *,
+        redactor: Redactor | None = None,
+        held: RequestHeld | None = None,
+        edit: Callable[[], object] | None = None,
     ) -> None:
+        """`held`: the request held before it is sent, listed last; `edit`: what `e` does
+        on it (the screen's editor)."""
         super().__init__()
         self.request_log = log
-        self.numbers = log.numbers()
+        self.held = held if held is not None and held.request not in log.exchanges else None
+        self.numbers = log.numbers() + ([self.held.request] if self.held else [])
+        self.edit = edit
         self.redactor = redactor or Redactor()
         self.index = (
             self.numbers.index(request) if request in self.numbers else len(self.numbers) - 1
@@ -93,10 +112,35 @@ class InspectorScreen(ModalScreen[None]):
                     yield Static(STEPS, id="anatomy-steps", markup=False)
                     with VerticalScroll(id="anatomy-scroll"):
                         yield Static(id="anatomy", markup=False)
+                with TabPane("Your edit", id="edit-tab"):
+                    yield TextArea(read_only=True, id="edit-diff", soft_wrap=True)
             yield Footer()
 
     def on_mount(self) -> None:
         self._show()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "edit":
+            return self.edit is not None and self._viewing_held
+        if action == "tab" and parameters == ("edit-tab",):
+            return self._edit_diff is not None
+        return True
+
+    @property
+    def _viewing_held(self) -> bool:
+        return (
+            self.held is not None
+            and bool(self.numbers)
+            and (self.numbers[self.index] == self.held.request)
+        )
+
+    @property
+    def _edit_diff(self) -> str | None:
+        """The diff of the request shown, when you edited it."""
+        if not self.numbers or self._viewing_held:
+            return None
+        edit = self.request_log.exchanges[self.numbers[self.index]].sent.edit
+        return edit.diff() if edit is not None else None
 
     def on_resize(self) -> None:
         # Side by side from 160 columns (each half holds a chunk's line); one above the
@@ -114,6 +158,7 @@ class InspectorScreen(ModalScreen[None]):
         title = self.query_one("#inspector-title", Static)
         notes = self.query_one("#inspector-notes", Static)
         request_area = self.query_one("#request-json", TextArea)
+        self._show_edit()
         if not self.numbers:
             title.update("No request yet: the inspector shows each request once it is sent.")
             notes.update("")
@@ -122,6 +167,9 @@ class InspectorScreen(ModalScreen[None]):
             self._show_anatomy(None)
             return
         number = self.numbers[self.index]
+        if self.held is not None and number == self.held.request:
+            self._show_held(self.held)
+            return
         exchange = self.request_log.exchanges[number]
         sent = exchange.sent
         prefix = f" · {sent.prefix.label}" if sent.prefix is not None else ""
@@ -134,9 +182,42 @@ class InspectorScreen(ModalScreen[None]):
         self._show_response(exchange)
         self._show_anatomy(exchange)
 
+    def _show_held(self, held: RequestHeld) -> None:
+        reasons = ", ".join(held.reasons)
+        self.query_one("#inspector-title", Static).update(
+            f"Request #{held.request} of {len(self.numbers)} · turn {held.turn} · HELD, not "
+            f"sent yet ({reasons}) · e edits it · esc, then space sends it"
+        )
+        self.query_one("#inspector-notes", Static).update(
+            "The body exactly as the framework would send it (the key travels in a header)."
+        )
+        self.query_one("#request-json", TextArea).text = self._shown(held.text())
+        self._show_response(None)
+        self.query_one("#response-json", TextArea).text = "(not sent yet)"
+        self._show_anatomy(None)
+
+    def _show_edit(self) -> None:
+        """The "Your edit" tab: there for a request you edited, its diff; else hidden."""
+        tabs = self.query_one(TabbedContent)
+        diff = self._edit_diff
+        if diff is None:
+            if tabs.active == "edit-tab":
+                tabs.active = "request-tab"
+            tabs.hide_tab("edit-tab")
+        else:
+            tabs.show_tab("edit-tab")
+            self.query_one("#edit-diff", TextArea).text = self._shown(diff)
+        self.refresh_bindings()
+
     def _notes(self, exchange: Exchange) -> list[str]:
-        """What the JSON does not say by itself: a generated response, reasoning left out."""
+        """What the JSON does not say by itself: a generated response, reasoning left out,
+        your edit."""
         notes: list[str] = []
+        if exchange.sent.edit is not None:
+            notes.append(
+                "Edited by you before it was sent: this is the body that went on the wire, "
+                "byte for byte as you left it; 4: the diff against the one assembled."
+            )
         raw = exchange.response.raw if exchange.response is not None else None
         if raw is not None and raw.generated:
             notes.append("Response: generated offline from the scripted response (no server).")
@@ -198,6 +279,8 @@ class InspectorScreen(ModalScreen[None]):
             return self.response_json
         if tabs.active == "anatomy-tab":
             return "\n".join(" | ".join(row) for row in self.anatomy_rows())
+        if tabs.active == "edit-tab":
+            return self.query_one("#edit-diff", TextArea).text
         return self.query_one("#request-json", TextArea).text
 
     def action_step(self, delta: int) -> None:
@@ -207,6 +290,11 @@ class InspectorScreen(ModalScreen[None]):
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+
+    def action_edit(self) -> None:
+        if self.edit is not None and self._viewing_held:
+            self.dismiss()
+            self.edit()
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.shown_json)

@@ -36,7 +36,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar
 from textual.worker import Worker, WorkerState
 
-from airline_agent.agent.events import ApprovalRequested
+from airline_agent.agent.events import (
+    ApprovalRequested,
+    RequestHeld,
+    ToolCallHeld,
+    TurnEndHeld,
+)
+from airline_agent.terminal_text import escape_controls
 from airline_agent.tui import notices
 from airline_agent.tui.collector import (
     defer_full_collections,
@@ -53,7 +59,7 @@ from airline_agent.tui.pacing import (
 )
 from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
-from airline_agent.tui.waiting import ResponseWait
+from airline_agent.tui.waiting import AT_WORK, ResponseWait
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.pane_switcher import PaneSwitcher
 from airline_agent.tui.widgets.status_bar import StatusBar
@@ -61,14 +67,21 @@ from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
 
 if TYPE_CHECKING:
+    from airline_agent.agent.debugger import Branch
     from airline_agent.tui.controller import Controller
     from airline_agent.tui.database_reset import ResetPlan
-    from airline_agent.tui.run import ShownEvent
+    from airline_agent.tui.run import BreakpointName, ShownEvent
 
 # Short words in the footer (it fits 80 columns); the tooltip says what the key does,
 # for the command palette. Keys not shown stay in help (f1) and the palette.
 _KEYS: list[Binding] = [
-    Binding("space", "step", "Step", tooltip="Play the scenario's next turn"),
+    Binding(
+        "space",
+        "step",
+        "Step",
+        tooltip="Play the scenario's next turn step by step: a request, a tool call at a time",
+    ),
+    Binding(">", "play_turn", "Turn", tooltip="Play to the end of the turn"),
     Binding("a", "autoplay", "Auto", tooltip="Auto-play the scenario on or off"),
     # esc: the status line says "esc cancels" while a turn runs.
     Binding("escape", "cancel_turn", "Cancel", show=False, tooltip="Cancel the running turn"),
@@ -97,6 +110,46 @@ _KEYS: list[Binding] = [
         show=False,
         tooltip="Save the conversation as a transcript (JSONL + Markdown)",
     ),
+    # While held: its body or arguments (the footer offers it then).
+    Binding("e", "edit_held", "Edit", tooltip="Edit the held request's body or call's arguments"),
+    Binding(
+        "f",
+        "fork",
+        "Fork",
+        show=False,
+        tooltip="Fork the conversation after the highlighted trace entry, its database as then",
+    ),
+    Binding("[", "branch(-1)", "Previous branch", show=False, tooltip="Show the previous branch"),
+    Binding("]", "branch(1)", "Next branch", show=False, tooltip="Show the next branch"),
+    # Breakpoints: the status line lists those on ("break: requests, writes").
+    Binding(
+        "b",
+        "toggle_break('request')",
+        "Break: requests",
+        show=False,
+        tooltip="Break before every request (on/off)",
+    ),
+    Binding(
+        "w",
+        "toggle_break('write')",
+        "Break: writes",
+        show=False,
+        tooltip="Break before any write tool call (on/off)",
+    ),
+    Binding(
+        "c",
+        "toggle_break('finding')",
+        "Break: findings",
+        show=False,
+        tooltip="Break on a grounding finding, a claim no tool result supports (on/off)",
+    ),
+    Binding(
+        "x",
+        "toggle_break('error')",
+        "Break: errors",
+        show=False,
+        tooltip="Break on an error result or a failed request (on/off)",
+    ),
     Binding("plus,equals_sign", "faster", "Faster", show=False, tooltip="Auto-play faster"),
     Binding("minus", "slower", "Slower", show=False, tooltip="Auto-play slower"),
 ]
@@ -104,8 +157,14 @@ _KEYS: list[Binding] = [
 MAIN_KEYS: list[BindingType] = [
     binding if binding.key == "escape" else replace(binding, priority=True) for binding in _KEYS
 ]
-# Live, these do nothing: not offered (MainScreen.check_action).
-OFFLINE_ONLY_ACTIONS = frozenset({"step", "autoplay", "faster", "slower"})
+# Live, these do nothing: not offered (MainScreen.check_action); but for a held turn, or
+# a fork's turn that can resume, space and > step and play it there too.
+OFFLINE_ONLY_ACTIONS = frozenset({"step", "play_turn", "autoplay", "faster", "slower"})
+HOLD_ACTIONS = frozenset({"step", "play_turn"})
+# Without a debugger (a run with nothing open yet) these have nothing to act on.
+DEBUGGER_ACTIONS = frozenset({"play_turn", "fork", "branch"})
+
+HELD_ACTIVITY = "held · space steps · > to the turn's end · esc cancels"
 
 OFFLINE_REASON = (
     "Offline: no model configured (set AIRLINE_AGENT_MODEL or --model for live chat). "
@@ -190,8 +249,19 @@ class MainScreen(Screen[None]):
         self.refresh_bindings()  # space and a only offline
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Live, the scenario keys are not offered (they do nothing there); f2 only when
-        one pane is shown at a time."""
+        """Live, the scenario keys are not offered (they do nothing there) but to step a
+        held turn; the debugger's keys only with a debugger; f2 only when one pane is
+        shown at a time."""
+        run = self.controller.run
+        if action in DEBUGGER_ACTIONS and run.debugger is None:
+            return False
+        if action == "edit_held":
+            held = run.held
+            return isinstance(held, RequestHeld) or (
+                isinstance(held, ToolCallHeld) and held.editable
+            )
+        if action in HOLD_ACTIONS and (run.held is not None or run.can_resume):
+            return True
         if action in OFFLINE_ONLY_ACTIONS and self.controller.mode == "live":
             return False
         return not (action == "next_pane" and self.panes.pane_layout != "single")
@@ -224,7 +294,26 @@ class MainScreen(Screen[None]):
             await self.chat.show(event)
         if isinstance(event, ApprovalRequested) and not event.decision.done():
             self.ask_approval(event)
+        if isinstance(event, RequestHeld | ToolCallHeld | TurnEndHeld):
+            self._hold_shown(event)
         return self.trace_builder.feed(event)
+
+    def _hold_shown(self, held: RequestHeld | ToolCallHeld | TurnEndHeld) -> None:
+        """The turn waits for a key here (the status line says what comes next)."""
+        run = self.controller.run
+        if held is not run.held:
+            return  # let go meanwhile
+        breakpoints = [reason for reason in held.reasons if reason != "step"]
+        if self.autoplay:
+            if not breakpoints:
+                run.go_on(stepping=False)
+                return
+            self.autoplay = False
+            self.notify(f"Auto-play stopped at a breakpoint ({', '.join(breakpoints)}).")
+        self.show_activity(HELD_ACTIVITY)  # not "agent working": it waits for you
+        if self.focused is self.chat.input:
+            self.trace.focus()  # space and > are keys now, not text
+        self.refresh_bindings()
 
     def show_trace(self, entries: list[TraceEntry]) -> None:
         self.trace.add_entries(entries)
@@ -298,15 +387,16 @@ class MainScreen(Screen[None]):
             WorkerState.RUNNING,
         )
 
-    def start_turn(self, text: str) -> None:
+    def start_turn(self, text: str | None) -> None:
+        """The customer's message `text` (None: the turn a fork cut goes on)."""
         freeze_startup_heap()
         defer_full_collections()  # resumed when the conversation comes to rest
-        self.show_activity("agent working… esc cancels")
+        self.show_activity(AT_WORK)
         self.scheduler.new_turn()
         self.turn_worker = self.show_turn(text)
 
     @work(exclusive=True, group="turn")
-    async def show_turn(self, text: str) -> None:
+    async def show_turn(self, text: str | None) -> None:
         """The run's turn on screen, event by event (the run runs it: `Run.run_turn`)."""
         run = self.controller.run
         events = run.run_turn(text)  # the run's own turn: closing it closes the loop's
@@ -332,11 +422,12 @@ class MainScreen(Screen[None]):
     async def on_turn_ended(self, message: TurnEnded) -> None:
         self.waiting.stop()
         self.show_activity()
+        self.refresh_bindings()  # nothing is held any more
         if message.how == "failed":
             await self.chat.add_message("error", f"The turn failed: {message.detail}")
         if self.autoplay and message.how == "finished":
             if self.controller.run.steps_left:
-                self.set_timer(turn_pause(self.pace), self.action_step)
+                self.set_timer(turn_pause(self.pace), self._play_on)
                 return  # still playing
             self.autoplay = False
             self.notify("End of the scenario. l opens the library.")
@@ -356,6 +447,7 @@ class MainScreen(Screen[None]):
         elif self.turn_running:
             self.notify("The agent is still answering (esc cancels).", severity="warning")
         else:
+            self.controller.run.set_stepping(False)  # to its end, but for a breakpoint
             self.start_turn(message.text)
 
     @on(TracePane.EntryChosen)
@@ -363,20 +455,28 @@ class MainScreen(Screen[None]):
         from airline_agent.tui.screens.details import EntryDetailsScreen
 
         entry = message.entry
-        if entry.producer == "api" and entry.request is not None:
+        if entry.producer in ("api", "you") and entry.request is not None:
             self._inspect(entry.request)
         else:
             self.app.push_screen(EntryDetailsScreen(entry, redactor=self.controller.redactor))
 
     def _inspect(self, request: int | None) -> None:
-        """The inspector on `request` (None: the latest), over the run's conversation."""
+        """The inspector on `request` (None: the latest, or the one held), over the run's
+        conversation."""
         from airline_agent.tui.request_log import RequestLog
         from airline_agent.tui.screens.inspector import InspectorScreen
 
         log = RequestLog(self.controller.run.events)
-        if request is None and log.exchanges:
+        held = self.controller.run.held
+        held = held if isinstance(held, RequestHeld) else None
+        if request is None and held is not None:
+            request = held.request
+        elif request is None and log.exchanges:
             request = log.numbers()[-1]
-        self.app.push_screen(InspectorScreen(log, request, redactor=self.controller.redactor))
+        inspector = InspectorScreen(
+            log, request, redactor=self.controller.redactor, held=held, edit=self.action_edit_held
+        )
+        self.app.push_screen(inspector)
 
     async def clear_panes(self) -> None:
         self.scheduler.clear()
@@ -412,22 +512,44 @@ class MainScreen(Screen[None]):
 
     # -- actions that ask nothing ----------------------------------------------------
     def action_step(self) -> None:
+        """space: one step of the wire (with a debugger; without one, a whole turn)."""
         if self.waits_for_scenario("step"):
             return
-        if self.controller.mode == "live":
+        self._go_on(stepping=True)
+
+    def action_play_turn(self) -> None:
+        """>: to the end of the turn (a breakpoint still holds it)."""
+        if self.waits_for_scenario("play_turn"):
+            return
+        self._go_on(stepping=False)
+
+    def _play_on(self) -> None:
+        if self.autoplay:
+            self._go_on(stepping=False)
+
+    def _go_on(self, *, stepping: bool) -> None:
+        """The held turn goes on; or the turn a fork cut resumes; or, offline, the
+        scenario's next turn starts. `stepping`: holding again before the next request
+        or tool call."""
+        run = self.controller.run
+        if run.go_on(stepping=stepping):
+            self.show_activity(AT_WORK)
+            self.refresh_bindings()
+            return
+        if self.controller.mode == "live" and not run.can_resume:
             self.notify("Live mode: type as the customer. Scenarios: l.")
             return
         if self.turn_running:
             return
-        run = self.controller.run
-        text = run.next_customer_message()
-        if text is None:
+        text = None if run.can_resume else run.next_customer_message()
+        if text is None and not run.can_resume:
             self.autoplay = False
             if run.scenario_name is None:
                 self.action_library()
             else:
                 self.notify("End of the scenario. l opens the library, r plays it again.")
             return
+        run.set_stepping(stepping)
         self.start_turn(text)
 
     def action_autoplay(self) -> None:
@@ -435,8 +557,8 @@ class MainScreen(Screen[None]):
             return
         self.autoplay = not self.autoplay
         self.notify(f"Auto-play {'on' if self.autoplay else 'off'}.")
-        if self.autoplay and not self.turn_running:
-            self.action_step()
+        if self.autoplay:
+            self._go_on(stepping=False)
 
     def action_cancel_turn(self) -> None:
         if self.turn_running and self.turn_worker is not None:
@@ -466,6 +588,10 @@ class MainScreen(Screen[None]):
         self.run_worker(self.clear_panes(), group="ui")
         self.notify("New conversation.")
 
+    def action_toggle_break(self, name: BreakpointName) -> None:
+        # The status line lists the breakpoints on; no toast (as for the guard).
+        self.controller.run.toggle_breakpoint(name)
+
     def action_toggle_guard(self) -> None:
         if self.waits_for_scenario("toggle_guard"):
             return
@@ -473,6 +599,95 @@ class MainScreen(Screen[None]):
         # cost a full layout of the screen on every toggle (a slower key while playing).
         run = self.controller.run
         run.guard = not run.guard
+
+    # -- the debugger: edits, forks, branches ---------------------------------------------
+    @work(exclusive=True, group="edit")
+    async def action_edit_held(self) -> None:
+        """The held request's body, or the held call's arguments, in the editor; what it
+        accepts goes on (the body byte for byte); esc leaves the hold as it was."""
+        from airline_agent.agent.edits import EditRefused
+        from airline_agent.tui.screens.json_editor import JsonEditorScreen
+
+        run = self.controller.run
+        held = run.held
+        if isinstance(held, RequestHeld):
+            title = f"Request #{held.request}, held before it is sent: its body, exactly"
+            accept = "send it as it stands, byte for byte"
+        elif isinstance(held, ToolCallHeld) and held.editable:
+            title = (
+                f"{held.call.name} ({held.call.call_id}), held before it runs: its arguments "
+                "(the model's call stays in the history as it made it)"
+            )
+            accept = "run the call with them"
+        else:
+            self.notify("Nothing to edit: e edits a request or a tool call held before it goes.")
+            return
+        # As every pane shows text: secrets blanked, a terminal's commands as JSON escapes
+        # (the same JSON value; a blanked secret stays blank if you send it).
+        text = escape_controls(self.controller.redactor.redact(held.text()))
+        edited = await self.app.push_screen_wait(
+            JsonEditorScreen(title, text, held.problems, accept=accept)
+        )
+        if edited is None or run.held is not held:
+            return  # left as it was, or the turn went on (or was cancelled) meanwhile
+        try:
+            run.go_on_edited(edited)
+        except EditRefused as refused:
+            self.notify(f"Not accepted: {refused}", severity="error")
+        else:
+            self.show_activity(AT_WORK)
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="fork")
+    async def action_fork(self) -> None:
+        """A new branch right after the highlighted trace entry's step, with the database
+        as it was then (made in a thread: a copy, and the writes again), shown at once."""
+        from airline_agent.agent.debugger import ForkFailed
+
+        if self.waits_for_scenario("fork"):
+            return
+        run = self.controller.run
+        entry = self.trace.highlighted_entry
+        if entry is None or entry.step is None:
+            self.notify("Highlight a trace entry first (tab to the trace, then the arrows).")
+            return
+        if self.turn_running:
+            self.notify("A turn is running: let it end, or cancel it (esc), then fork.")
+            return
+        self.show_activity(f"forking after step {entry.step}…")
+        try:
+            branch = await asyncio.to_thread(run.fork, entry.step)
+        except ForkFailed as refused:
+            self.notify(f"No fork: {refused}", severity="error")
+            return
+        finally:
+            self.show_activity()
+        await self._show_branch(branch)
+        self.notify(f"{branch.describe()}. [ and ] switch branches.")
+
+    @work(exclusive=True, group="fork")
+    async def action_branch(self, delta: int) -> None:
+        run = self.controller.run
+        debugger = run.debugger
+        if debugger is None or debugger.current is None or len(debugger.branches) < 2:
+            self.notify("One branch only: f forks after the highlighted trace entry.")
+            return
+        if self.turn_running:
+            self.notify("A turn is running: let it end, or cancel it (esc), then switch.")
+            return
+        index = debugger.branches.index(debugger.current)
+        await self._show_branch(debugger.branches[(index + delta) % len(debugger.branches)])
+
+    async def _show_branch(self, branch: Branch) -> None:
+        from airline_agent.agent.debugger import BranchBusy
+
+        try:
+            self.controller.run.switch_branch(branch)
+        except BranchBusy as busy:
+            self.notify(str(busy), severity="warning")
+            return
+        await self.show_conversation()
+        self.refresh_bindings()  # a fork cut in a turn: space resumes it
 
     # -- the library ------------------------------------------------------------------
     def action_library(self) -> None:

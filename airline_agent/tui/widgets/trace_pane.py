@@ -29,6 +29,7 @@ BADGES = {
     "model": ("model    ", "bold black on #a3be8c"),
     "framework": ("framework", "bold black on #d8dee9"),
     "api": ("api      ", "bold black on #5e81ac"),
+    "you": ("you      ", "bold black on #d08770"),  # your edits at the debugger
 }
 LINKED_STYLE = Style(bgcolor="#3b4252")  # under the rows linked to the highlighted one
 
@@ -161,6 +162,11 @@ class TracePane(OptionList):
             for text, style, control in strip
         ]
         return Strip(segments, strip.cell_length)
+
+    @property
+    def highlighted_entry(self) -> TraceEntry | None:
+        index = self.highlighted
+        return self.entries[index] if index is not None and index < len(self.entries) else None
 
     def titles(self) -> list[str]:
         """What the trace shows, in order (tests and the benchmark read this)."""
