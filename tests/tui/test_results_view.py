@@ -200,3 +200,13 @@ def test_a_folder_that_is_no_run_is_one_line_and_status_2(
     assert len(lines) == 1 and lines[0].startswith("airline-agent tui: ")
     assert said in lines[0]
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_results_and_a_scenario_together_are_refused(run_folder: Path) -> None:
+    result = invoke_cli(
+        "tui", "--results", str(run_folder), "--scenario", "cancel-ehglp3", model=None
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "airline-agent tui: --scenario and --results: give one of them"
+    )
