@@ -17,6 +17,13 @@ def tui_command(
     scenario: Annotated[
         str | None, typer.Option("--scenario", help="Scenario name or file to open (offline).")
     ] = None,
+    results: Annotated[
+        str | None,
+        typer.Option(
+            "--results",
+            help="An eval run's folder (eval --out): its results; enter plays a trial (offline).",
+        ),
+    ] = None,
     customer: Annotated[
         str | None, typer.Option("--customer", help="Act for this customer id (live).")
     ] = None,
@@ -45,6 +52,7 @@ def tui_command(
     """Open the Textual app: chat, tool trace and token usage side by side."""
     code = run_tui(
         scenario=scenario,
+        results=results,
         customer=customer,
         model=model,
         base_url=base_url,

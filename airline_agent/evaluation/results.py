@@ -12,11 +12,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.evaluation.pass_hat_k import pass_hat_ks
-from airline_agent.evaluation.tasks import EvalTask
-from airline_agent.evaluation.trial import TrialRecord
+
+if TYPE_CHECKING:  # the results view reads results.json without the domain (sqlmodel)
+    from airline_agent.evaluation.tasks import EvalTask
+    from airline_agent.evaluation.trial import TrialRecord
 
 FORMAT = "airline-agent eval results, version 1"
 
@@ -121,10 +123,10 @@ def summary_markdown(results: dict[str, Any]) -> str:
     for trial in results["trials"]:
         by_task.setdefault(trial["task_id"], []).append(trial)
     for task_id, trials in by_task.items():
-        rewards = " ".join(_mark(t) for t in trials)
+        rewards = " ".join(mark(t) for t in trials)
         endings = ", ".join(sorted({t["termination"] for t in trials}))
         lines.append(f"| {task_id} | {rewards} | {endings} |")
-    failed = [t for t in results["trials"] if _mark(t) != "1"]
+    failed = [t for t in results["trials"] if mark(t) != "1"]
     if failed:
         lines += ["", "## Failed trials", ""]
     for trial in failed:
@@ -132,7 +134,9 @@ def summary_markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _mark(trial: dict[str, Any]) -> str:
+def mark(trial: dict[str, Any]) -> str:
+    """A trial in a table (summary.md, the TUI's results view): its reward, or why it
+    is left out of pass^k."""
     if trial["infra_error"]:
         return "infra"
     if trial["customer_error"]:
@@ -142,7 +146,7 @@ def _mark(trial: dict[str, Any]) -> str:
 
 def _failure_lines(trial: dict[str, Any]) -> list[str]:
     lines = [
-        f"### task {trial['task_id']}, trial {trial['trial']}: {_mark(trial)} "
+        f"### task {trial['task_id']}, trial {trial['trial']}: {mark(trial)} "
         f"({trial['termination']})",
         "",
         f"Scenario: `{trial['scenario']}`" if trial["scenario"] else "No scenario: no turn ran.",

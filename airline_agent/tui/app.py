@@ -58,6 +58,9 @@ class AirlineApp(App[None]):
     def on_mount(self) -> None:
         if self.start_scenario:
             self.main.play_scenario(self.start_scenario)
+        elif self.controller.results is not None:
+            self.main.action_results()
+            self.call_after_refresh(self.main.settle_settings)  # as once the library shows
         elif self.controller.mode == "offline":
             self.main.action_library()
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from airline_agent.domain.loading import Progress
     from airline_agent.settings_peek import PendingSettings
     from airline_agent.tui.database_reset import ResetPlan
+    from airline_agent.tui.eval_results import EvalResults, TrialOutcome
 
 __all__ = ["AgentController", "Controller", "ScenarioChoice"]
 
@@ -43,6 +44,7 @@ class Controller:
     (`AgentController`; tests' fakes)."""
 
     secret: str | None = None  # the API key, only to keep it off the screen
+    results: Path | None = None  # an eval run's folder (`tui --results`): its trials play
     settings_redactor = Redactor()  # the settings' key and base-URL password, once read
 
     def __init__(self, status: Status, run: Run) -> None:
@@ -78,6 +80,13 @@ class Controller:
     async def start_scenario(self, name: str, progress: Progress | None = None) -> str:
         """Play scenario `name` (a fresh copy of its dataset); what it sets, in words."""
         raise NotImplementedError
+
+    def eval_results(self) -> EvalResults:
+        """The eval run of `results`, read (slow for a big run: a thread); raises
+        ResultsUnusable."""
+        from airline_agent.tui.eval_results import ResultsUnusable
+
+        raise ResultsUnusable("no eval run was given: `airline-agent tui --results DIR`")
 
     async def restart_scenario(self, progress: Progress | None = None) -> None:
         """`r` offline: the playing scenario from its start, on a fresh copy."""
@@ -130,12 +139,17 @@ class AgentController(Controller):
     """The real thing: the agent loop, the toolbox and a database."""
 
     def __init__(
-        self, settings: Settings | PendingSettings, *, library: Path | None = None
+        self,
+        settings: Settings | PendingSettings,
+        *,
+        library: Path | None = None,
+        results: Path | None = None,
     ) -> None:
         """`PendingSettings`: the first screen shows at once, `settle` builds `Settings`."""
         from airline_agent.agent.debugger import Breakpoints
 
         self.library = library  # None: the shipped library (data/scenarios)
+        self.results = results
         status = Status()
         live = settings.model_configured
         # The user's breakpoints: one object, handed on to every run (see `Run`).
@@ -150,6 +164,8 @@ class AgentController(Controller):
         self._settling: asyncio.Future[Settings] | None = None
         self._live: LiveRun | None = None  # the live run while a scenario plays
         self._paths: dict[str, Path] = {}  # scenario name -> its file
+        # A trial's scenario file -> how it scored, said when it plays (from `eval_results`).
+        self._trials: dict[Path, TrialOutcome] = {}
         if _is_pending(settings):
             self._pending = settings  # type: ignore[assignment]
         else:
@@ -213,6 +229,8 @@ class AgentController(Controller):
         )
         await asyncio.to_thread(playback.open)
         said = playback.describe_settings(self.run)
+        if (trial := self._trials.get(path)) is not None:
+            said = f"{said} {trial.describe()}"
         self._leave_current_run()
         self.run = playback
         self.status.changed()
@@ -239,6 +257,15 @@ class AgentController(Controller):
         if isinstance(self.run, Playback):
             await asyncio.to_thread(self.run.open)
             self.run.start_over()
+
+    def eval_results(self) -> EvalResults:
+        from airline_agent.tui.eval_results import read_eval_results
+
+        if self.results is None:
+            return super().eval_results()
+        results = read_eval_results(self.results)
+        self._trials = {o.scenario: o for o in results.outcomes.values() if o.scenario}
+        return results
 
     # -- the live run's database --------------------------------------------------------
     async def prepare(self, progress: Progress | None = None) -> None:

@@ -14,6 +14,7 @@ def run_tui(
     *,
     scenario: str | None = None,
     customer: str | None = None,
+    results: str | None = None,
     **flags: object,
 ) -> int:
     """Run the app; the exit status. Also the fast path of plain `airline-agent` (cli.py).
@@ -21,6 +22,8 @@ def run_tui(
     The first screen does not wait for pydantic: the settings are peeked (live or offline,
     the status line) and built in a worker after the first frame; an unusable setting
     closes the app with one line and status 2, as before it opened.
+
+    `results`: an eval run's folder, its results view on top (its trials play offline).
     """
     from airline_agent.settings_peek import peek_settings
 
@@ -31,14 +34,19 @@ def run_tui(
     ):
         print(f"airline-agent tui: no such scenario file: {scenario}", file=sys.stderr)
         return 2
+    if results is not None:
+        problem = _results_problem(scenario, Path(results))
+        if problem:
+            print(f"airline-agent tui: {problem}", file=sys.stderr)
+            return 2
     settings = peek_settings(**flags)
-    if scenario is not None:
-        settings = replace(settings, model=None)  # a scenario plays offline
+    if scenario is not None or results is not None:
+        settings = replace(settings, model=None)  # a scenario (a trial's too) plays offline
 
     from airline_agent.tui.app import AirlineApp
     from airline_agent.tui.controller import AgentController
 
-    controller = AgentController(settings)
+    controller = AgentController(settings, results=Path(results) if results else None)
     if customer:
         controller.run.act_for(customer)
     app = AirlineApp(controller, scenario=scenario)
@@ -46,3 +54,17 @@ def run_tui(
     if app.problem:
         print(f"airline-agent tui: {app.problem}", file=sys.stderr)
     return app.return_code or 0
+
+
+def _results_problem(scenario: str | None, results: Path) -> str | None:
+    """Why `--results` cannot open (None: it can). Before the app, as for a missing
+    scenario file: a folder that is no eval run's is one line, not an empty view."""
+    from airline_agent.tui.eval_results import ResultsUnusable, read_eval_results
+
+    if scenario is not None:
+        return "--scenario and --results: give one of them"
+    try:
+        read_eval_results(results)
+    except ResultsUnusable as unusable:
+        return str(unusable)
+    return None

@@ -27,6 +27,7 @@ HELP = """\
 | `a` | auto-play the scenario on / off, at a reading pace (the chat's frame says the speed) |
 | `+` `-` | auto-play faster / slower (up to instant) |
 | `l` | the scenario library (live: its first entry keeps the live chat) |
+| `v` | `tui --results DIR`: the eval run's results (`enter` plays a trial) |
 | `esc` | cancel the running turn (the history stays valid) · leave the input |
 | `i` | inspector: exact request, raw response (`1` `2` `3` tabs, `[` `]` requests, `c` copies) |
 | `u` | switch customer (starts a new conversation) |

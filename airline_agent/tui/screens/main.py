@@ -86,6 +86,8 @@ _KEYS: list[Binding] = [
     # esc: the status line says "esc cancels" while a turn runs.
     Binding("escape", "cancel_turn", "Cancel", show=False, tooltip="Cancel the running turn"),
     Binding("l", "library", "Library", tooltip="Open the scenario library"),
+    # Offered only with an eval run (`tui --results DIR`).
+    Binding("v", "results", "Results", tooltip="The eval run's results: enter plays a trial"),
     Binding("i", "inspect", "Inspect", tooltip="The exact request and raw response"),
     # f2: the tab bar says it, when it shows (one pane at a time).
     Binding("f2", "next_pane", "Pane", show=False, tooltip="Show the next pane"),
@@ -253,6 +255,8 @@ class MainScreen(Screen[None]):
         held turn; the debugger's keys only with a debugger; f2 only when one pane is
         shown at a time."""
         run = self.controller.run
+        if action == "results":
+            return self.controller.results is not None
         if action in DEBUGGER_ACTIONS and run.debugger is None:
             return False
         if action == "edit_held":
@@ -727,6 +731,22 @@ class MainScreen(Screen[None]):
             await self.return_to_live()
         elif chosen:
             self.play_scenario(chosen)
+
+    def action_results(self) -> None:
+        self.scenario_coming = True  # as for the library: a trial's scenario may come
+        self.choose_trial()
+
+    @work(exclusive=True, group="library")
+    async def choose_trial(self) -> None:
+        from airline_agent.tui.screens.results import ResultsScreen
+
+        try:
+            scenario = await self.app.push_screen_wait(ResultsScreen(self.controller.eval_results))
+            if scenario is not None:
+                self.play_scenario(str(scenario))
+        finally:
+            if not self.scenario_loading:
+                self._scenario_in_place()
 
     def play_scenario(self, name: str) -> None:
         self.scenario_coming = self.scenario_loading = True
