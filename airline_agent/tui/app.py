@@ -135,6 +135,8 @@ class AirlineApp(App[None]):
         main = self.main
         for binding in MainScreen.BINDINGS:
             assert isinstance(binding, Binding)
+            if binding.action == "results" and self.controller.results is None:
+                continue  # no eval run was given: nothing to show
             key = binding.key.split(",")[0]
             yield SystemCommand(
                 binding.description,

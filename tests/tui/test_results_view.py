@@ -176,6 +176,16 @@ async def test_v_is_offered_only_with_an_eval_run() -> None:
         main = next(s for s in app.screen_stack if isinstance(s, MainScreen))
         assert main.check_action("results", ()) is False
         assert main.check_action("library", ()) is True
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert "Results" not in titles and "Library" in titles
+
+
+async def test_the_palette_offers_the_results_of_a_run(run_folder: Path) -> None:
+    app = _app(run_folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: _results_read(app), timeout=30)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert "Results" in titles
 
 
 @pytest.mark.parametrize(
