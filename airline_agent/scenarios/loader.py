@@ -58,7 +58,7 @@ class ScenarioLoadError(Exception):
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate one file, or raise `ScenarioLoadError` naming the lines at fault.
 
-    Nothing else is raised, whatever the file holds (tests/unit/test_scenario_fuzz.py).
+    Nothing else is raised, whatever the file holds (tests/unit/scenarios/test_scenario_fuzz.py).
     """
     path = Path(path)
     text = _read_text(path)

@@ -2,7 +2,7 @@
 
 Plain SQL through `database.reads()` (see read_snapshots.py): the same text runs on bare
 sqlite3 and on any SQLAlchemy connection. Every query is served by an index (see
-schema.py; tests/unit/test_reads.py checks the plans).
+schema.py; tests/unit/domain/test_reads.py checks the plans).
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ def _tree(node: yaml.Node) -> tuple[Any, ...]:
 
 
 def _texts() -> list[str]:
-    from tests.unit.test_scenario_model import VALID
+    from tests.unit.scenarios.test_scenario_model import VALID
 
     shipped = sorted(library_dir().glob("*.yaml"))
     assert len(shipped) >= 12

@@ -1,7 +1,7 @@
 """The grounding check on a corpus of honest and invented replies: recall and precision.
 
 Goal (issue 12 §2): recall ≥ 90 % on the inventions, precision ≥ 95 % on honest replies.
-Measured on tests/unit/grounding_corpus.py (78 honest replies; 73 invented replies making
+Measured on tests/unit/agent/grounding_corpus.py (78 honest replies; 73 invented replies making
 96 inventions): recall 95/96 = 99.0 % (the miss: an hour equal to the clock's), 78/78
 honest replies raise nothing (100 %), and 95/95 findings are real inventions (100 %).
 Issue 19 item 21 added the claims of every other write (cabin, payment, insurance or a
@@ -27,7 +27,7 @@ from airline_agent.agent.grounding import Evidence, Finding, ground_reply
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.domain.clock import Clock
 from airline_agent.tools.toolbox import tool_names
-from tests.unit.grounding_corpus import HONEST, INVENTED, REAL_REPLY, Case
+from tests.unit.agent.grounding_corpus import HONEST, INVENTED, REAL_REPLY, Case
 
 TOOL_NAMES = frozenset(tool_names())  # the registry's, as the loop passes them
 

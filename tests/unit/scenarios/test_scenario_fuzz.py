@@ -19,7 +19,7 @@ from airline_agent.scenarios.loader import ScenarioLoadError, load_scenario
 from airline_agent.scenarios.model import Scenario
 from airline_agent.scenarios.yaml_text import summary
 from tests.support.profile import SLOW
-from tests.unit.test_scenario_model import VALID
+from tests.unit.scenarios.test_scenario_model import VALID
 
 settings.register_profile(
     "loader-fast",

@@ -17,7 +17,7 @@ import pytest
 from airline_agent.scenarios import yaml_text
 from airline_agent.scenarios.loader import ScenarioLoadError, load_all, load_scenario
 from tests.support.profile import heavy
-from tests.unit.test_scenario_model import VALID, write
+from tests.unit.scenarios.test_scenario_model import VALID, write
 
 ONE_TURN = "turns:\n- customer: hi\n  responses: [{content: hello}]\n"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from airline_agent.scenarios.loader import ScenarioLoadError, load_scenario
-from tests.unit.test_scenario_model import VALID
+from tests.unit.scenarios.test_scenario_model import VALID
 
 
 def with_now(tmp_path: Path, now: str) -> Path:
