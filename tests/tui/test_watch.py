@@ -181,3 +181,36 @@ def test_watching_a_folder_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "not a regular file" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+async def test_a_real_mcp_session_over_stdio_shows_its_cancel_with_its_changes(
+    tmp_path: Path,
+) -> None:
+    from mcp import Client
+
+    from tests.support.mcp_servers import stdio_target
+    from tests.support.world import make_world_db
+
+    db = tmp_path / "world.db"
+    make_world_db(db).close()
+    path = tmp_path / "events.jsonl"
+    # Without the guard: EHGLP3 is basic economy without insurance (rule X3 refuses it).
+    server = stdio_target(
+        db, "--as", "emma_kim_9957", "--approve", "auto", "--no-guard", "--events", str(path)
+    )
+    app = watching(path)
+    async with app.run_test() as pilot:
+        async with Client(server) as client:
+            await client.call_tool(
+                "cancel_reservation", {"reservation_id": "EHGLP3", "reason": "change_of_plan"}
+            )
+
+            def cancel_shown() -> bool:
+                return "framework: tool cancel_reservation" in titles(app)
+
+            await wait_until(pilot, cancel_shown, DEADLINE)
+        entry = next(e for e in app.main.trace.entries if e.title == "tool cancel_reservation")
+        assert entry.meta.startswith("ok ·")
+        assert "reservation EHGLP3: status active → cancelled" in entry.body
+        await wait_until(pilot, lambda: "session 1 · 1 call" in status_text(app), DEADLINE)
+        await wait_until(pilot, lambda: any("closed after 1 call" in t for t in notices(app)), 60)
