@@ -214,3 +214,52 @@ async def test_a_real_mcp_session_over_stdio_shows_its_cancel_with_its_changes(
         assert "reservation EHGLP3: status active → cancelled" in entry.body
         await wait_until(pilot, lambda: "session 1 · 1 call" in status_text(app), DEADLINE)
         await wait_until(pilot, lambda: any("closed after 1 call" in t for t in notices(app)), 60)
+
+
+async def test_control_characters_in_a_line_are_shown_as_escapes(tmp_path: Path) -> None:
+    from tests.tui.helpers import screen_lines
+
+    path = tmp_path / "events.jsonl"
+    hostile = {
+        "session": 1,
+        "type": "tool_call",
+        "request": 1,
+        "call_id": "mcp-1",
+        "name": "calculate\u001b]0;pwned\u0007",
+        "arguments": "{}",
+    }
+    path.write_text(json.dumps(hostile) + "\n")
+    app = watching(path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: "model: response #1 · 1 tool call" in titles(app), DEADLINE)
+        shown = "\n".join(screen_lines(app))
+        assert "calculate\\u001b]0;pwned\\u0007" in shown
+        assert "\u001b" not in shown and "\u0007" not in shown
+
+
+async def test_an_approval_line_shows_the_question_and_its_answer(tmp_path: Path) -> None:
+    from airline_agent.mcp_server.event_log import event_record
+    from airline_agent.mcp_server.session import _approval_requested
+
+    path = tmp_path / "events.jsonl"
+    call = ToolCall("mcp-1", "cancel_reservation", '{"reservation_id": "EHGLP3"}')
+    asked = _approval_requested(1, call, {"reservation_id": "EHGLP3"}, "cancel EHGLP3", False)
+    declined = ToolFinished(
+        "mcp-1",
+        "cancel_reservation",
+        {"reservation_id": "EHGLP3"},
+        {"error": "PERMISSION_DENIED", "message": "declined"},
+        "PERMISSION_DENIED",
+        0.0,
+    )
+    # As the server writes them: the answer shows with what follows it (the result).
+    lines = [event_record(1, asked), event_record(1, declined)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    app = watching(path)
+    async with app.run_test() as pilot:
+
+        def answered() -> bool:
+            return "customer: approval · declined cancel_reservation" in titles(app)
+
+        await wait_until(pilot, answered, DEADLINE)
+        assert "framework: approval asked · 1 write call" in titles(app)
