@@ -263,3 +263,15 @@ async def test_an_approval_line_shows_the_question_and_its_answer(tmp_path: Path
 
         await wait_until(pilot, answered, DEADLINE)
         assert "framework: approval asked · 1 write call" in titles(app)
+
+
+async def test_watching_offers_no_key_that_acts_on_a_conversation(tmp_path: Path) -> None:
+    app = watching(tmp_path / "events.jsonl")
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: "waiting for" in status_text(app), DEADLINE)
+        offered = {command.title for command in app.get_system_commands(app.screen)}
+        assert {"Zoom", "Help"} <= offered
+        assert not offered & {"Library", "Step", "Guard", "Reset", "New", "Save"}
+        await pilot.press("l")  # the library would open offline: nothing here
+        await pilot.pause()
+        assert app.screen is app.main
