@@ -47,7 +47,7 @@ class WatchRun(Run):
     # -- the facts the status line shows ------------------------------------------------
     @property
     def source(self) -> str:
-        if not self.appeared:
+        if self.waited and not self.appeared:
             return f"watching {self.path} · waiting for it to appear"
         parts = [f"watching {self.path}"]
         if self.session is not None:
