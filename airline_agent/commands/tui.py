@@ -24,6 +24,13 @@ def tui_command(
             help="An eval run's folder (eval --out): its results; enter plays a trial (offline).",
         ),
     ] = None,
+    watch: Annotated[
+        str | None,
+        typer.Option(
+            "--watch",
+            help="An MCP server's event log (mcp --events FILE): its sessions, live.",
+        ),
+    ] = None,
     customer: Annotated[
         str | None, typer.Option("--customer", help="Act for this customer id (live).")
     ] = None,
@@ -53,6 +60,7 @@ def tui_command(
     code = run_tui(
         scenario=scenario,
         results=results,
+        watch=watch,
         customer=customer,
         model=model,
         base_url=base_url,

@@ -7,25 +7,34 @@ which), with `session` (its number) and `type` added: `session_opened`, `tool_ca
 `tool_started`, `tool_finished` (result, error code, time, and the rows changed, before
 → after), `customer_bound`, `session_closed`. Lines are appended and flushed one by
 one, so a reader never sees half a line; what is written is redacted.
+
+`read_record` is the inverse, for the watcher: a line back into the loop's typed event
+(`LoggedEvent`) or a session's start or end (`SessionMark`), so that a front end shows a
+watched session with what it shows a live chat with. A line it cannot read (no JSON, an
+unknown type, a field of the wrong type) raises `UnreadableLine`, saying why.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from airline_agent.agent.events import (
     AgentEvent,
+    ApprovalDecision,
     ApprovalRequested,
     AssistantMessage,
     CustomerBound,
+    PendingWrite,
+    ToolCall,
     ToolFinished,
     ToolStarted,
 )
 from airline_agent.redaction import Redactor
+from airline_agent.tools.outcome import RowChange
 
 
 def event_record(session: int, event: AgentEvent) -> dict[str, Any] | None:
@@ -34,6 +43,7 @@ def event_record(session: int, event: AgentEvent) -> dict[str, Any] | None:
         case AssistantMessage(tool_calls=(call, *_)):
             body: dict[str, Any] = {
                 "type": "tool_call",
+                "request": event.request,
                 "call_id": call.call_id,
                 "name": call.name,
                 "arguments": call.arguments,
@@ -42,6 +52,7 @@ def event_record(session: int, event: AgentEvent) -> dict[str, Any] | None:
             answered = event.decision.done() and event.decision.result().approved
             body = {
                 "type": "approval",
+                "request": event.request,
                 "call_id": pending.call_id,
                 "name": pending.name,
                 "preview": pending.preview,
@@ -61,6 +72,152 @@ def event_record(session: int, event: AgentEvent) -> dict[str, Any] | None:
 def _loop_fields_left_out(fields: dict[str, Any]) -> dict[str, Any]:
     """The loop's step number and debugger edit mean nothing here (no loop runs)."""
     return {key: value for key, value in fields.items() if key not in ("step", "edit")}
+
+
+# -- reading a line back ------------------------------------------------------------------
+
+SessionEdge = Literal["session_opened", "session_closed"]
+
+
+@dataclass(frozen=True)
+class SessionMark:
+    """A session of the server began or ended."""
+
+    session: int
+    kind: SessionEdge
+
+
+@dataclass(frozen=True)
+class LoggedEvent:
+    """One of the loop's events, as session `session` yielded it."""
+
+    session: int
+    event: AgentEvent
+
+
+LogRecord = SessionMark | LoggedEvent
+
+
+class UnreadableLine(ValueError):
+    """A line that is no record of this log (why, in a few words)."""
+
+
+def read_record(line: str) -> LogRecord:
+    """The record of one line (see the module's docstring). An approval's answer is a
+    future, as the loop's: call this on an event loop."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as error:
+        raise UnreadableLine(f"not JSON ({error.__class__.__name__})") from None
+    if not isinstance(record, dict):
+        raise UnreadableLine("not a JSON object")
+    session = record.get("session")
+    if not isinstance(session, int) or isinstance(session, bool) or session < 0:
+        raise UnreadableLine("no session number")
+    kind = record.get("type")
+    if kind in ("session_opened", "session_closed"):
+        return SessionMark(session, kind)
+    fields = _Fields(record)
+    match kind:
+        case "tool_call":
+            call = ToolCall(fields.text("call_id"), fields.text("name"), fields.text("arguments"))
+            event: AgentEvent = AssistantMessage(
+                request=fields.number("request"),
+                content=None,
+                tool_calls=(call,),
+                reasoning=None,
+                finish_reason="tool_calls",
+                latency_ms=0.0,
+            )
+        case "approval":
+            event = _approval(fields)
+        case "tool_started":
+            event = ToolStarted(
+                fields.text("call_id"),
+                fields.text("name"),
+                fields.arguments(),
+                fields.text("raw_arguments"),
+            )
+        case "tool_finished":
+            error = record.get("error")
+            if error is not None and not isinstance(error, str):
+                raise UnreadableLine("error is no code")
+            elapsed = record.get("elapsed_ms", 0.0)
+            if not isinstance(elapsed, int | float) or isinstance(elapsed, bool):
+                raise UnreadableLine("elapsed_ms is no number")
+            event = ToolFinished(
+                call_id=fields.text("call_id"),
+                name=fields.text("name"),
+                arguments=fields.arguments(),
+                result=record.get("result"),
+                error=error,
+                elapsed_ms=float(elapsed),
+                changes=fields.changes(),
+            )
+        case "customer_bound":
+            event = CustomerBound(
+                fields.text("customer"), fields.text("call_id"), fields.text("tool")
+            )
+        case _:
+            raise UnreadableLine("unknown type")
+    return LoggedEvent(session, event)
+
+
+def _approval(fields: _Fields) -> ApprovalRequested:
+    import asyncio
+
+    call_id = fields.text("call_id")
+    approved = fields.record.get("approved")
+    if not isinstance(approved, bool):
+        raise UnreadableLine("approved is no yes or no")
+    decision: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+    decision.set_result(ApprovalDecision({call_id: approved}))
+    # The line keeps the preview the client's user saw, not the arguments (the call's
+    # own line has them).
+    pending = PendingWrite(call_id, fields.text("name"), {}, fields.text("preview"))
+    return ApprovalRequested(fields.number("request"), (pending,), decision)
+
+
+@dataclass(frozen=True)
+class _Fields:
+    """A record's fields, each checked for the type its event has."""
+
+    record: dict[str, Any]
+
+    def text(self, name: str) -> str:
+        value = self.record.get(name, "")
+        if not isinstance(value, str):
+            raise UnreadableLine(f"{name} is no text")
+        return value
+
+    def number(self, name: str) -> int:
+        value = self.record.get(name, 0)  # lines written before it was logged: 0
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise UnreadableLine(f"{name} is no number")
+        return value
+
+    def arguments(self) -> dict[str, Any] | None:
+        value = self.record.get("arguments")
+        if value is not None and not isinstance(value, dict):
+            raise UnreadableLine("arguments are no object")
+        return value
+
+    def changes(self) -> tuple[RowChange, ...]:
+        value = self.record.get("changes", [])
+        if not isinstance(value, list):
+            raise UnreadableLine("changes are no list")
+        changes = []
+        for change in value:
+            if not isinstance(change, dict):
+                raise UnreadableLine("a change is no object")
+            table, key = change.get("table"), change.get("key")
+            before, after = change.get("before"), change.get("after")
+            if not isinstance(table, str) or not isinstance(key, str):
+                raise UnreadableLine("a change names no table and key")
+            if not all(row is None or isinstance(row, dict) for row in (before, after)):
+                raise UnreadableLine("a changed row is no object")
+            changes.append(RowChange(table, key, before, after))
+        return tuple(changes)
 
 
 class EventLog:

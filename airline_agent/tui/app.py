@@ -15,7 +15,7 @@ from textual.screen import Screen
 
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.pacing import DEFAULT_PACE
-from airline_agent.tui.screens.main import MainScreen
+from airline_agent.tui.screens.main import WATCH_ACTIONS, MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
 
 if TYPE_CHECKING:
@@ -137,6 +137,8 @@ class AirlineApp(App[None]):
             assert isinstance(binding, Binding)
             if binding.action == "results" and self.controller.results is None:
                 continue  # no eval run was given: nothing to show
+            if self.controller.mode == "watch" and binding.action not in WATCH_ACTIONS:
+                continue  # watching, nothing runs here: no conversation to act on
             key = binding.key.split(",")[0]
             yield SystemCommand(
                 binding.description,

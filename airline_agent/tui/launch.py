@@ -15,6 +15,7 @@ def run_tui(
     scenario: str | None = None,
     customer: str | None = None,
     results: str | None = None,
+    watch: str | None = None,
     **flags: object,
 ) -> int:
     """Run the app; the exit status. Also the fast path of plain `airline-agent` (cli.py).
@@ -24,7 +25,10 @@ def run_tui(
     closes the app with one line and status 2, as before it opened.
 
     `results`: an eval run's folder, its results view on top (its trials play offline).
+    `watch`: an MCP server's event log (`mcp --events FILE`), its sessions shown live.
     """
+    if watch is not None:
+        return _watch(watch, scenario=scenario, results=results)
     from airline_agent.settings_peek import peek_settings
 
     if (
@@ -67,4 +71,33 @@ def _results_problem(scenario: str | None, results: Path) -> str | None:
         read_eval_results(results)
     except ResultsUnusable as unusable:
         return str(unusable)
+    return None
+
+
+def _watch(watch: str, *, scenario: str | None, results: str | None) -> int:
+    """`tui --watch FILE`: nothing of the settings is needed (nothing runs here)."""
+    problem = _watch_problem(Path(watch), scenario=scenario, results=results)
+    if problem:
+        print(f"airline-agent tui: {problem}", file=sys.stderr)
+        return 2
+    from airline_agent.tui.app import AirlineApp
+    from airline_agent.tui.controller import Controller
+    from airline_agent.tui.status import Status
+    from airline_agent.tui.watch_run import WatchRun
+
+    status = Status()
+    app = AirlineApp(Controller(status, WatchRun(status, Path(watch))))
+    app.run()
+    return app.return_code or 0
+
+
+def _watch_problem(path: Path, *, scenario: str | None, results: str | None) -> str | None:
+    """Why `--watch` cannot follow `path` (None: it can; a missing file is waited for)."""
+    from airline_agent.terminal_text import escape_controls
+
+    if scenario is not None or results is not None:
+        given = "--scenario" if scenario is not None else "--results"
+        return f"--watch and {given}: give one of them"
+    if path.exists() and not path.is_file():
+        return f"--watch {escape_controls(str(path))}: not a regular file (an event log is)"
     return None

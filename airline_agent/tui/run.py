@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from airline_agent.settings_peek import PendingSettings
     from airline_agent.stack import Stack
 
-Mode = Literal["live", "offline"]
+Mode = Literal["live", "offline", "watch"]
 NO_SCENARIO = "offline: no scenario"
 EACH_SCENARIO = DatabaseOrigin("scenario", "a fresh copy per scenario")
 BreakpointName = Literal["request", "write", "finding", "error"]
@@ -184,6 +184,12 @@ class Run:
     @property
     def scenario_guard(self) -> bool | None:
         return None
+
+    @property
+    def rules_known(self) -> bool:
+        """The guard, approvals and clock shown are this run's (a watched server's are
+        its own: not shown)."""
+        return True
 
     @property
     def divergence(self) -> str | None:

@@ -78,6 +78,9 @@ class RunFacts(Protocol):
     def scenario_guard(self) -> bool | None: ...  # what the playing scenario set
 
     @property
+    def rules_known(self) -> bool: ...  # False: the guard, approval and clock are not ours
+
+    @property
     def approval(self) -> str: ...
 
     @property
@@ -141,6 +144,9 @@ class Status:
 
 
 def _run_parts(run: RunFacts, *, waiting: bool) -> list[str]:
+    if not run.rules_known:
+        parts = [f"[b]{_escape(run.source)}[/b]"]
+        return parts + ([f"customer [b]{_escape(run.customer)}[/b]"] if run.customer else [])
     guard = "[b green]guard on[/]" if run.guard else "[b red]guard OFF[/]"
     if run.scenario_guard is not None and run.scenario_guard != run.guard:
         guard += " [red](the scenario's: " + ("on" if run.scenario_guard else "off") + ")[/]"

@@ -29,6 +29,7 @@ class Facts:
     )
     guard: bool = True
     scenario_guard: bool | None = None
+    rules_known: bool = True
     approval: str = "ask"
     clock: str = "2024-05-15T15:00:00"
     divergence: str | None = None

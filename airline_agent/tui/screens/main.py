@@ -165,6 +165,10 @@ OFFLINE_ONLY_ACTIONS = frozenset({"step", "play_turn", "autoplay", "faster", "sl
 HOLD_ACTIONS = frozenset({"step", "play_turn"})
 # Without a debugger (a run with nothing open yet) these have nothing to act on.
 DEBUGGER_ACTIONS = frozenset({"play_turn", "fork", "branch"})
+# Watching a server (`tui --watch`), nothing runs here: the keys that act on a conversation
+# have none to act on.
+WATCH_ACTIONS = frozenset({"next_pane", "zoom"})
+WATCH_POLL_S = 0.1  # how often the watched file is looked at when nothing came
 
 HELD_ACTIVITY = "held · space steps · > to the turn's end · esc cancels"
 
@@ -233,13 +237,18 @@ class MainScreen(Screen[None]):
         self.set_interval(1.0, self.waiting.tick)
         if self.controller.mode == "live":
             self.prepare()
+        elif self.controller.mode == "watch":
+            self.watch_log()
 
     def show_input(self) -> None:
         """Live, the input has the keys (typing never fires a binding); offline, the
         trace has them (space plays, the letters are keys)."""
         live = self.controller.mode == "live"
         self.chat.input.disabled = not live
-        if live:
+        if self.controller.mode == "watch":
+            self.chat.input.placeholder = "Watching an MCP server: its client's calls show here"
+            self.trace.focus()
+        elif live:
             self.chat.input.placeholder = "Write as the customer, enter to send"
             self.chat.input.focus()
         else:
@@ -255,6 +264,8 @@ class MainScreen(Screen[None]):
         held turn; the debugger's keys only with a debugger; f2 only when one pane is
         shown at a time."""
         run = self.controller.run
+        if self.controller.mode == "watch":
+            return action in WATCH_ACTIONS
         if action == "results":
             return self.controller.results is not None
         if action in DEBUGGER_ACTIONS and run.debugger is None:
@@ -382,6 +393,58 @@ class MainScreen(Screen[None]):
         bar.display = True
         bar.update(total=message.total or None, progress=message.done)
         self.show_activity(f"building database: {message.stage}…")
+
+    # -- watching an MCP server's event log (tui --watch) -------------------------------
+    @work(thread=True, exclusive=True, group="watch")
+    def watch_log(self) -> None:
+        """Follow the watched file until the app closes; what comes goes on screen on the
+        UI's loop (the call waits for it, so a long file is read as fast as it is shown)."""
+        from textual.worker import get_current_worker
+
+        from airline_agent.tui.watch_run import WatchRun
+
+        run = self.controller.run
+        assert isinstance(run, WatchRun)
+        worker = get_current_worker()
+        tail = run.tail
+        shown: tuple[bool, bool] | None = None  # (present, with lines) last shown
+        try:
+            while not worker.is_cancelled:
+                lines = tail.poll()
+                if lines or shown != (tail.present, False):
+                    shown = (tail.present, bool(lines))
+                    try:
+                        self.app.call_from_thread(self._show_watched, lines, tail.present)
+                    except RuntimeError:
+                        return  # the app is closing
+                if not lines:
+                    worker.cancelled_event.wait(WATCH_POLL_S)
+        finally:
+            tail.close()
+
+    async def _show_watched(self, lines: list[str], present: bool) -> None:
+        from airline_agent.tui.watch_run import WatchRun
+
+        run = self.controller.run
+        assert isinstance(run, WatchRun)
+        if not self.chat.notes():
+            await self.chat.add_note(
+                f"Watching {run.path}: the calls of an MCP server's clients (airline-agent "
+                "mcp --events FILE) show in the trace as they happen."
+            )
+        waited = not run.appeared
+        watched = run.take(lines, present=present)
+        if not present and waited:
+            self.show_activity(f"waiting for {run.path} to appear…")
+            await self.chat.add_message(
+                "notice", f"{run.path} is not there yet: waiting for it to appear."
+            )
+        elif present and waited:
+            self.show_activity()
+        for note in watched.notes:
+            await self.chat.add_message("notice", note)
+        for event in watched.events:
+            self.scheduler.put_nowait(event)
 
     # -- turns ----------------------------------------------------------------------
     @property
