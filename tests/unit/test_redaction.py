@@ -211,3 +211,42 @@ def test_blank_secrets_leaves_credentials_by_their_place_alone() -> None:
         redactor.blank_secrets(f"Bearer tok_1234567890 {KEY}")
         == f"Bearer tok_1234567890 {REDACTED}"
     )
+
+
+@pytest.mark.parametrize("settings_usable", [True, False], ids=["settings", "unusable settings"])
+def test_the_environments_key_and_url_login_are_blanked_with_or_without_settings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path, settings_usable: bool
+) -> None:
+    """`Redactor.from_environment`, what a writer given no settings uses: the key and the
+    base URL's password and Basic login, also when the settings cannot be read (the
+    variables as they are)."""
+    monkeypatch.chdir(tmp_path)  # no developer's .env
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", LOGIN_URL)
+    if not settings_usable:
+        monkeypatch.setenv("AIRLINE_AGENT_TEMPERATURE", "hot")
+    redactor = Redactor.from_environment()
+    text = f"key {KEY} password {PASSWORD} basic {BASIC} end"
+    assert redactor.redact(text) == f"key {REDACTED} password {REDACTED} basic {REDACTED} end"
+
+
+STREAMED = f"a {KEY} b\ud83d\ude00c {PASSWORD} d {BASIC}{KEY[:-1]} e"
+
+
+@pytest.mark.parametrize("cut", range(1, len(STREAMED)))
+def test_streamed_text_cut_in_two_anywhere_is_redacted_as_the_whole(cut: int) -> None:
+    """Every place a piece can end: inside a secret, inside an encoded form, between the
+    halves of a surrogate pair (joined as in the whole text), at a secret's last letter."""
+    redactor = Redactor.from_settings(Settings(api_key=KEY, base_url=LOGIN_URL))
+    stream = redactor.stream()
+    shown = stream.feed(STREAMED[:cut]) + stream.feed(STREAMED[cut:]) + stream.flush()
+    assert shown == redactor.redact(STREAMED)
+    assert KEY not in shown and PASSWORD not in shown and BASIC not in shown
+
+
+def test_streamed_text_one_character_at_a_time_is_redacted_as_the_whole() -> None:
+    redactor = Redactor.from_settings(Settings(api_key=KEY, base_url=LOGIN_URL))
+    stream = redactor.stream()
+    pieces = [stream.feed(character) for character in STREAMED]
+    assert "".join(pieces) + stream.flush() == redactor.redact(STREAMED)
+    assert stream.flush() == ""  # nothing held twice
