@@ -122,8 +122,12 @@ async def test_a_new_conversation_starts_bound_to_the_sessions_customer_only(db:
         assert agent.conversation.customer == EMMA
         agent.new_conversation()
         assert agent.conversation.customer is None and not agent.conversation.changed_reservations
+        assert EMMA not in agent.system_prompt
         agent.new_conversation(customer=OMAR)
         assert agent.conversation.customer == OMAR
+        # The prompt says whom the conversation acts for (the mutation profile's survivor:
+        # the prompt built for nobody while the conversation acted for Omar).
+        assert f"identified as user id {OMAR}" in agent.system_prompt
     finally:
         database.close()
 
