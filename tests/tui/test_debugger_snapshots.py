@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import TextArea
+from textual.widgets import Footer, TextArea
+from textual.widgets._footer import FooterKey
 
 from airline_agent.agent.events import RequestHeld
 from airline_agent.config import Settings
@@ -34,13 +35,25 @@ async def _editor_open(pilot) -> None:
     await pilot.press("space")
     await wait_until(pilot, lambda: isinstance(app.controller.run.held, RequestHeld), DEADLINE)
     await wait_until(pilot, lambda: not app.main.backlog, DEADLINE)
+    # The footer offers `e` once the hold is shown (it recomposes its keys a moment later).
+    await wait_until(pilot, lambda: _footer_keys(app.main) and "e" in _footer_keys(app.main))
     await pilot.press("e")
     await wait_until(pilot, lambda: isinstance(app.screen, JsonEditorScreen))
     area = app.screen.query_one(TextArea)
     area.cursor_blink = False
     app.clear_notifications()
     await pilot.wait_for_scheduled_animations()
+    # Every footer on screen drawn (a footer recomposing has no keys for a moment).
+    await wait_until(pilot, lambda: all(_footer_keys(screen) for screen in app.screen_stack))
     await pilot.pause()
+
+
+def _footer_keys(screen) -> set[str]:
+    """The keys the screen's footer shows; a screen without a footer counts as drawn."""
+    footers = list(screen.query(Footer))
+    if not footers:
+        return {"(no footer)"}
+    return {key.key for footer in footers for key in footer.query(FooterKey)}
 
 
 @pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
