@@ -22,31 +22,35 @@ from airline_agent.tui.library import ScenarioChoice
 LIVE_CHAT = "__live_chat__"
 
 
+def modal_list_keys(*moves: tuple[str, str]) -> list[BindingType]:
+    """The keys of a modal list that plays what is chosen (the library, the eval results):
+    escape closes, enter plays, each (key, action) moves the list (`action_move`).
+
+    Every one is a priority binding, as on the main screen: each runs as the app reads
+    it, in the order read. Left to the list, a key travels through its message queue
+    first; a key read with the enter (a paste, a fast typist, a busy machine) was then sent
+    to the list, still on top, and lost, where now the list is closed by the time it is
+    read, and the main screen holds it until the chosen scenario is in place. The list's
+    own movement keys are here too, so that a priority enter never overtakes an arrow read
+    before it."""
+    return [
+        Binding("escape", "dismiss(None)", "Close", priority=True),
+        Binding("enter", "choose", "Play", show=False, priority=True),
+        *(Binding(key, f"move('{action}')", show=False, priority=True) for key, action in moves),
+    ]
+
+
 class ScenarioPicker(ModalScreen[str | None]):
     """Dismisses with the chosen scenario's name, `LIVE_CHAT`, or None (closed)."""
 
-    # Every key of the library is a priority binding, as on the main screen: each runs as
-    # the app reads it, in the order read. Left to the list, a key travels through its
-    # message queue first; a key read with the enter (a paste, a fast typist, a busy
-    # machine) was then sent to the library, still on top, and lost, where now the
-    # library is closed by the time it is read, and the main screen holds it until the
-    # chosen scenario is in place. The list's own movement keys are here too, so that a
-    # priority enter never overtakes an arrow read before it.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "dismiss(None)", "Close", priority=True),
-        Binding("enter", "choose", "Play", show=False, priority=True),
-        *(
-            Binding(key, f"move('{action}')", show=False, priority=True)
-            for key, action in (
-                ("down", "cursor_down"),
-                ("up", "cursor_up"),
-                ("home", "first"),
-                ("end", "last"),
-                ("pagedown", "page_down"),
-                ("pageup", "page_up"),
-            )
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = modal_list_keys(
+        ("down", "cursor_down"),
+        ("up", "cursor_up"),
+        ("home", "first"),
+        ("end", "last"),
+        ("pagedown", "page_down"),
+        ("pageup", "page_up"),
+    )
 
     class LibraryShown(Message):
         """The library is listed: the first full screen is up, slower work may start."""

@@ -11,7 +11,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
 from textual.screen import ModalScreen
@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Label, Static
 
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.eval_results import EvalResults, ResultsUnusable, TrialOutcome
+from airline_agent.tui.screens.picker import modal_list_keys
 
 NOT_RUN = "–"
 MARK_STYLES = {"1": "bold green", "0": "bold red", "infra": "yellow", "customer": "magenta"}
@@ -27,28 +28,18 @@ MARK_STYLES = {"1": "bold green", "0": "bold red", "infra": "yellow", "customer"
 class ResultsScreen(ModalScreen[Path | None]):
     """Dismisses with the chosen trial's scenario file, or None (closed)."""
 
-    # As in the library (screens/picker.py): priority keys run as the app reads them, so
-    # a key read right after enter reaches the main screen, which holds it until the
-    # trial's scenario is in place, and never a table already being closed.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "dismiss(None)", "Close", priority=True),
-        Binding("enter", "choose", "Play", show=False, priority=True),
-        *(
-            Binding(key, f"move('{action}')", show=False, priority=True)
-            for key, action in (
-                ("down", "cursor_down"),
-                ("up", "cursor_up"),
-                ("left", "cursor_left"),
-                ("right", "cursor_right"),
-                ("home", "scroll_home"),
-                ("end", "scroll_end"),
-                ("ctrl+home", "scroll_top"),
-                ("ctrl+end", "scroll_bottom"),
-                ("pagedown", "page_down"),
-                ("pageup", "page_up"),
-            )
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = modal_list_keys(
+        ("down", "cursor_down"),
+        ("up", "cursor_up"),
+        ("left", "cursor_left"),
+        ("right", "cursor_right"),
+        ("home", "scroll_home"),
+        ("end", "scroll_end"),
+        ("ctrl+home", "scroll_top"),
+        ("ctrl+end", "scroll_bottom"),
+        ("pagedown", "page_down"),
+        ("pageup", "page_up"),
+    )
 
     def __init__(self, load: Callable[[], EvalResults]) -> None:
         super().__init__()
