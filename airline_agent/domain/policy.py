@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from airline_agent.domain.cabins import CABINS
 from airline_agent.domain.errors import PolicyViolation
-from airline_agent.domain.schema import CABINS
 
 if TYPE_CHECKING:
     from airline_agent.domain.schema import PaymentMethod, Reservation, ReservationFlight

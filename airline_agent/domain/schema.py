@@ -7,15 +7,9 @@ back the same order, and every lookup a tool makes has an index.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
-
 from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
-# The one definition of the cabins (B2), read by the tools' schemas, the rules, the τ²
-# shape and the sample generator (FlightDate's seats_* and price_* columns follow it).
-Cabin = Literal["basic_economy", "economy", "business"]
-CABINS: tuple[Cabin, ...] = get_args(Cabin)
 FLIGHT_STATUSES = ("available", "on time", "delayed", "flying", "landed", "cancelled")
 MEMBERSHIPS = ("regular", "silver", "gold")
 PAYMENT_SOURCES = ("credit_card", "gift_card", "certificate")

@@ -18,6 +18,7 @@ from sqlalchemy import Connection, Table, select
 
 from airline_agent.domain import schema
 from airline_agent.domain.airports import airport_rows
+from airline_agent.domain.cabins import CABINS
 from airline_agent.domain.db import Database
 from airline_agent.domain.loading import Progress, TableRows, load_rows
 from airline_agent.domain.provenance import Provenance
@@ -91,13 +92,13 @@ def flight_date_row(number: str, date: str, day: dict) -> dict:
     with _at(f"flights.{number}.dates.{date}"):
         status = day["status"]
         row: dict = {"flight_number": number, "date": date, "status": status}
-        for cabin in schema.CABINS:
+        for cabin in CABINS:
             row[f"seats_{cabin}"] = None
             row[f"price_{cabin}"] = None
         for column in _TIME_COLUMNS:
             row[column] = None
         if status == "available":
-            for cabin in schema.CABINS:
+            for cabin in CABINS:
                 row[f"seats_{cabin}"] = day["available_seats"][cabin]
                 row[f"price_{cabin}"] = day["prices"][cabin]
         elif status in DATE_TIMES:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from airline_agent.domain.schema import CABINS
+from airline_agent.domain.cabins import CABINS
 
 # Column orders of the rows each builder takes (the SQL of the readers selects these).
 USER_COLUMNS = (

@@ -26,10 +26,10 @@ from sqlmodel import Session
 
 from airline_agent.domain import operations
 from airline_agent.domain.arithmetic import evaluate_arithmetic
+from airline_agent.domain.cabins import Cabin
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.policy import CancellationReason, CompensationReason
-from airline_agent.domain.schema import Cabin
 from airline_agent.tools.registry import tool
 
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from airline_agent.domain.schema import CABINS
+from airline_agent.domain.cabins import CABINS
 from airline_agent.tools.outcome import RowChange
 
 

@@ -57,13 +57,13 @@ from pydantic import BaseModel
 from sqlmodel import Session
 
 from airline_agent.domain import operations, policy
+from airline_agent.domain.cabins import Cabin
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import PermissionDenied
 from airline_agent.domain.operations import FlightRef
 from airline_agent.domain.policy import CancellationReason, CompensationReason, SegmentFacts
 from airline_agent.domain.schema import (
-    Cabin,
     Reservation,
     ReservationFlight,
     ReservationPassenger,

@@ -22,6 +22,7 @@ from typing import TypeVar
 from sqlalchemy import select, tuple_
 from sqlmodel import Session
 
+from airline_agent.domain.cabins import CABINS
 from airline_agent.domain.errors import Conflict, InvalidArguments, NotFound
 from airline_agent.domain.operations.ids import (
     FLIGHT_NUMBER,
@@ -34,7 +35,6 @@ from airline_agent.domain.operations.values import FlightRef
 from airline_agent.domain.policy import SegmentFacts
 from airline_agent.domain.read_snapshots import Reads, reads_on
 from airline_agent.domain.schema import (
-    CABINS,
     Flight,
     FlightDate,
     Payment,

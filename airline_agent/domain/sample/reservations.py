@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from airline_agent.domain.cabins import CABINS
 from airline_agent.domain.loading import TableRows
 from airline_agent.domain.sample.customers import SampleCustomer
 from airline_agent.domain.sample.draws import (
@@ -25,7 +26,6 @@ from airline_agent.domain.sample.draws import (
 )
 from airline_agent.domain.sample.names import FIRST_NAMES, LAST_NAMES
 from airline_agent.domain.sample.schedule import SampleFlight
-from airline_agent.domain.schema import CABINS
 
 _PRICE_RANGES = {"basic_economy": (50, 100), "economy": (100, 200), "business": (200, 500)}
 _PASSENGER_COUNTS = (1, 2, 3, 4)
