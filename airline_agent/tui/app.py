@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -39,8 +39,11 @@ class AirlineApp(App[None]):
         *,
         scenario: str | None = None,
         pace: float = DEFAULT_PACE,
+        first_frame_shown: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
+        # launch.py's, which resumes the cycle collector it paused for the start.
+        self.first_frame_shown = first_frame_shown
         self.controller = controller
         # e.g. a saved recording whose replay may drift: a warning the user sees.
         controller.warn = self.warn
@@ -63,6 +66,11 @@ class AirlineApp(App[None]):
             self.call_after_refresh(self.main.settle_settings)  # as once the library shows
         elif self.controller.mode == "offline":
             self.main.action_library()
+
+    def on_ready(self) -> None:
+        # Textual's: the first frame is on the screen (offline, with the library on it).
+        if self.first_frame_shown is not None:
+            self.first_frame_shown()
 
     def on_scenario_picker_library_shown(self, _: ScenarioPicker.LibraryShown) -> None:
         # Offline, the settings are read once the library is on screen (live, `prepare`

@@ -5,7 +5,10 @@ Imports nothing of typer or pydantic: the first screen waits only for Textual.
 
 from __future__ import annotations
 
+import gc
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,8 +30,54 @@ def run_tui(
     `results`: an eval run's folder, its results view on top (its trials play offline).
     `watch`: an MCP server's event log (`mcp --events FILE`), its sessions shown live.
     """
-    if watch is not None:
-        return _watch(watch, scenario=scenario, results=results)
+    with _collector_paused_until_shown() as first_frame_shown:
+        if watch is not None:
+            return _watch(watch, scenario=scenario, results=results, shown=first_frame_shown)
+        return _run(scenario, customer, results, flags, shown=first_frame_shown)
+
+
+@contextmanager
+def _collector_paused_until_shown() -> Iterator[Callable[[], None]]:
+    """Python's cycle collector paused from the start until the app's first frame is on
+    the screen (the callable given, which the app calls then).
+
+    Starting, the process makes some 55,000 objects that live as long as it does (modules,
+    classes, the widgets), and the collector scanned them again and again while they
+    piled up: a full collection and a dozen of the middle generation, 80 to 110 ms of the
+    first screen's wait. Once the frame is shown they are frozen (`gc.freeze`: later
+    collections skip them, so a long session's collections stay short too) and the
+    collector resumes. The few objects in cycles that became garbage while starting
+    (about 1,300) are frozen with them, for good: cheaper than a full collection, 40 to
+    70 ms, where the first keys would wait for it.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    resumed = False
+
+    def resume() -> None:
+        nonlocal resumed
+        if resumed:
+            return
+        resumed = True
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+    try:
+        yield resume
+    finally:
+        if not resumed and was_enabled:  # closed before its first frame (or never opened)
+            gc.enable()
+
+
+def _run(
+    scenario: str | None,
+    customer: str | None,
+    results: str | None,
+    flags: dict[str, object],
+    *,
+    shown: Callable[[], None],
+) -> int:
     from airline_agent.settings_peek import peek_settings
 
     if (
@@ -53,7 +102,7 @@ def run_tui(
     controller = AgentController(settings, results=Path(results) if results else None)
     if customer:
         controller.run.act_for(customer)
-    app = AirlineApp(controller, scenario=scenario)
+    app = AirlineApp(controller, scenario=scenario, first_frame_shown=shown)
     app.run()
     if app.problem:
         print(f"airline-agent tui: {app.problem}", file=sys.stderr)
@@ -74,7 +123,9 @@ def _results_problem(scenario: str | None, results: Path) -> str | None:
     return None
 
 
-def _watch(watch: str, *, scenario: str | None, results: str | None) -> int:
+def _watch(
+    watch: str, *, scenario: str | None, results: str | None, shown: Callable[[], None]
+) -> int:
     """`tui --watch FILE`: nothing of the settings is needed (nothing runs here)."""
     problem = _watch_problem(Path(watch), scenario=scenario, results=results)
     if problem:
@@ -86,7 +137,7 @@ def _watch(watch: str, *, scenario: str | None, results: str | None) -> int:
     from airline_agent.tui.watch_run import WatchRun
 
     status = Status()
-    app = AirlineApp(Controller(status, WatchRun(status, Path(watch))))
+    app = AirlineApp(Controller(status, WatchRun(status, Path(watch))), first_frame_shown=shown)
     app.run()
     return app.return_code or 0
 

@@ -24,12 +24,14 @@ def test_no_options_open_the_tui_directly(monkeypatch: pytest.MonkeyPatch, argv:
 
 
 def test_options_go_through_typer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Imported before `run_tui` is replaced: imported after, the command module would keep
+    # the stand-in for good (what monkeypatch restores is what it found), and every later
+    # `tui` test in this worker would open nothing and exit 0.
+    import airline_agent.commands.tui as command
     import airline_agent.tui.launch as launch
 
     opened: list[dict[str, object]] = []
     monkeypatch.setattr(launch, "run_tui", lambda **flags: opened.append(flags) or 0)
-    import airline_agent.commands.tui as command
-
     monkeypatch.setattr(command, "run_tui", launch.run_tui)
     monkeypatch.setattr(sys, "argv", ["airline-agent", "tui", "--no-guard"])
     with pytest.raises(SystemExit):
