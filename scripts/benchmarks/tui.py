@@ -2,7 +2,10 @@
 
 - tui_first_screen: `airline-agent tui` started as a process on a pseudo-terminal, until
   the listed scenario library is drawn on it (offline, no model configured), beside a
-  bare Textual app with one Static in the same run. Target: under 1 s.
+  bare Textual app with one Static in the same run, interleaved. Target: at most 1.5× the
+  bare app (issue 21), and under 1 s. The package is byte-compiled first, as an install
+  leaves it: Textual's modules are, and this machine's environment sets
+  PYTHONDONTWRITEBYTECODE=1, under which every run compiled all of ours from source again.
 - tui_200_turns: a generated 200-turn conversation (two requests, one tool call and a
   streamed reply per turn) played into the chat, trace and usage panes, headless.
 - tui_key_latency: while that conversation plays, key press (`g`, guard) to the status
@@ -34,6 +37,7 @@ class Bare(App):
 Bare().run()
 """
 SHOWN = b"cancel-ehglp3"  # the first entry of the listed library (not the loading line)
+FIRST_SCREEN_TARGET = 1.5  # × the bare Textual app, measured in the same run
 
 
 def _launch(argv: list[str], shown: bytes, workdir: str) -> float:
@@ -83,6 +87,12 @@ def first_screen(runs: int) -> list[Row]:
     """`airline-agent tui` as a user starts it (no model configured, an empty directory)."""
     ours, bare = [], []
     command = [sys.executable, "-m", "airline_agent", "tui"]
+    # As installed (pip compiles what it installs): the bare app's Textual is compiled.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "airline_agent")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     with tempfile.TemporaryDirectory() as workdir:
         for _ in range(runs):  # interleaved, so both see the same machine load
             ours.append(_launch(command, SHOWN, workdir))
@@ -95,8 +105,9 @@ def first_screen(runs: int) -> list[Row]:
             ours_t,
             "bare Textual app, one Static",
             bare_t,
-            target="< 1000 ms",
-            met=ours_t.median_ms < 1000,
+            target=f"≤ {FIRST_SCREEN_TARGET}× and < 1000 ms",
+            met=ours_t.median_ms <= FIRST_SCREEN_TARGET * bare_t.median_ms
+            and ours_t.median_ms < 1000,
         )
     ]
 
