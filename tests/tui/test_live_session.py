@@ -74,6 +74,8 @@ async def test_first_start_seeds_the_database_with_a_visible_progress_bar(
     controller = HeldSeeding(_settings(chat_server, None))
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=SIZE) as pilot:
+        # Mounted with the first progress of the build (not composed: most starts build none).
+        await wait_until(pilot, lambda: app.main.query("#seeding"))
         bar = app.main.query_one("#seeding", ProgressBar)
         status = app.main.query_one("#status")
         await wait_until(pilot, lambda: bar.display)

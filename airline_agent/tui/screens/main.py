@@ -33,7 +33,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar
+from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from airline_agent.agent.events import (
@@ -67,6 +67,8 @@ from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
 
 if TYPE_CHECKING:
+    from textual.widgets import ProgressBar
+
     from airline_agent.agent.debugger import Branch
     from airline_agent.tui.controller import Controller
     from airline_agent.tui.database_reset import ResetPlan
@@ -203,7 +205,6 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.controller.status, id="status")
-        yield ProgressBar(id="seeding", show_eta=False)
         yield PaneSwitcher(ChatPane(id="chat"), TracePane(id="trace"), UsagePane(id="usage"))
         yield Footer(compact=True)
 
@@ -230,7 +231,6 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.screen_layout_refresh_signal.subscribe(self, self.scheduler.frame_painted)
-        self.query_one("#seeding").display = False
         self.show_speed()
         self.show_input()
         self.use_redactor()
@@ -381,15 +381,33 @@ class MainScreen(Screen[None]):
             await self.chat.add_message("error", f"Could not open the session: {error}")
             return
         finally:
-            self.query_one("#seeding").display = False
+            self.hide_seeding()
             self.show_activity()
             self.show_input()  # after an error too: what the user types stays text
+
+    def _seeding_bar(self) -> ProgressBar:
+        """The database's progress bar under the status line, mounted when a database is
+        first built: most starts build none, and composed, its widgets and their styles
+        held up the first frame. (In the DOM at once: `mount` registers it before it
+        returns, so the next message finds it.)"""
+        from textual.widgets import ProgressBar
+
+        if found := self.query("#seeding"):
+            return found.first(ProgressBar)
+        bar = ProgressBar(id="seeding", show_eta=False)
+        self.mount(bar, after="#status")
+        return bar
+
+    def hide_seeding(self) -> None:
+        """The database is built (or failed to be): no progress bar."""
+        for bar in self.query("#seeding"):
+            bar.display = False
 
     def _progress(self, stage: str, done: int, total: int) -> None:
         self.post_message(SeedingProgress(stage, done, total))
 
     def on_seeding_progress(self, message: SeedingProgress) -> None:
-        bar = self.query_one("#seeding", ProgressBar)
+        bar = self._seeding_bar()
         bar.display = True
         bar.update(total=message.total or None, progress=message.done)
         self.show_activity(f"building database: {message.stage}…")
@@ -837,7 +855,7 @@ class MainScreen(Screen[None]):
             await self.chat.add_message("error", f"Could not start {name}: {error}")
             return False
         finally:
-            self.query_one("#seeding").display = False
+            self.hide_seeding()
             self.show_activity()
         await self.clear_panes()
         self.show_input()
@@ -971,7 +989,7 @@ class MainScreen(Screen[None]):
             await self.chat.add_message("error", f"Could not reset the database: {error}")
             return None
         finally:
-            self.query_one("#seeding").display = False
+            self.hide_seeding()
             self.show_activity()
 
     # -- saving -----------------------------------------------------------------------
