@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from airline_agent.domain.schema import CABINS
+from airline_agent.domain.cabins import CABINS
 from airline_agent.domain.tau2_shape import (
     DATE_TIMES,
     FLIGHT_DATE_COLUMNS,
