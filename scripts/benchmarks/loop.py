@@ -63,7 +63,11 @@ SCHEMAS = [
 
 
 class StubToolbox:
-    """The Toolbox interface with two instant read tools."""
+    """The Toolbox interface with two instant read tools, in memory."""
+
+    # Its calls never wait, so the loop calls them on the event loop: as the SDK's side
+    # runs its tools (async functions) there. A real Toolbox's calls take a worker thread.
+    calls_block = False
 
     def __init__(self) -> None:
         from airline_agent.domain.clock import Clock
