@@ -46,6 +46,9 @@ PLACEHOLDER_KEY = "not-needed-for-local-servers"
 class ChatBackend(Protocol):
     model: str
     base_url: str | None
+    # Whether a reply may keep the loop waiting (a server may go silent): the loop then
+    # watches for silence (agent/stall_watch.py). A backend that does not say is watched.
+    can_stall: bool
 
     def reply(
         self, body: dict[str, Any], wire: bytes | None = None
@@ -96,6 +99,7 @@ class ScriptedBackend:
     """
 
     base_url: str | None = None
+    can_stall = False  # its replies are made at once, never waited for
 
     def __init__(
         self,
@@ -173,6 +177,8 @@ class OpenAIBackend:
 
     The client's own retries are off: the loop retries visibly (RetryScheduled events).
     """
+
+    can_stall = True
 
     def __init__(
         self,
