@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from airline_agent.agent import grounding_values as values
@@ -103,7 +104,39 @@ class _Read:
     times: frozenset[values.Clock]
 
 
+@dataclass(frozen=True)
+class _Rules:
+    """What the rules (a system prompt) give, read once."""
+
+    tokens: frozenset[str]
+    dates: frozenset[values.Day]
+    times: frozenset[values.Clock]
+    figures: tuple[tuple[float, _RuleFigure], ...]  # each amount, with what it is for
+
+
+@lru_cache(maxsize=8)
+def _read_rules(text: str) -> _Rules:
+    # Every conversation of a session starts with the same prompt, and reading its 2,400
+    # characters took longer than a whole scripted turn: read once, and shared.
+    figures = []
+    for position, _, amount in values.amounts(text):
+        line = text[text.rfind("\n", 0, position) + 1 :]
+        rule = _RULE_ID.match(line)
+        figure = _RuleFigure(rule.group(1) if rule else "", _subject(_words_around(text, position)))
+        figures.append((amount, figure))
+    return _Rules(
+        tokens=frozenset(_TOKEN.findall(text)),
+        dates=frozenset(when for _, _, when in values.dates(text)),
+        times=frozenset(values.clock_times(text)),
+        figures=tuple(figures),
+    )
+
+
 Key = TypeVar("Key", bound=Hashable)
+
+
+def _union(these: frozenset[Key], more: frozenset[Key]) -> frozenset[Key]:
+    return (these | more) if these else more  # the usual one rule text: no copy
 
 
 def _tally(counter: Counter[Key], keys: Iterable[Key], step: int) -> None:
@@ -133,9 +166,11 @@ class Evidence:
         self._times: Counter[values.Clock] = Counter()
         self._ran: Counter[str] = Counter()
         self._succeeded: Counter[str] = Counter()
-        self._rule_tokens: set[str] = set()
-        self._rule_dates: set[values.Day] = set()
-        self._rule_times: set[values.Clock] = set()
+        # Frozen, and replaced when another rule text comes: shared with the cache of
+        # `_read_rules` and with the prefixes of this evidence.
+        self._rule_tokens: frozenset[str] = frozenset()
+        self._rule_dates: frozenset[values.Day] = frozenset()
+        self._rule_times: frozenset[values.Clock] = frozenset()
         self._rule_figures: dict[float, list[_RuleFigure]] = {}
         for rule_text in rules:
             self._add_rules(rule_text)
@@ -143,15 +178,11 @@ class Evidence:
             self.add(text)
 
     def _add_rules(self, text: str) -> None:
-        self._rule_tokens |= set(_TOKEN.findall(text))
-        self._rule_dates |= {when for _, _, when in values.dates(text)}
-        self._rule_times |= values.clock_times(text)
-        for position, _, amount in values.amounts(text):
-            line = text[text.rfind("\n", 0, position) + 1 :]
-            rule = _RULE_ID.match(line)
-            figure = _RuleFigure(
-                rule.group(1) if rule else "", _subject(_words_around(text, position))
-            )
+        rules = _read_rules(text)
+        self._rule_tokens = _union(self._rule_tokens, rules.tokens)
+        self._rule_dates = _union(self._rule_dates, rules.dates)
+        self._rule_times = _union(self._rule_times, rules.times)
+        for amount, figure in rules.figures:
             self._rule_figures.setdefault(amount, []).append(figure)
 
     def add(self, text: str) -> None:

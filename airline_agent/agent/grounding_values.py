@@ -62,21 +62,38 @@ CLOCK_TIME = re.compile(
 HOUR_TIME = re.compile(r"(?<![\d:.,])\b(1[0-2]|0?[1-9])\s*([ap])(?:\.m\.|m\b)", re.I)
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
+# What each kind of value cannot be written without, found far faster than the value:
+# a text without it is not scanned for that kind (most texts hold no date and no time;
+# every text of a conversation and every reply is read).
+_MONTH_STEMS = tuple(m[:3] for m in _MONTHS)  # every way to write a month begins with one
+_CLOCK_CUE = re.compile(r"\d:")  # CLOCK_TIME: the hour's last digit, then its colon
+_HOUR_CUE = re.compile(r"\d\s*[ap]", re.I)  # HOUR_TIME: the hour, then its am or pm
+
 Day = tuple[int, int, int | None]  # (month, day, year or None)
 Clock = tuple[int, int]  # (hour 0-23, minute)
 
 
 def month_number(name: str) -> int:
-    name = name.lower().rstrip(".")
+    # casefold, not lower: the patterns match with re.I, which takes "ſep" for "sep".
+    name = name.casefold().rstrip(".")
     return 9 if name == "sept" else [m[:3] for m in _MONTHS].index(name[:3]) + 1
+
+
+def _may_name_a_month(text: str) -> bool:
+    if not text.isascii():
+        return True  # re.I matches a few other letters too ("ſep"): the patterns decide
+    lowered = text.lower()
+    return any(stem in lowered for stem in _MONTH_STEMS)
 
 
 def dates(text: str) -> list[tuple[int, str, Day]]:
     """(position, as written, (month, day, year or None)) for every date in the text."""
     found = [
         (m.start(), m.group(0), (int(m.group(2)), int(m.group(3)), int(m.group(1))))
-        for m in ISO_DATE.finditer(text)
+        for m in (ISO_DATE.finditer(text) if "-" in text else ())
     ]
+    if not _may_name_a_month(text):
+        return found
     for m in WORD_DATE.finditer(text):
         year = int(m.group(3)) if m.group(3) else None
         found.append((m.start(), m.group(0), (month_number(m.group(1)), int(m.group(2)), year)))
@@ -105,13 +122,13 @@ class WrittenTime:
 
 
 def times(text: str) -> list[WrittenTime]:
-    found = []
-    for m in CLOCK_TIME.finditer(text):
+    found: list[WrittenTime] = []
+    for m in CLOCK_TIME.finditer(text) if _CLOCK_CUE.search(text) else ():
         half = m.group(3).lower() if m.group(3) else None
         found.append(
             WrittenTime(m.start(), m.group(0).strip(), int(m.group(1)), int(m.group(2)), half)
         )
-    for m in HOUR_TIME.finditer(text):
+    for m in HOUR_TIME.finditer(text) if _HOUR_CUE.search(text) else ():
         found.append(
             WrittenTime(m.start(), m.group(0).strip(), int(m.group(1)), 0, m.group(2).lower())
         )
