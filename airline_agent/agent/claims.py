@@ -25,9 +25,10 @@ cancelled your flight" claim nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Action = Literal[
     "look-up",
@@ -454,11 +455,60 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
 )
 
 
+# Where the agent may begin a claim: "I" or "we" before a space or an apostrophe, as
+# `_AGENT` and `_ABLE_TO` begin. A pattern that begins with either is tried only there.
+_AGENT_AT = re.compile(r"\b(?:I|we)(?=[\s'])", re.I)
+
+
+class _Compiled(NamedTuple):
+    """The claim patterns compiled, in `_PATTERNS`' order, and the search that finds
+    whether any of those not led by the agent matches at all (one search, not some 30;
+    most replies hold none of them). Scanning the whole reply with each of some 80
+    patterns took a millisecond for a reply of a few sentences."""
+
+    patterns: tuple[tuple[Action, re.Pattern[str], bool], ...]  # (…, led by the agent)
+    any_unled: re.Pattern[str]
+
+
 @cache
-def _compiled() -> tuple[tuple[Action, re.Pattern[str]], ...]:
+def _compiled() -> _Compiled:
     # Compiled on the first reply checked, not at import: some 80 patterns take ~0.1 s,
     # which `chat` would otherwise pay at start-up for a check its first turn needs later.
-    return tuple((action, re.compile(pattern, re.I)) for action, pattern in _PATTERNS)
+    patterns = tuple(
+        (action, re.compile(pattern, re.I), pattern.startswith((_AGENT, _ABLE_TO)))
+        for action, pattern in _PATTERNS
+    )
+    unled = [pattern for _, pattern in _PATTERNS if not pattern.startswith((_AGENT, _ABLE_TO))]
+    assert all(pattern.startswith(r"\b") for pattern in unled)  # so one \b leads them all
+    any_unled = re.compile(r"\b(?:" + "|".join(f"(?:{p[2:]})" for p in unled) + ")", re.I)
+    return _Compiled(patterns, any_unled)
+
+
+def _matches(text: str) -> Iterator[tuple[Action, re.Match[str]]]:
+    """Each pattern's matches in `text`, pattern by pattern in `_PATTERNS`' order: exactly
+    what each pattern's `finditer` finds, without scanning for what cannot be there."""
+    compiled = _compiled()
+    agent_at = [m.start() for m in _AGENT_AT.finditer(text)]
+    unled_may_match = compiled.any_unled.search(text) is not None
+    for action, pattern, led_by_agent in compiled.patterns:
+        if led_by_agent:
+            for m in _matches_at(pattern, text, agent_at):
+                yield action, m
+        elif unled_may_match:
+            for m in pattern.finditer(text):
+                yield action, m
+
+
+def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for a pattern that can match only at `starts` (in order):
+    tried at each start not inside its previous match."""
+    end = 0
+    for start in starts:
+        if start >= end:
+            m = pattern.match(text, start)
+            if m is not None:
+                yield m
+                end = m.end()
 
 
 # Verbs that go on the agent's list after a first claim: "I looked up EHGLP3, cancelled
@@ -508,14 +558,13 @@ def claimed_actions(text: str) -> list[Claim]:
     different card" is one refund to another method, not two)."""
     found: dict[int, Claim] = {}
     ends: dict[int, int] = {}
-    for action, pattern in _compiled():
-        for m in pattern.finditer(text):
-            if _qualified(text, m.start()):
-                continue
-            written = " ".join(m.group(0).split())
-            if m.start() not in found:
-                found[m.start()] = Claim(m.start(), written, action)
-                ends[m.start()] = m.end()
+    for action, m in _matches(text):
+        if _qualified(text, m.start()):
+            continue
+        written = " ".join(m.group(0).split())
+        if m.start() not in found:
+            found[m.start()] = Claim(m.start(), written, action)
+            ends[m.start()] = m.end()
     reach = -1
     for position in sorted(found):
         if position < reach:
