@@ -180,7 +180,9 @@ def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelR
         finish_reason=_text(_get(choice, "finish_reason")),
         usage=parse_usage(_get(completion, "usage")),
         model=_text(_get(completion, "model")),
-        raw=RawResponse.of_completion(clean_strings(_to_dict(completion)), generated=generated),
+        raw=RawResponse.of_completion(
+            lambda: clean_strings(_to_dict(completion)), generated=generated
+        ),
     )
 
 
@@ -225,14 +227,15 @@ class _CallSlot:
 class StreamAssembler:
     """Feed chunks in order; `finish()` gives the reply or raises StreamCutOff.
 
-    Every chunk is kept, as JSON, for the reply's `raw` (appended once each: a long
-    stream costs memory in proportion to its length, nothing more). `generated`: the
-    chunks were made from a script, not sent by a server.
+    Every chunk is kept as it came, for the reply's `raw`, which makes them JSON when it
+    is looked at (appended once each: a long stream costs memory in proportion to its
+    length, nothing more). `generated`: the chunks were made from a script, not sent by
+    a server.
     """
 
     def __init__(self, *, generated: bool = False) -> None:
         self.generated = generated
-        self._received: list[dict[str, Any]] = []
+        self._received: list[Any] = []  # the chunks as they came
         self._content_sent = False  # a content field came, if only "" (the reply's text is "")
         self._text: list[str] = []
         self._reasoning: list[str] = []
@@ -249,9 +252,7 @@ class StreamAssembler:
 
     def feed(self, chunk: Any) -> list[Piece]:
         self.chunks += 1
-        # Each chunk as it came, but for lone halves (U+FFFD: a chunk holds one half of a
-        # split emoji; the assembled reply has it whole).
-        self._received.append(clean_strings(_to_dict(chunk)))
+        self._received.append(chunk)  # made into JSON when the raw response is looked at
         pieces: list[Piece] = []
         if self._model is None:
             self._model = _text(_get(chunk, "model"))
@@ -360,7 +361,14 @@ class StreamAssembler:
             "choices": [{"index": 0, "message": message, "finish_reason": self._finish_reason}],
             "usage": clean_strings(_to_dict(self._usage_raw)),
         }
-        raw = RawResponse.of_stream(self._received, assembled, generated=self.generated)
+        received = self._received
+        # Each chunk as it came, but for lone halves (U+FFFD: a chunk holds one half of a
+        # split emoji; the assembled reply has it whole).
+        raw = RawResponse.of_stream(
+            lambda: [clean_strings(_to_dict(chunk)) for chunk in received],
+            assembled,
+            generated=self.generated,
+        )
         return ModelReply(
             content=content,
             tool_calls=calls,

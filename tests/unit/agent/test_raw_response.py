@@ -169,3 +169,46 @@ def test_a_long_stream_keeps_every_chunk_in_order_once():
     assert all(kept is sent for kept, sent in zip(raw.chunks, fed, strict=True))  # not copied
     assert raw.assembled["choices"][0]["message"]["content"].startswith("w0 w1 w2 ")
     assert json.loads(json.dumps(raw.as_json()))["chunks"] == fed
+
+
+class _Completion:
+    """A server's completion object (as the `openai` SDK gives one), counting conversions."""
+
+    def __init__(self, body: dict) -> None:
+        self.body, self.converted = body, 0
+        self.choices = [type("Choice", (), {"message": body["choices"][0]["message"]})()]
+        self.choices[0].finish_reason = "stop"
+        self.model, self.usage = body["model"], None
+
+    def to_dict(self) -> dict:
+        self.converted += 1
+        return json.loads(json.dumps(self.body))
+
+
+def test_a_raw_response_is_made_json_when_first_looked_at_and_cleaned_then():
+    """The loop does not convert what came back on every request: only the inspector and
+    the request log look. When they do, it is the cleaned JSON, made once."""
+    from airline_agent.agent.streaming import reply_from_completion
+
+    body = {
+        "id": "c\ud83d",
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi."}}],
+    }
+    completion = _Completion(body)
+    reply = reply_from_completion(completion)
+    assert reply.content == "Hi." and completion.converted == 0
+    assert reply.raw is not None and reply.raw.completion is not None
+    assert reply.raw.completion["id"] == "c\ufffd"  # the lone half replaced
+    assert reply.raw.as_json()["id"] == "c\ufffd" and completion.converted == 1
+
+    assembler = StreamAssembler()
+    choice = {"index": 0, "delta": {"content": "Hi."}, "finish_reason": "stop"}
+    chunk = {"id": "x\udc80", "object": "chat.completion.chunk", "model": "m", "choices": [choice]}
+    assembler.feed(chunk)
+    raw = assembler.finish().raw
+    assert raw is not None and raw.chunks[0]["id"] == "x\ufffd"
+    assert raw == RawResponse.of_stream(
+        [{**chunk, "id": "x\ufffd"}], raw.assembled, generated=False
+    )
