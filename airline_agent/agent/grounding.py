@@ -140,6 +140,9 @@ def _union(these: frozenset[Key], more: frozenset[Key]) -> frozenset[Key]:
 
 
 def _tally(counter: Counter[Key], keys: Iterable[Key], step: int) -> None:
+    if step == 1:
+        counter.update(keys)  # counted in C: every text of a conversation comes this way
+        return
     for key in keys:
         counter[key] += step
         if counter[key] <= 0:

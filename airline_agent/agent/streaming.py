@@ -89,6 +89,8 @@ Piece = TextPiece | ReasoningPiece | ToolCallPiece | PromptProgressPiece
 
 
 def _get(obj: Any, name: str) -> Any:
+    if type(obj) is dict:  # the usual case first: a reply is read field by field
+        return obj.get(name)
     if obj is None:
         return None
     if isinstance(obj, dict):
@@ -204,7 +206,7 @@ def clean_arguments(text: str) -> str:
     left for the loop to answer as invalid arguments.
     """
     text = clean_text(text)
-    if _SURROGATE_ESCAPE.search(text) is None:
+    if "\\u" not in text or _SURROGATE_ESCAPE.search(text) is None:
         return text
     try:
         value = json.loads(text)

@@ -69,7 +69,8 @@ def own_call_ids(calls: tuple[ToolCall, ...], request: int) -> tuple[ToolCall, .
     replaced by `call_<request>_<position>` (made unique against every id of the reply);
     the call keeps what the model sent in `sent_id`. Approvals are answered by call id,
     so two calls under one id would share one answer: a "no" to the first would be
-    overwritten by a "yes" to the second, and both would run.
+    overwritten by a "yes" to the second, and both would run. (The usual reply, whose
+    ids are all its own already, comes back as it is: `calls` itself.)
     """
     taken = {call.call_id for call in calls}
     used: set[str] = set()
@@ -85,7 +86,7 @@ def own_call_ids(calls: tuple[ToolCall, ...], request: int) -> tuple[ToolCall, .
         taken.add(fresh)
         used.add(fresh)
         own.append(replace(call, call_id=fresh, sent_id=call.call_id))
-    return tuple(own)
+    return calls if all(a is b for a, b in zip(own, calls, strict=True)) else tuple(own)
 
 
 def plan_calls(
