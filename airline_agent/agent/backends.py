@@ -26,13 +26,13 @@ from airline_agent.agent.raw_response import (
     Envelope,
     ScriptedMessage,
     scripted_chunks,
-    scripted_completion,
 )
 from airline_agent.agent.streaming import (
     ModelReply,
     Piece,
     StreamAssembler,
     reply_from_completion,
+    reply_from_script,
     reply_from_whole_body,
 )
 
@@ -94,8 +94,10 @@ class ScriptedBackend:
     """Answers requests in order from its queue; past the end, ScriptExhausted.
 
     Each answer is what a server would send, generated from the script and marked so: a
-    `chat.completion` body, or (for `stream: true`) its chunks, read through the same
-    parser and stream assembler as a server's. `created` is the time they carry.
+    `chat.completion` body, or (for `stream: true`) its chunks. The chunks are read
+    through the same stream assembler as a server's; the body is made only when its raw
+    response is looked at, and the reply is what the parser makes of it
+    (`reply_from_script`). `created` is the time they carry.
     """
 
     base_url: str | None = None
@@ -162,7 +164,7 @@ class ScriptedBackend:
         )
         envelope = Envelope(f"chatcmpl-scripted-{self._served}", self.created, self.model)
         if not body.get("stream"):
-            yield reply_from_completion(scripted_completion(envelope, reply), generated=True)
+            yield reply_from_script(envelope, reply)
             return
         assembler = StreamAssembler(generated=True)
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))

@@ -33,7 +33,12 @@ from airline_agent.agent.errors import (
     not_json,
 )
 from airline_agent.agent.events import ToolCall, Usage, received_message
-from airline_agent.agent.raw_response import RawResponse
+from airline_agent.agent.raw_response import (
+    Envelope,
+    RawResponse,
+    ScriptedMessage,
+    scripted_completion,
+)
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -184,6 +189,29 @@ def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelR
         model=_text(_get(completion, "model")),
         raw=RawResponse.of_completion(
             lambda: clean_strings(_to_dict(completion)), generated=generated
+        ),
+    )
+
+
+def reply_from_script(envelope: Envelope, message: ScriptedMessage) -> ModelReply:
+    """What `reply_from_completion` makes of `scripted_completion(envelope, message)` (a
+    test holds them equal), without making the body and reading it back on every
+    scripted request: the body is made when the raw response is looked at."""
+    reasoning = message.reasoning or None  # the body carries no empty reasoning
+    return ModelReply(
+        content=_text(message.content),
+        tool_calls=tuple(
+            ToolCall(
+                _call_id(call.id_as_sent), clean_text(call.name), clean_arguments(call.arguments)
+            )
+            for call in message.tool_calls
+        ),
+        reasoning=_text(reasoning),
+        finish_reason=clean_text(message.finish_reason),
+        usage=message.usage,
+        model=clean_text(envelope.model),
+        raw=RawResponse.of_completion(
+            lambda: clean_strings(scripted_completion(envelope, message)), generated=True
         ),
     )
 

@@ -212,3 +212,29 @@ def test_a_raw_response_is_made_json_when_first_looked_at_and_cleaned_then():
     assert raw == RawResponse.of_stream(
         [{**chunk, "id": "x\ufffd"}], raw.assembled, generated=False
     )
+
+
+def test_a_scripted_reply_is_what_the_parser_makes_of_its_generated_body():
+    """The scripted backend no longer reads back the body it generates on every request:
+    what it gives must be exactly what reading it back gives, raw response included."""
+    from airline_agent.agent.events import ToolCall
+    from airline_agent.agent.raw_response import Envelope, ScriptedMessage, scripted_completion
+    from airline_agent.agent.streaming import reply_from_completion, reply_from_script
+
+    calls = (
+        ToolCall("call_1", "get_reservation_details", '{"reservation_id": "EHGLP3"}'),
+        ToolCall("", "cancel\ud83d", '{"reservation_id": "EH'),  # blank id, cut-off arguments
+        ToolCall("c\udc80", "calculate", '{"expression": "\\ud83d"}'),  # escaped lone half
+    )
+    messages = [
+        ScriptedMessage("Hello.", (), None, "stop", None),
+        ScriptedMessage("", (), "", "stop", Usage(10, 2)),
+        ScriptedMessage(None, calls, "Thinking\udc80.", "tool_calls", Usage(500, 20, 100, 7)),
+        ScriptedMessage("Bad half \ud83d.", calls[:1], None, "len\udc80gth", Usage()),
+    ]
+    for envelope in (Envelope("chatcmpl-1", 1, "m"), Envelope("id", 2, "mod\ud83del")):
+        for message in messages:
+            read_back = reply_from_completion(
+                scripted_completion(envelope, message), generated=True
+            )
+            assert reply_from_script(envelope, message) == read_back, message
