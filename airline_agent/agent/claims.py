@@ -490,6 +490,8 @@ def _matches(text: str) -> Iterator[tuple[Action, re.Match[str]]]:
     compiled = _compiled()
     agent_at = [m.start() for m in _AGENT_AT.finditer(text)]
     unled_may_match = compiled.any_unled.search(text) is not None
+    if not agent_at and not unled_may_match:
+        return  # the usual reply: no pattern can match
     for action, pattern, led_by_agent in compiled.patterns:
         if led_by_agent:
             for m in _matches_at(pattern, text, agent_at):

@@ -23,7 +23,6 @@ the evidence each reply had): see test_grounding_corpus.py for the figures it as
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -139,16 +138,6 @@ def _union(these: frozenset[Key], more: frozenset[Key]) -> frozenset[Key]:
     return (these | more) if these else more  # the usual one rule text: no copy
 
 
-def _tally(counter: Counter[Key], keys: Iterable[Key], step: int) -> None:
-    if step == 1:
-        counter.update(keys)  # counted in C: every text of a conversation comes this way
-        return
-    for key in keys:
-        counter[key] += step
-        if counter[key] <= 0:
-            del counter[key]
-
-
 class Evidence:
     """What the conversation gave, each text read once as it arrives.
 
@@ -156,19 +145,16 @@ class Evidence:
     every reply made the check, and so the turn, slower with every turn. `rules` (the
     system prompt) support ids, dates and times; their amounts only a reply stating the
     rule. Tool results also record which tools ran, and which succeeded.
+
+    What all texts give is kept as sets, added to as texts come; taking a text back
+    (rare: a message never answered) gathers them again from what each text gave.
     """
 
     def __init__(self, texts: Iterable[str] = (), *, rules: Iterable[str] = ()) -> None:
         self._texts: list[str] = []
         self._found: list[_Read] = []
         self._calls: list[tuple[str, bool] | None] = []  # per text: (tool, succeeded)
-        self._tokens: Counter[str] = Counter()
-        self._numbers: Counter[float] = Counter()
-        self._dates: Counter[values.Day] = Counter()
-        self._days: Counter[tuple[int, int]] = Counter()
-        self._times: Counter[values.Clock] = Counter()
-        self._ran: Counter[str] = Counter()
-        self._succeeded: Counter[str] = Counter()
+        self._gather(())
         # Frozen, and replaced when another rule text comes: shared with the cache of
         # `_read_rules` and with the prefixes of this evidence.
         self._rule_tokens: frozenset[str] = frozenset()
@@ -199,14 +185,13 @@ class Evidence:
         self._texts.append(text)
         self._found.append(read)
         self._calls.append(None)
-        self._count(read, 1)
+        self._count(read)
 
     def add_tool_result(self, name: str, content: str, *, ok: bool) -> None:
         """The result of a tool call that ran (`ok`: it was no error result)."""
         self.add(content)
         self._calls[-1] = (name, ok)
-        _tally(self._ran, (name,), 1)
-        _tally(self._succeeded, (name,) if ok else (), 1)
+        self._count_call(name, ok)
 
     def __len__(self) -> int:
         """How many texts the conversation gave so far (the rules not counted)."""
@@ -218,17 +203,10 @@ class Evidence:
         copy = Evidence()
         copy._rule_tokens, copy._rule_dates = self._rule_tokens, self._rule_dates
         copy._rule_times, copy._rule_figures = self._rule_times, self._rule_figures
-        for text, read, call in zip(
-            self._texts[:count], self._found[:count], self._calls[:count], strict=True
-        ):
-            copy._texts.append(text)
-            copy._found.append(read)
-            copy._calls.append(call)
-            copy._count(read, 1)
-            if call is not None:
-                name, ok = call
-                _tally(copy._ran, (name,), 1)
-                _tally(copy._succeeded, (name,) if ok else (), 1)
+        copy._texts = self._texts[:count]
+        copy._found = self._found[:count]
+        copy._calls = self._calls[:count]
+        copy._gather(zip(copy._found, copy._calls, strict=True))
         return copy
 
     @classmethod
@@ -255,20 +233,36 @@ class Evidence:
 
     def pop(self) -> str:
         """Take back the latest text (a message the model never answered)."""
-        self._count(self._found.pop(), -1)
-        call = self._calls.pop()
-        if call is not None:
-            name, ok = call
-            _tally(self._ran, (name,), -1)
-            _tally(self._succeeded, (name,) if ok else (), -1)
+        self._found.pop()
+        self._calls.pop()
+        self._gather(zip(self._found, self._calls, strict=True))
         return self._texts.pop()
 
-    def _count(self, read: _Read, step: int) -> None:
-        _tally(self._tokens, read.tokens, step)
-        _tally(self._numbers, read.numbers, step)
-        _tally(self._dates, read.dates, step)
-        _tally(self._days, {(month, day) for month, day, _ in read.dates}, step)
-        _tally(self._times, read.times, step)
+    def _gather(self, texts: Iterable[tuple[_Read, tuple[str, bool] | None]]) -> None:
+        """What these texts give, and no more."""
+        self._tokens: set[str] = set()
+        self._numbers: set[float] = set()
+        self._dates: set[values.Day] = set()
+        self._days: set[tuple[int, int]] = set()
+        self._times: set[values.Clock] = set()
+        self._ran: set[str] = set()
+        self._succeeded: set[str] = set()
+        for read, call in texts:
+            self._count(read)
+            if call is not None:
+                self._count_call(*call)
+
+    def _count(self, read: _Read) -> None:
+        self._tokens |= read.tokens
+        self._numbers |= read.numbers
+        self._dates |= read.dates
+        self._days.update((month, day) for month, day, _ in read.dates)
+        self._times |= read.times
+
+    def _count_call(self, name: str, ok: bool) -> None:
+        self._ran.add(name)
+        if ok:
+            self._succeeded.add(name)
 
     def mentions(self, value: str) -> bool:
         return value in self._tokens or value in self._rule_tokens
