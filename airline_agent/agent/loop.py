@@ -246,7 +246,8 @@ class AgentSession:
                     answered = event
                     continue
                 if isinstance(event, UsageReported):
-                    turn.usage = turn.usage + (event.usage or Usage())
+                    if event.usage is not None:
+                        turn.usage = turn.usage + event.usage
                     turn.cost = add_cost(turn.cost, event.cost, first=turn.requests == 1)
                 yield event
             if answered is None:
