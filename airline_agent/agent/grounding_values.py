@@ -65,9 +65,10 @@ NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 # What each kind of value cannot be written without, found far faster than the value:
 # a text without it is not scanned for that kind (most texts hold no date and no time;
 # every text of a conversation and every reply is read).
-_MONTH_STEMS = tuple(m[:3] for m in _MONTHS)  # every way to write a month begins with one
-_CLOCK_CUE = re.compile(r"\d:")  # CLOCK_TIME: the hour's last digit, then its colon
-_HOUR_CUE = re.compile(r"\d\s*[ap]", re.I)  # HOUR_TIME: the hour, then its am or pm
+# Every way to write a month begins with one of these (looked for in lowercased text).
+_MONTH_STEM = re.compile("|".join(m[:3] for m in _MONTHS))
+# The hour's last digit, then CLOCK_TIME's colon or HOUR_TIME's am or pm.
+_TIME_CUE = re.compile(r"\d(?::|\s*[ap])", re.I)
 
 Day = tuple[int, int, int | None]  # (month, day, year or None)
 Clock = tuple[int, int]  # (hour 0-23, minute)
@@ -82,8 +83,7 @@ def month_number(name: str) -> int:
 def _may_name_a_month(text: str) -> bool:
     if not text.isascii():
         return True  # re.I matches a few other letters too ("ſep"): the patterns decide
-    lowered = text.lower()
-    return any(stem in lowered for stem in _MONTH_STEMS)
+    return _MONTH_STEM.search(text.lower()) is not None
 
 
 def dates(text: str) -> list[tuple[int, str, Day]]:
@@ -123,12 +123,14 @@ class WrittenTime:
 
 def times(text: str) -> list[WrittenTime]:
     found: list[WrittenTime] = []
-    for m in CLOCK_TIME.finditer(text) if _CLOCK_CUE.search(text) else ():
+    if _TIME_CUE.search(text) is None:
+        return found
+    for m in CLOCK_TIME.finditer(text):
         half = m.group(3).lower() if m.group(3) else None
         found.append(
             WrittenTime(m.start(), m.group(0).strip(), int(m.group(1)), int(m.group(2)), half)
         )
-    for m in HOUR_TIME.finditer(text) if _HOUR_CUE.search(text) else ():
+    for m in HOUR_TIME.finditer(text):
         found.append(
             WrittenTime(m.start(), m.group(0).strip(), int(m.group(1)), 0, m.group(2).lower())
         )

@@ -230,22 +230,13 @@ def test_a_reply_is_checked_without_reading_the_evidence_again(monkeypatch) -> N
 
 def _without_cues(read, text: str):
     """`read(text)` with every text scanned for every kind (grounding_values' cues off)."""
-    saved = (
-        grounding_values._may_name_a_month,
-        grounding_values._CLOCK_CUE,
-        grounding_values._HOUR_CUE,
-    )
-    anything = re.compile("")
+    saved = grounding_values._may_name_a_month, grounding_values._TIME_CUE
     grounding_values._may_name_a_month = lambda text: True
-    grounding_values._CLOCK_CUE = grounding_values._HOUR_CUE = anything
+    grounding_values._TIME_CUE = re.compile("")
     try:
         return read(text)
     finally:
-        (
-            grounding_values._may_name_a_month,
-            grounding_values._CLOCK_CUE,
-            grounding_values._HOUR_CUE,
-        ) = saved
+        grounding_values._may_name_a_month, grounding_values._TIME_CUE = saved
 
 
 _PIECES = ["Sep", "\u017fep", "sept.", "MAY", "Jun", "5", "17th", "2024", "2024-05-17", "-"]
