@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal, NamedTuple
 
+from airline_agent.agent.pattern_cues import cues
+
 Action = Literal[
     "look-up",
     "calculation",
@@ -460,45 +462,60 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
 _AGENT_AT = re.compile(r"\b(?:I|we)(?=[\s'])", re.I)
 
 
-class _Compiled(NamedTuple):
-    """The claim patterns compiled, in `_PATTERNS`' order, and the search that finds
-    whether any of those not led by the agent matches at all (one search, not some 30;
-    most replies hold none of them). Scanning the whole reply with each of some 80
-    patterns took a millisecond for a reply of a few sentences."""
+class _Claim(NamedTuple):
+    action: Action
+    pattern: re.Pattern[str]
+    led_by_agent: bool  # can match only where `_AGENT_AT` does
 
-    patterns: tuple[tuple[Action, re.Pattern[str], bool], ...]  # (…, led by the agent)
-    any_unled: re.Pattern[str]
+
+class _Patterns(NamedTuple):
+    """The claim patterns compiled, in `_PATTERNS`' order, and which of them need which
+    word (agent/pattern_cues.py): scanning the whole reply with each of some 80 patterns
+    took a millisecond for a reply of a few sentences, though most replies match none."""
+
+    claims: tuple[_Claim, ...]
+    by_cue: dict[str, frozenset[int]]  # a word → the patterns that cannot match without it
+    uncued: frozenset[int]  # patterns that need no word: always tried
 
 
 @cache
-def _compiled() -> _Compiled:
+def _compiled() -> _Patterns:
     # Compiled on the first reply checked, not at import: some 80 patterns take ~0.1 s,
     # which `chat` would otherwise pay at start-up for a check its first turn needs later.
-    patterns = tuple(
-        (action, re.compile(pattern, re.I), pattern.startswith((_AGENT, _ABLE_TO)))
-        for action, pattern in _PATTERNS
+    claims: list[_Claim] = []
+    by_cue: dict[str, set[int]] = {}
+    uncued: set[int] = set()
+    for index, (action, pattern) in enumerate(_PATTERNS):
+        claims.append(
+            _Claim(action, re.compile(pattern, re.I), pattern.startswith((_AGENT, _ABLE_TO)))
+        )
+        words = cues(pattern, re.I)
+        for word in words or ():
+            by_cue.setdefault(word, set()).add(index)
+        if words is None:
+            uncued.add(index)
+    return _Patterns(
+        tuple(claims), {word: frozenset(found) for word, found in by_cue.items()}, frozenset(uncued)
     )
-    unled = [pattern for _, pattern in _PATTERNS if not pattern.startswith((_AGENT, _ABLE_TO))]
-    assert all(pattern.startswith(r"\b") for pattern in unled)  # so one \b leads them all
-    any_unled = re.compile(r"\b(?:" + "|".join(f"(?:{p[2:]})" for p in unled) + ")", re.I)
-    return _Compiled(patterns, any_unled)
 
 
 def _matches(text: str) -> Iterator[tuple[Action, re.Match[str]]]:
     """Each pattern's matches in `text`, pattern by pattern in `_PATTERNS`' order: exactly
     what each pattern's `finditer` finds, without scanning for what cannot be there."""
-    compiled = _compiled()
+    patterns = _compiled()
     agent_at = [m.start() for m in _AGENT_AT.finditer(text)]
-    unled_may_match = compiled.any_unled.search(text) is not None
-    if not agent_at and not unled_may_match:
-        return  # the usual reply: no pattern can match
-    for action, pattern, led_by_agent in compiled.patterns:
-        if led_by_agent:
-            for m in _matches_at(pattern, text, agent_at):
-                yield action, m
-        elif unled_may_match:
-            for m in pattern.finditer(text):
-                yield action, m
+    if text.isascii():
+        lowered = text.lower()
+        present = [word for word in patterns.by_cue if word in lowered]  # a few, mostly
+        tried = patterns.uncued.union(*(patterns.by_cue[word] for word in present))
+    else:  # ignoring case, Unicode matches other letters too: every pattern is tried
+        tried = set(range(len(patterns.claims)))
+    for index in sorted(tried):
+        action, pattern, led_by_agent = patterns.claims[index]
+        if not led_by_agent:
+            yield from ((action, m) for m in pattern.finditer(text))
+        elif agent_at:
+            yield from ((action, m) for m in _matches_at(pattern, text, agent_at))
 
 
 def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> Iterator[re.Match[str]]:
