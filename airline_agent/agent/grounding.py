@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from airline_agent.agent import grounding_values as values
+from airline_agent.agent import pattern_cues as cued
 from airline_agent.agent.claims import IMPOSSIBLE, RULES, backing, claimed_actions
 from airline_agent.agent.findings import Finding, FindingKind
 from airline_agent.agent.text_tool_calls import text_tool_calls
@@ -346,14 +347,19 @@ def unsupported_values(reply: str, evidence: Evidence | Iterable[str]) -> tuple[
 _Flag = tuple[int, str, FindingKind, str]  # position, as written, kind, why
 
 
+_IDS: tuple[tuple[re.Pattern[str], FindingKind, str], ...] = (
+    (values.FLIGHT, "flight_number", "flight number"),
+    (values.USER, "user_id", "user id"),
+    (values.PAYMENT, "payment_id", "payment method"),
+)
+
+
 def _unsupported_ids(reply: str, given: Evidence) -> list[_Flag]:
+    # A reply is scanned only for the ids whose words it holds (agent/pattern_cues.py):
+    # "HAT" for a flight number, "card" or "certificate" for a payment method in words…
     flags: list[_Flag] = []
-    for pattern, kind, what in (
-        (values.FLIGHT, "flight_number", "flight number"),
-        (values.USER, "user_id", "user id"),
-        (values.PAYMENT, "payment_id", "payment method"),
-    ):
-        for m in pattern.finditer(reply):
+    for pattern, kind, what in _IDS:
+        for m in cued.finditer(pattern, reply):
             if not given.mentions(m.group(0)):
                 flags.append((m.start(), m.group(0), kind, _NOT_GIVEN.format(what=what)))
     for m in values.RESERVATION.finditer(reply):
@@ -363,17 +369,17 @@ def _unsupported_ids(reply: str, given: Evidence) -> list[_Flag]:
         if code.isalpha() and not values.RESERVATION_CUE.search(reply[: m.start()]):
             continue
         flags.append((m.start(), code, "reservation_id", _NOT_GIVEN.format(what="reservation id")))
-    for m in values.PAYMENT_IN_WORDS.finditer(reply):
+    for m in cued.finditer(values.PAYMENT_IN_WORDS, reply):
         source = f"{m.group(1).lower()}_card" if m.group(1) else "certificate"
         number = m.group(3)
         if not (given.mentions(f"{source}_{number}") or given.has_number(float(number))):
             why = _NOT_GIVEN.format(what=f"payment method ({source}_{number})")
             flags.append((m.start(), m.group(0), "payment_id", why))
-    for m in values.LAST_DIGITS.finditer(reply):
+    for m in cued.finditer(values.LAST_DIGITS, reply):
         if not given.has_number(float(m.group(1))):
             why = _NOT_GIVEN.format(what="card number")
             flags.append((m.start(), m.group(0), "payment_id", why))
-    for m in values.FLIGHT_IN_WORDS.finditer(reply):
+    for m in cued.finditer(values.FLIGHT_IN_WORDS, reply):
         if not given.mentions(f"HAT{m.group(1)}"):
             why = _NOT_GIVEN.format(what=f"flight number (HAT{m.group(1)})")
             flags.append((m.start(), m.group(0), "flight_number", why))

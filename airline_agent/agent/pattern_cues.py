@@ -18,8 +18,11 @@ ignoring case in Unicode also matches other letters (`ſ` for `s`, `K` for `k`).
 
 from __future__ import annotations
 
+import re
 import re._constants as sre  # the standard library's own parse tree
 import re._parser as sre_parser
+from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
@@ -30,6 +33,20 @@ def cues(pattern: str, flags: int = 0) -> frozenset[str] | None:
     expression requires no word (every text must then be scanned)."""
     required = _required(sre_parser.parse(pattern, flags))
     return min(required, key=_selectivity) if required else None
+
+
+def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)`, without scanning a text that holds none of its cues."""
+    words = _cues_of(pattern)
+    if words is None or not text.isascii():
+        return pattern.finditer(text)
+    lowered = text.lower()
+    return pattern.finditer(text) if any(w in lowered for w in words) else iter(())
+
+
+@cache
+def _cues_of(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    return cues(pattern.pattern, pattern.flags)
 
 
 def _selectivity(words: frozenset[str]) -> tuple[int, int]:

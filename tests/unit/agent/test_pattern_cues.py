@@ -37,3 +37,21 @@ def test_every_claim_match_holds_one_of_its_patterns_words() -> None:
                 matched += 1
                 assert words is None or any(w in m.group(0).lower() for w in words), pattern
     assert matched > 50
+
+
+def test_a_cued_scan_finds_what_a_full_scan_finds() -> None:
+    from airline_agent.agent import grounding_values as values
+    from airline_agent.agent.pattern_cues import finditer
+    from tests.unit.agent.grounding_corpus import HONEST, INVENTED
+
+    texts = [case.reply for case in (*HONEST, *INVENTED)]
+    texts += ["Paid with gift ca\u0280d 123456", "ending in 1234", "HAT156", "\u017fent"]
+    patterns = [values.FLIGHT, values.PAYMENT, values.PAYMENT_IN_WORDS, values.LAST_DIGITS]
+    patterns.append(values.FLIGHT_IN_WORDS)
+    found = 0
+    for pattern in patterns:
+        for text in texts:
+            full = [m.span() for m in pattern.finditer(text)]
+            assert [m.span() for m in finditer(pattern, text)] == full, (pattern, text)
+            found += len(full)
+    assert found > 20
