@@ -144,18 +144,23 @@ class PrefixTracker:
         self._previous: str | None = None
         self._sizes: dict[str, PrefixSize] = {}
         self._last: _Serialised | None = None
+        self._said: PrefixInfo | None = None  # what the last request was told
 
     def observe(self, body: Mapping[str, Any]) -> PrefixInfo:
         leading, tools = prefix_parts(body)
         if self._last is None or not self._last.is_same(leading, tools):
             self._last = _Serialised.of(leading, tools)
         digest = self._last.digest
+        unchanged = None if self._previous is None else digest == self._previous
+        self._previous = digest
+        said = self._said
+        if said is not None and said.digest == digest and said.unchanged == unchanged:
+            return said  # frozen: the same prefix, said the same way, is one object
         size = self._sizes.get(digest)
         if size is None:
             size = self._sizes[digest] = prefix_size(body)
-        unchanged = None if self._previous is None else digest == self._previous
-        self._previous = digest
-        return PrefixInfo(size.tokens, size.exact, unchanged, digest)
+        self._said = PrefixInfo(size.tokens, size.exact, unchanged, digest)
+        return self._said
 
 
 # ---------------------------------------------------------------- counting
