@@ -26,7 +26,7 @@ import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from airline_agent.agent import grounding_values as values
 from airline_agent.agent import pattern_cues as cued
@@ -94,8 +94,7 @@ def _words_around(text: str, position: int, count: int = 4) -> str:
     return " ".join(before + after)
 
 
-@dataclass(frozen=True)
-class _Read:
+class _Read(NamedTuple):  # a tuple: one is made for every text a conversation gives
     """What one piece of evidence gives, read once."""
 
     tokens: frozenset[str]  # ids are single word tokens: EHGLP3, HAT156, credit_card_1
