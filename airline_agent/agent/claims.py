@@ -475,6 +475,7 @@ class _Patterns(NamedTuple):
 
     claims: tuple[_Claim, ...]
     by_cue: dict[str, frozenset[int]]  # a word → the patterns that cannot match without it
+    unled_by_cue: dict[str, frozenset[int]]  # the same, of the patterns not led by the agent
     uncued: frozenset[int]  # patterns that need no word: always tried
 
 
@@ -494,8 +495,12 @@ def _compiled() -> _Patterns:
             by_cue.setdefault(word, set()).add(index)
         if words is None:
             uncued.add(index)
+    unled = {index for index, claim in enumerate(claims) if not claim.led_by_agent}
     return _Patterns(
-        tuple(claims), {word: frozenset(found) for word, found in by_cue.items()}, frozenset(uncued)
+        tuple(claims),
+        {word: frozenset(found) for word, found in by_cue.items()},
+        {word: frozenset(found & unled) for word, found in by_cue.items() if found & unled},
+        frozenset(uncued),
     )
 
 
@@ -506,8 +511,10 @@ def _matches(text: str) -> Iterator[tuple[Action, re.Match[str]]]:
     agent_at = [m.start() for m in _AGENT_AT.finditer(text)]
     if text.isascii():
         lowered = text.lower()
-        present = [word for word in patterns.by_cue if word in lowered]  # a few, mostly
-        tried = patterns.uncued.union(*(patterns.by_cue[word] for word in present))
+        # Without "I" or "we" in the reply, only the words of the patterns not led by them.
+        cued = patterns.by_cue if agent_at else patterns.unled_by_cue
+        present = [word for word in cued if word in lowered]  # a few, mostly
+        tried = patterns.uncued.union(*(cued[word] for word in present))
     else:  # ignoring case, Unicode matches other letters too: every pattern is tried
         tried = set(range(len(patterns.claims)))
     for index in sorted(tried):

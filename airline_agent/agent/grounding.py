@@ -256,7 +256,8 @@ class Evidence:
         self._tokens |= read.tokens
         self._numbers |= read.numbers
         self._dates |= read.dates
-        self._days.update((month, day) for month, day, _ in read.dates)
+        if read.dates:
+            self._days.update((month, day) for month, day, _ in read.dates)
         self._times |= read.times
 
     def _count_call(self, name: str, ok: bool) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -121,7 +122,7 @@ class _Serialised:
             self.messages is not None
             and [list(message.items()) for message in leading] == self.messages
             and len(tools) == len(self.tools)
-            and all(now is then for now, then in zip(tools, self.tools, strict=True))
+            and all(map(operator.is_, tools, self.tools))
             and tools == self.tools_then
         )
 

@@ -73,6 +73,8 @@ def own_call_ids(calls: tuple[ToolCall, ...], request: int) -> tuple[ToolCall, .
     ids are all its own already, comes back as it is: `calls` itself.)
     """
     taken = {call.call_id for call in calls}
+    if len(taken) == len(calls) and all(call.call_id.strip() for call in calls):
+        return calls
     used: set[str] = set()
     own: list[ToolCall] = []
     for position, call in enumerate(calls):
@@ -86,7 +88,7 @@ def own_call_ids(calls: tuple[ToolCall, ...], request: int) -> tuple[ToolCall, .
         taken.add(fresh)
         used.add(fresh)
         own.append(replace(call, call_id=fresh, sent_id=call.call_id))
-    return calls if all(a is b for a, b in zip(own, calls, strict=True)) else tuple(own)
+    return tuple(own)
 
 
 def plan_calls(
