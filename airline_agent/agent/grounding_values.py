@@ -1,14 +1,16 @@
 """The values a text states: ids, flight numbers, amounts, dates and times, as written.
 
 Shared by both sides of the grounding check: a reply is read for what it claims, a piece
-of evidence for what it gives. Only the standard library: the loop imports this on every
-turn and nothing here needs more.
+of evidence for what it gives. Only the standard library (and agent/pattern_cues.py, which
+uses nothing else): the loop imports this on every turn and nothing here needs more.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from airline_agent.agent import pattern_cues as cued
 
 FLIGHT = re.compile(r"\bHAT\d{3}\b")
 USER = re.compile(r"\b[a-z]+_[a-z]+_\d{4}\b")
@@ -155,9 +157,9 @@ def numbers(text: str) -> set[float]:
 def amounts(text: str) -> list[tuple[int, str, float]]:
     """(position, as written, value) for every amount of money in the text."""
     found = []
-    for m in AMOUNT.finditer(text):
+    for m in cued.finditer(AMOUNT, text):  # a text without "$" is not read for it
         found.append((m.start(), m.group(0), _value(m.group(1), m.group(2))))
-    for m in AMOUNT_IN_WORDS.finditer(text):
+    for m in cued.finditer(AMOUNT_IN_WORDS, text):
         whole, cents = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         found.append((m.start(), m.group(0), _value(whole, cents)))
     return found

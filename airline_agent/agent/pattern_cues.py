@@ -60,7 +60,8 @@ def _required(sequence: Any) -> list[frozenset[str]]:
     run: list[str] = []
 
     def end_run() -> None:
-        if len(run) > 1:  # a single letter rules out almost nothing
+        # A single letter or digit rules out almost nothing; a "$", "_" or "(" does.
+        if len(run) > 1 or (run and not run[0].isalnum()):
             required.append(frozenset({"".join(run).lower()}))
         run.clear()
 

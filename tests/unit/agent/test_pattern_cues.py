@@ -19,6 +19,8 @@ from airline_agent.agent.pattern_cues import cues
         (r"(?-i:HAT)\d{3}", {"hat"}),  # lowercased, as looked for in lowercased text
         (r"(?:seat\s+){1,2}", {"seat"}),  # a repeat of at least once requires its part
         (r"x(?=been)", None),  # a look-ahead consumes nothing: not counted
+        (r"\$\s?\d+", {"$"}),  # one sign is a word; one letter or digit is none
+        (r"a\d", None),
     ],
 )
 def test_the_words_come_from_what_every_match_holds(pattern, words) -> None:
@@ -46,8 +48,8 @@ def test_a_cued_scan_finds_what_a_full_scan_finds() -> None:
 
     texts = [case.reply for case in (*HONEST, *INVENTED)]
     texts += ["Paid with gift ca\u0280d 123456", "ending in 1234", "HAT156", "\u017fent"]
-    patterns = [values.FLIGHT, values.PAYMENT, values.PAYMENT_IN_WORDS, values.LAST_DIGITS]
-    patterns.append(values.FLIGHT_IN_WORDS)
+    patterns = [values.FLIGHT, values.USER, values.PAYMENT, values.PAYMENT_IN_WORDS]
+    patterns += [values.LAST_DIGITS, values.FLIGHT_IN_WORDS, values.AMOUNT, values.AMOUNT_IN_WORDS]
     found = 0
     for pattern in patterns:
         for text in texts:
