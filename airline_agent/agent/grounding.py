@@ -23,7 +23,7 @@ the evidence each reply had): see test_grounding_corpus.py for the figures it as
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable
+from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar
@@ -95,12 +95,13 @@ def _words_around(text: str, position: int, count: int = 4) -> str:
 
 
 class _Read(NamedTuple):  # a tuple: one is made for every text a conversation gives
-    """What one piece of evidence gives, read once."""
+    """What one piece of evidence gives, read once (as read: never changed after, and
+    looked at again only to gather what the texts give when one is taken back)."""
 
-    tokens: frozenset[str]  # ids are single word tokens: EHGLP3, HAT156, credit_card_1
-    numbers: frozenset[float]
-    dates: frozenset[values.Day]
-    times: frozenset[values.Clock]
+    tokens: Collection[str]  # ids are single word tokens: EHGLP3, HAT156, credit_card_1
+    numbers: Collection[float]
+    dates: Collection[values.Day]
+    times: Collection[values.Clock]
 
 
 @dataclass(frozen=True)
@@ -177,10 +178,10 @@ class Evidence:
     def add(self, text: str) -> None:
         """A text the conversation gave: a customer message, a tool result."""
         read = _Read(
-            tokens=frozenset(_TOKEN.findall(text)),
-            numbers=frozenset(values.numbers(text)),
-            dates=frozenset(when for _, _, when in values.dates(text)),
-            times=frozenset(values.clock_times(text)),
+            tokens=_TOKEN.findall(text),
+            numbers=values.numbers(text),
+            dates=[when for _, _, when in values.dates(text)],
+            times=values.clock_times(text),
         )
         self._texts.append(text)
         self._found.append(read)
@@ -253,12 +254,12 @@ class Evidence:
                 self._count_call(*call)
 
     def _count(self, read: _Read) -> None:
-        self._tokens |= read.tokens
-        self._numbers |= read.numbers
-        self._dates |= read.dates
+        self._tokens.update(read.tokens)
+        self._numbers.update(read.numbers)
+        self._dates.update(read.dates)
         if read.dates:
             self._days.update((month, day) for month, day, _ in read.dates)
-        self._times |= read.times
+        self._times.update(read.times)
 
     def _count_call(self, name: str, ok: bool) -> None:
         self._ran.add(name)

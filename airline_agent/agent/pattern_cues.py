@@ -22,7 +22,6 @@ import re
 import re._constants as sre  # the standard library's own parse tree
 import re._parser as sre_parser
 from collections.abc import Iterator
-from functools import cache
 from typing import Any
 
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
@@ -38,15 +37,23 @@ def cues(pattern: str, flags: int = 0) -> frozenset[str] | None:
 def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
     """`pattern.finditer(text)`, without scanning a text that holds none of its cues."""
     words = _cues_of(pattern)
-    if words is None or not text.isascii():
-        return pattern.finditer(text)
-    lowered = text.lower()
-    return pattern.finditer(text) if any(w in lowered for w in words) else iter(())
+    if words is not None and text.isascii():
+        lowered = text.lower()
+        if not any(map(lowered.__contains__, words)):
+            return iter(())
+    return pattern.finditer(text)
 
 
-@cache
+# By the pattern's id, the pattern kept with its words (so that the id is never reused):
+# hashing a compiled pattern hashes its code, and this is asked on every reply.
+_SEEN: dict[int, tuple[re.Pattern[str], frozenset[str] | None]] = {}
+
+
 def _cues_of(pattern: re.Pattern[str]) -> frozenset[str] | None:
-    return cues(pattern.pattern, pattern.flags)
+    seen = _SEEN.get(id(pattern))
+    if seen is None or seen[0] is not pattern:
+        seen = _SEEN[id(pattern)] = (pattern, cues(pattern.pattern, pattern.flags))
+    return seen[1]
 
 
 def _selectivity(words: frozenset[str]) -> tuple[int, int]:
