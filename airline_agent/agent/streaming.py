@@ -200,12 +200,7 @@ def reply_from_script(envelope: Envelope, message: ScriptedMessage) -> ModelRepl
     reasoning = message.reasoning or None  # the body carries no empty reasoning
     return ModelReply(
         content=_text(message.content),
-        tool_calls=tuple(
-            ToolCall(
-                _call_id(call.id_as_sent), clean_text(call.name), clean_arguments(call.arguments)
-            )
-            for call in message.tool_calls
-        ),
+        tool_calls=tuple(_call_as_read(call) for call in message.tool_calls),
         reasoning=_text(reasoning),
         finish_reason=clean_text(message.finish_reason),
         usage=message.usage,
@@ -214,6 +209,20 @@ def reply_from_script(envelope: Envelope, message: ScriptedMessage) -> ModelRepl
             lambda: clean_strings(scripted_completion(envelope, message)), generated=True
         ),
     )
+
+
+def _call_as_read(call: ToolCall) -> ToolCall:
+    """A scripted call as the parser reads it from the body: the call itself when there was
+    nothing to clean (the usual case), as the id the model sent."""
+    call_id, name = _call_id(call.id_as_sent), clean_text(call.name)
+    arguments = clean_arguments(call.arguments)
+    if call.sent_id is None and (call_id, name, arguments) == (
+        call.call_id,
+        call.name,
+        call.arguments,
+    ):
+        return call
+    return ToolCall(call_id, name, arguments)
 
 
 def _arguments_text(arguments: Any) -> str:
