@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal, NamedTuple
 
-from airline_agent.agent.pattern_cues import cues
+from airline_agent.agent.pattern_cues import ascii_lowered, cues
 
 Action = Literal[
     "look-up",
@@ -509,8 +509,8 @@ def _matches(text: str) -> Iterator[tuple[Action, re.Match[str]]]:
     what each pattern's `finditer` finds, without scanning for what cannot be there."""
     patterns = _compiled()
     agent_at = [m.start() for m in _AGENT_AT.finditer(text)]
-    if text.isascii():
-        lowered = text.lower()
+    lowered = ascii_lowered(text)
+    if lowered is not None:
         # Without "I" or "we" in the reply, only the words of the patterns not led by them.
         cued = patterns.by_cue if agent_at else patterns.unled_by_cue
         present = [word for word in cued if word in lowered]  # a few, mostly

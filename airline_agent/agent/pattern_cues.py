@@ -37,11 +37,24 @@ def cues(pattern: str, flags: int = 0) -> frozenset[str] | None:
 def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
     """`pattern.finditer(text)`, without scanning a text that holds none of its cues."""
     words = _cues_of(pattern)
-    if words is not None and text.isascii():
-        lowered = text.lower()
-        if not any(map(lowered.__contains__, words)):
+    if words is not None:
+        lowered = ascii_lowered(text)
+        if lowered is not None and not any(map(lowered.__contains__, words)):
             return iter(())
     return pattern.finditer(text)
+
+
+# The last text lowercased: a reply is asked about by a dozen patterns in a row.
+_LAST: tuple[str, str | None] = ("", "")
+
+
+def ascii_lowered(text: str) -> str | None:
+    """`text` lowercased, if it is ASCII (None: every pattern must scan it)."""
+    global _LAST
+    last = _LAST  # one read: another thread may set it meanwhile
+    if last[0] is not text:
+        last = _LAST = (text, text.lower() if text.isascii() else None)
+    return last[1]
 
 
 # By the pattern's id, the pattern kept with its words (so that the id is never reused):
