@@ -26,13 +26,13 @@ from airline_agent.agent.raw_response import (
     Envelope,
     ScriptedMessage,
     scripted_chunks,
-    scripted_completion,
 )
 from airline_agent.agent.streaming import (
     ModelReply,
     Piece,
     StreamAssembler,
     reply_from_completion,
+    reply_from_script,
     reply_from_whole_body,
 )
 
@@ -46,6 +46,9 @@ PLACEHOLDER_KEY = "not-needed-for-local-servers"
 class ChatBackend(Protocol):
     model: str
     base_url: str | None
+    # Whether a reply may keep the loop waiting (a server may go silent): the loop then
+    # watches for silence (agent/stall_watch.py). A backend that does not say is watched.
+    can_stall: bool
 
     def reply(
         self, body: dict[str, Any], wire: bytes | None = None
@@ -91,11 +94,14 @@ class ScriptedBackend:
     """Answers requests in order from its queue; past the end, ScriptExhausted.
 
     Each answer is what a server would send, generated from the script and marked so: a
-    `chat.completion` body, or (for `stream: true`) its chunks, read through the same
-    parser and stream assembler as a server's. `created` is the time they carry.
+    `chat.completion` body, or (for `stream: true`) its chunks. The chunks are read
+    through the same stream assembler as a server's; the body is made only when its raw
+    response is looked at, and the reply is what the parser makes of it
+    (`reply_from_script`). `created` is the time they carry.
     """
 
     base_url: str | None = None
+    can_stall = False  # its replies are made at once, never waited for
 
     def __init__(
         self,
@@ -158,7 +164,7 @@ class ScriptedBackend:
         )
         envelope = Envelope(f"chatcmpl-scripted-{self._served}", self.created, self.model)
         if not body.get("stream"):
-            yield reply_from_completion(scripted_completion(envelope, reply), generated=True)
+            yield reply_from_script(envelope, reply)
             return
         assembler = StreamAssembler(generated=True)
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
@@ -173,6 +179,8 @@ class OpenAIBackend:
 
     The client's own retries are off: the loop retries visibly (RetryScheduled events).
     """
+
+    can_stall = True
 
     def __init__(
         self,

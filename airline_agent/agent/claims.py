@@ -25,9 +25,12 @@ cancelled your flight" claim nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Literal, NamedTuple
+
+from airline_agent.agent.pattern_cues import ascii_lowered, cues
 
 Action = Literal[
     "look-up",
@@ -454,11 +457,84 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
 )
 
 
+# Where the agent may begin a claim: "I" or "we" before a space or an apostrophe, as
+# `_AGENT` and `_ABLE_TO` begin. A pattern that begins with either is tried only there.
+_AGENT_AT = re.compile(r"\b(?:I|we)(?=[\s'])", re.I)
+
+
+class _Claim(NamedTuple):
+    action: Action
+    pattern: re.Pattern[str]
+    led_by_agent: bool  # can match only where `_AGENT_AT` does
+
+
+class _Patterns(NamedTuple):
+    """The claim patterns compiled, in `_PATTERNS`' order, and which of them need which
+    word (agent/pattern_cues.py): scanning the whole reply with each of some 80 patterns
+    took a millisecond for a reply of a few sentences, though most replies match none."""
+
+    claims: tuple[_Claim, ...]
+    by_cue: dict[str, frozenset[int]]  # a word → the patterns that cannot match without it
+    unled_by_cue: dict[str, frozenset[int]]  # the same, of the patterns not led by the agent
+    uncued: frozenset[int]  # patterns that need no word: always tried
+
+
 @cache
-def _compiled() -> tuple[tuple[Action, re.Pattern[str]], ...]:
+def _compiled() -> _Patterns:
     # Compiled on the first reply checked, not at import: some 80 patterns take ~0.1 s,
     # which `chat` would otherwise pay at start-up for a check its first turn needs later.
-    return tuple((action, re.compile(pattern, re.I)) for action, pattern in _PATTERNS)
+    claims: list[_Claim] = []
+    by_cue: dict[str, set[int]] = {}
+    uncued: set[int] = set()
+    for index, (action, pattern) in enumerate(_PATTERNS):
+        claims.append(
+            _Claim(action, re.compile(pattern, re.I), pattern.startswith((_AGENT, _ABLE_TO)))
+        )
+        words = cues(pattern, re.I)
+        for word in words or ():
+            by_cue.setdefault(word, set()).add(index)
+        if words is None:
+            uncued.add(index)
+    unled = {index for index, claim in enumerate(claims) if not claim.led_by_agent}
+    return _Patterns(
+        tuple(claims),
+        {word: frozenset(found) for word, found in by_cue.items()},
+        {word: frozenset(found & unled) for word, found in by_cue.items() if found & unled},
+        frozenset(uncued),
+    )
+
+
+def _matches(text: str) -> Iterator[tuple[Action, re.Match[str]]]:
+    """Each pattern's matches in `text`, pattern by pattern in `_PATTERNS`' order: exactly
+    what each pattern's `finditer` finds, without scanning for what cannot be there."""
+    patterns = _compiled()
+    agent_at = [m.start() for m in _AGENT_AT.finditer(text)]
+    lowered = ascii_lowered(text)
+    if lowered is not None:
+        # Without "I" or "we" in the reply, only the words of the patterns not led by them.
+        cued = patterns.by_cue if agent_at else patterns.unled_by_cue
+        present = [word for word in cued if word in lowered]  # a few, mostly
+        tried = patterns.uncued.union(*(cued[word] for word in present))
+    else:  # ignoring case, Unicode matches other letters too: every pattern is tried
+        tried = set(range(len(patterns.claims)))
+    for index in sorted(tried):
+        action, pattern, led_by_agent = patterns.claims[index]
+        if not led_by_agent:
+            yield from ((action, m) for m in pattern.finditer(text))
+        elif agent_at:
+            yield from ((action, m) for m in _matches_at(pattern, text, agent_at))
+
+
+def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for a pattern that can match only at `starts` (in order):
+    tried at each start not inside its previous match."""
+    end = 0
+    for start in starts:
+        if start >= end:
+            m = pattern.match(text, start)
+            if m is not None:
+                yield m
+                end = m.end()
 
 
 # Verbs that go on the agent's list after a first claim: "I looked up EHGLP3, cancelled
@@ -508,14 +584,13 @@ def claimed_actions(text: str) -> list[Claim]:
     different card" is one refund to another method, not two)."""
     found: dict[int, Claim] = {}
     ends: dict[int, int] = {}
-    for action, pattern in _compiled():
-        for m in pattern.finditer(text):
-            if _qualified(text, m.start()):
-                continue
-            written = " ".join(m.group(0).split())
-            if m.start() not in found:
-                found[m.start()] = Claim(m.start(), written, action)
-                ends[m.start()] = m.end()
+    for action, m in _matches(text):
+        if _qualified(text, m.start()):
+            continue
+        written = " ".join(m.group(0).split())
+        if m.start() not in found:
+            found[m.start()] = Claim(m.start(), written, action)
+            ends[m.start()] = m.end()
     reach = -1
     for position in sorted(found):
         if position < reach:

@@ -23,12 +23,13 @@ the evidence each reply had): see test_grounding_corpus.py for the figures it as
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Hashable, Iterable
+from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from functools import lru_cache
+from typing import Any, NamedTuple, TypeVar
 
 from airline_agent.agent import grounding_values as values
+from airline_agent.agent import pattern_cues as cued
 from airline_agent.agent.claims import IMPOSSIBLE, RULES, backing, claimed_actions
 from airline_agent.agent.findings import Finding, FindingKind
 from airline_agent.agent.text_tool_calls import text_tool_calls
@@ -93,24 +94,49 @@ def _words_around(text: str, position: int, count: int = 4) -> str:
     return " ".join(before + after)
 
 
-@dataclass(frozen=True)
-class _Read:
-    """What one piece of evidence gives, read once."""
+class _Read(NamedTuple):  # a tuple: one is made for every text a conversation gives
+    """What one piece of evidence gives, read once (as read: never changed after, and
+    looked at again only to gather what the texts give when one is taken back)."""
 
-    tokens: frozenset[str]  # ids are single word tokens: EHGLP3, HAT156, credit_card_1
-    numbers: frozenset[float]
+    tokens: Collection[str]  # ids are single word tokens: EHGLP3, HAT156, credit_card_1
+    numbers: Collection[float]
+    dates: Collection[values.Day]
+    times: Collection[values.Clock]
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """What the rules (a system prompt) give, read once."""
+
+    tokens: frozenset[str]
     dates: frozenset[values.Day]
     times: frozenset[values.Clock]
+    figures: tuple[tuple[float, _RuleFigure], ...]  # each amount, with what it is for
+
+
+@lru_cache(maxsize=8)
+def _read_rules(text: str) -> _Rules:
+    # Every conversation of a session starts with the same prompt, and reading its 2,400
+    # characters took longer than a whole scripted turn: read once, and shared.
+    figures = []
+    for position, _, amount in values.amounts(text):
+        line = text[text.rfind("\n", 0, position) + 1 :]
+        rule = _RULE_ID.match(line)
+        figure = _RuleFigure(rule.group(1) if rule else "", _subject(_words_around(text, position)))
+        figures.append((amount, figure))
+    return _Rules(
+        tokens=frozenset(_TOKEN.findall(text)),
+        dates=frozenset(when for _, _, when in values.dates(text)),
+        times=frozenset(values.clock_times(text)),
+        figures=tuple(figures),
+    )
 
 
 Key = TypeVar("Key", bound=Hashable)
 
 
-def _tally(counter: Counter[Key], keys: Iterable[Key], step: int) -> None:
-    for key in keys:
-        counter[key] += step
-        if counter[key] <= 0:
-            del counter[key]
+def _union(these: frozenset[Key], more: frozenset[Key]) -> frozenset[Key]:
+    return (these | more) if these else more  # the usual one rule text: no copy
 
 
 class Evidence:
@@ -120,22 +146,21 @@ class Evidence:
     every reply made the check, and so the turn, slower with every turn. `rules` (the
     system prompt) support ids, dates and times; their amounts only a reply stating the
     rule. Tool results also record which tools ran, and which succeeded.
+
+    What all texts give is kept as sets, added to as texts come; taking a text back
+    (rare: a message never answered) gathers them again from what each text gave.
     """
 
     def __init__(self, texts: Iterable[str] = (), *, rules: Iterable[str] = ()) -> None:
         self._texts: list[str] = []
         self._found: list[_Read] = []
         self._calls: list[tuple[str, bool] | None] = []  # per text: (tool, succeeded)
-        self._tokens: Counter[str] = Counter()
-        self._numbers: Counter[float] = Counter()
-        self._dates: Counter[values.Day] = Counter()
-        self._days: Counter[tuple[int, int]] = Counter()
-        self._times: Counter[values.Clock] = Counter()
-        self._ran: Counter[str] = Counter()
-        self._succeeded: Counter[str] = Counter()
-        self._rule_tokens: set[str] = set()
-        self._rule_dates: set[values.Day] = set()
-        self._rule_times: set[values.Clock] = set()
+        self._gather(())
+        # Frozen, and replaced when another rule text comes: shared with the cache of
+        # `_read_rules` and with the prefixes of this evidence.
+        self._rule_tokens: frozenset[str] = frozenset()
+        self._rule_dates: frozenset[values.Day] = frozenset()
+        self._rule_times: frozenset[values.Clock] = frozenset()
         self._rule_figures: dict[float, list[_RuleFigure]] = {}
         for rule_text in rules:
             self._add_rules(rule_text)
@@ -143,36 +168,31 @@ class Evidence:
             self.add(text)
 
     def _add_rules(self, text: str) -> None:
-        self._rule_tokens |= set(_TOKEN.findall(text))
-        self._rule_dates |= {when for _, _, when in values.dates(text)}
-        self._rule_times |= values.clock_times(text)
-        for position, _, amount in values.amounts(text):
-            line = text[text.rfind("\n", 0, position) + 1 :]
-            rule = _RULE_ID.match(line)
-            figure = _RuleFigure(
-                rule.group(1) if rule else "", _subject(_words_around(text, position))
-            )
+        rules = _read_rules(text)
+        self._rule_tokens = _union(self._rule_tokens, rules.tokens)
+        self._rule_dates = _union(self._rule_dates, rules.dates)
+        self._rule_times = _union(self._rule_times, rules.times)
+        for amount, figure in rules.figures:
             self._rule_figures.setdefault(amount, []).append(figure)
 
     def add(self, text: str) -> None:
         """A text the conversation gave: a customer message, a tool result."""
         read = _Read(
-            tokens=frozenset(_TOKEN.findall(text)),
-            numbers=frozenset(values.numbers(text)),
-            dates=frozenset(when for _, _, when in values.dates(text)),
-            times=frozenset(values.clock_times(text)),
+            tokens=_TOKEN.findall(text),
+            numbers=values.numbers(text),
+            dates=[when for _, _, when in values.dates(text)],
+            times=values.clock_times(text),
         )
         self._texts.append(text)
         self._found.append(read)
         self._calls.append(None)
-        self._count(read, 1)
+        self._count(read)
 
     def add_tool_result(self, name: str, content: str, *, ok: bool) -> None:
         """The result of a tool call that ran (`ok`: it was no error result)."""
         self.add(content)
         self._calls[-1] = (name, ok)
-        _tally(self._ran, (name,), 1)
-        _tally(self._succeeded, (name,) if ok else (), 1)
+        self._count_call(name, ok)
 
     def __len__(self) -> int:
         """How many texts the conversation gave so far (the rules not counted)."""
@@ -184,17 +204,10 @@ class Evidence:
         copy = Evidence()
         copy._rule_tokens, copy._rule_dates = self._rule_tokens, self._rule_dates
         copy._rule_times, copy._rule_figures = self._rule_times, self._rule_figures
-        for text, read, call in zip(
-            self._texts[:count], self._found[:count], self._calls[:count], strict=True
-        ):
-            copy._texts.append(text)
-            copy._found.append(read)
-            copy._calls.append(call)
-            copy._count(read, 1)
-            if call is not None:
-                name, ok = call
-                _tally(copy._ran, (name,), 1)
-                _tally(copy._succeeded, (name,) if ok else (), 1)
+        copy._texts = self._texts[:count]
+        copy._found = self._found[:count]
+        copy._calls = self._calls[:count]
+        copy._gather(zip(copy._found, copy._calls, strict=True))
         return copy
 
     @classmethod
@@ -221,20 +234,37 @@ class Evidence:
 
     def pop(self) -> str:
         """Take back the latest text (a message the model never answered)."""
-        self._count(self._found.pop(), -1)
-        call = self._calls.pop()
-        if call is not None:
-            name, ok = call
-            _tally(self._ran, (name,), -1)
-            _tally(self._succeeded, (name,) if ok else (), -1)
+        self._found.pop()
+        self._calls.pop()
+        self._gather(zip(self._found, self._calls, strict=True))
         return self._texts.pop()
 
-    def _count(self, read: _Read, step: int) -> None:
-        _tally(self._tokens, read.tokens, step)
-        _tally(self._numbers, read.numbers, step)
-        _tally(self._dates, read.dates, step)
-        _tally(self._days, {(month, day) for month, day, _ in read.dates}, step)
-        _tally(self._times, read.times, step)
+    def _gather(self, texts: Iterable[tuple[_Read, tuple[str, bool] | None]]) -> None:
+        """What these texts give, and no more."""
+        self._tokens: set[str] = set()
+        self._numbers: set[float] = set()
+        self._dates: set[values.Day] = set()
+        self._days: set[tuple[int, int]] = set()
+        self._times: set[values.Clock] = set()
+        self._ran: set[str] = set()
+        self._succeeded: set[str] = set()
+        for read, call in texts:
+            self._count(read)
+            if call is not None:
+                self._count_call(*call)
+
+    def _count(self, read: _Read) -> None:
+        self._tokens.update(read.tokens)
+        self._numbers.update(read.numbers)
+        self._dates.update(read.dates)
+        if read.dates:
+            self._days.update((month, day) for month, day, _ in read.dates)
+        self._times.update(read.times)
+
+    def _count_call(self, name: str, ok: bool) -> None:
+        self._ran.add(name)
+        if ok:
+            self._succeeded.add(name)
 
     def mentions(self, value: str) -> bool:
         return value in self._tokens or value in self._rule_tokens
@@ -318,14 +348,19 @@ def unsupported_values(reply: str, evidence: Evidence | Iterable[str]) -> tuple[
 _Flag = tuple[int, str, FindingKind, str]  # position, as written, kind, why
 
 
+_IDS: tuple[tuple[re.Pattern[str], FindingKind, str], ...] = (
+    (values.FLIGHT, "flight_number", "flight number"),
+    (values.USER, "user_id", "user id"),
+    (values.PAYMENT, "payment_id", "payment method"),
+)
+
+
 def _unsupported_ids(reply: str, given: Evidence) -> list[_Flag]:
+    # A reply is scanned only for the ids whose words it holds (agent/pattern_cues.py):
+    # "HAT" for a flight number, "card" or "certificate" for a payment method in words…
     flags: list[_Flag] = []
-    for pattern, kind, what in (
-        (values.FLIGHT, "flight_number", "flight number"),
-        (values.USER, "user_id", "user id"),
-        (values.PAYMENT, "payment_id", "payment method"),
-    ):
-        for m in pattern.finditer(reply):
+    for pattern, kind, what in _IDS:
+        for m in cued.finditer(pattern, reply):
             if not given.mentions(m.group(0)):
                 flags.append((m.start(), m.group(0), kind, _NOT_GIVEN.format(what=what)))
     for m in values.RESERVATION.finditer(reply):
@@ -335,17 +370,17 @@ def _unsupported_ids(reply: str, given: Evidence) -> list[_Flag]:
         if code.isalpha() and not values.RESERVATION_CUE.search(reply[: m.start()]):
             continue
         flags.append((m.start(), code, "reservation_id", _NOT_GIVEN.format(what="reservation id")))
-    for m in values.PAYMENT_IN_WORDS.finditer(reply):
+    for m in cued.finditer(values.PAYMENT_IN_WORDS, reply):
         source = f"{m.group(1).lower()}_card" if m.group(1) else "certificate"
         number = m.group(3)
         if not (given.mentions(f"{source}_{number}") or given.has_number(float(number))):
             why = _NOT_GIVEN.format(what=f"payment method ({source}_{number})")
             flags.append((m.start(), m.group(0), "payment_id", why))
-    for m in values.LAST_DIGITS.finditer(reply):
+    for m in cued.finditer(values.LAST_DIGITS, reply):
         if not given.has_number(float(m.group(1))):
             why = _NOT_GIVEN.format(what="card number")
             flags.append((m.start(), m.group(0), "payment_id", why))
-    for m in values.FLIGHT_IN_WORDS.finditer(reply):
+    for m in cued.finditer(values.FLIGHT_IN_WORDS, reply):
         if not given.mentions(f"HAT{m.group(1)}"):
             why = _NOT_GIVEN.format(what=f"flight number (HAT{m.group(1)})")
             flags.append((m.start(), m.group(0), "flight_number", why))

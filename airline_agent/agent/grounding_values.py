@@ -1,14 +1,16 @@
 """The values a text states: ids, flight numbers, amounts, dates and times, as written.
 
 Shared by both sides of the grounding check: a reply is read for what it claims, a piece
-of evidence for what it gives. Only the standard library: the loop imports this on every
-turn and nothing here needs more.
+of evidence for what it gives. Only the standard library (and agent/pattern_cues.py, which
+uses nothing else): the loop imports this on every turn and nothing here needs more.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from airline_agent.agent import pattern_cues as cued
 
 FLIGHT = re.compile(r"\bHAT\d{3}\b")
 USER = re.compile(r"\b[a-z]+_[a-z]+_\d{4}\b")
@@ -62,21 +64,38 @@ CLOCK_TIME = re.compile(
 HOUR_TIME = re.compile(r"(?<![\d:.,])\b(1[0-2]|0?[1-9])\s*([ap])(?:\.m\.|m\b)", re.I)
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
+# What each kind of value cannot be written without, found far faster than the value:
+# a text without it is not scanned for that kind (most texts hold no date and no time;
+# every text of a conversation and every reply is read).
+# Every way to write a month begins with one of these (looked for in lowercased text).
+_MONTH_STEM = re.compile("|".join(m[:3] for m in _MONTHS))
+# The hour's last digit, then CLOCK_TIME's colon or HOUR_TIME's am or pm.
+_TIME_CUE = re.compile(r"\d(?::|\s*[ap])", re.I)
+
 Day = tuple[int, int, int | None]  # (month, day, year or None)
 Clock = tuple[int, int]  # (hour 0-23, minute)
 
 
 def month_number(name: str) -> int:
-    name = name.lower().rstrip(".")
+    # casefold, not lower: the patterns match with re.I, which takes "ſep" for "sep".
+    name = name.casefold().rstrip(".")
     return 9 if name == "sept" else [m[:3] for m in _MONTHS].index(name[:3]) + 1
+
+
+def _may_name_a_month(text: str) -> bool:
+    if not text.isascii():
+        return True  # re.I matches a few other letters too ("ſep"): the patterns decide
+    return _MONTH_STEM.search(text.lower()) is not None
 
 
 def dates(text: str) -> list[tuple[int, str, Day]]:
     """(position, as written, (month, day, year or None)) for every date in the text."""
     found = [
         (m.start(), m.group(0), (int(m.group(2)), int(m.group(3)), int(m.group(1))))
-        for m in ISO_DATE.finditer(text)
+        for m in (ISO_DATE.finditer(text) if "-" in text else ())
     ]
+    if not _may_name_a_month(text):
+        return found
     for m in WORD_DATE.finditer(text):
         year = int(m.group(3)) if m.group(3) else None
         found.append((m.start(), m.group(0), (month_number(m.group(1)), int(m.group(2)), year)))
@@ -105,7 +124,9 @@ class WrittenTime:
 
 
 def times(text: str) -> list[WrittenTime]:
-    found = []
+    found: list[WrittenTime] = []
+    if _TIME_CUE.search(text) is None:
+        return found
     for m in CLOCK_TIME.finditer(text):
         half = m.group(3).lower() if m.group(3) else None
         found.append(
@@ -136,9 +157,9 @@ def numbers(text: str) -> set[float]:
 def amounts(text: str) -> list[tuple[int, str, float]]:
     """(position, as written, value) for every amount of money in the text."""
     found = []
-    for m in AMOUNT.finditer(text):
+    for m in cued.finditer(AMOUNT, text):  # a text without "$" is not read for it
         found.append((m.start(), m.group(0), _value(m.group(1), m.group(2))))
-    for m in AMOUNT_IN_WORDS.finditer(text):
+    for m in cued.finditer(AMOUNT_IN_WORDS, text):
         whole, cents = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         found.append((m.start(), m.group(0), _value(whole, cents)))
     return found

@@ -254,7 +254,8 @@ class AgentSession:
                     yield recovered
             if reply.tool_calls:
                 own = own_call_ids(reply.tool_calls, conversation.requests)
-                reply = replace(reply, tool_calls=own)
+                if own is not reply.tool_calls:
+                    reply = replace(reply, tool_calls=own)
             turn.calls, turn.pending, turn.closing_at_limit = reply.tool_calls, None, False
             for event in self._take_reply(reply, answered.latency_ms, conversation):
                 yield event

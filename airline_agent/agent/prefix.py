@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -83,7 +84,10 @@ def prefix_parts(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[di
 def prefix_bytes(body: Mapping[str, Any]) -> bytes:
     """The prefix serialised in the order it is sent (keys in insertion order, compact):
     two bodies whose prefixes give the same bytes send byte-identical prefixes."""
-    leading, tools = prefix_parts(body)
+    return _parts_bytes(*prefix_parts(body))
+
+
+def _parts_bytes(leading: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bytes:
     return _compact({"messages": leading, "tools": tools}).encode()
 
 
@@ -99,21 +103,65 @@ def prefix_size(body: Mapping[str, Any]) -> PrefixSize:
     return PrefixSize(sum(count(part) for part in prefix_text(body) if part), exact)
 
 
+@dataclass(frozen=True)
+class _Serialised:
+    """A prefix as last serialised: what it was made of, to tell the next one is the same
+    without serialising it again (the 14 schemas take ~0.1 ms; comparing, a tenth)."""
+
+    digest: str
+    messages: list[list[tuple[str, str]]] | None  # each message's items; None: not all text
+    tools: list[dict[str, Any]]  # the schema objects…
+    tools_then: list[Any]  # …and their content then (a copy)
+
+    def is_same(self, leading: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bool:
+        """True only if `leading` and `tools` serialise to the same bytes: the messages'
+        text items in the same order, the very schema objects, unchanged in content (a
+        schema changed in place to equal values in another form, keys reordered or 1.0
+        for 1, is what this misses; nothing changes the loop's schemas in place)."""
+        return (
+            self.messages is not None
+            and [list(message.items()) for message in leading] == self.messages
+            and len(tools) == len(self.tools)
+            and all(map(operator.is_, tools, self.tools))
+            and tools == self.tools_then
+        )
+
+    @classmethod
+    def of(cls, leading: list[dict[str, Any]], tools: list[dict[str, Any]]) -> _Serialised:
+        encoded = _parts_bytes(leading, tools)
+        texts_only = all(type(value) is str for m in leading for value in m.values())
+        return cls(
+            digest=hashlib.sha256(encoded).hexdigest(),
+            messages=[list(m.items()) for m in leading] if texts_only else None,
+            tools=tools,
+            tools_then=json.loads(encoded)["tools"],
+        )
+
+
 class PrefixTracker:
     """Remembers the previous request's prefix; counts each distinct prefix once."""
 
     def __init__(self) -> None:
         self._previous: str | None = None
         self._sizes: dict[str, PrefixSize] = {}
+        self._last: _Serialised | None = None
+        self._said: PrefixInfo | None = None  # what the last request was told
 
     def observe(self, body: Mapping[str, Any]) -> PrefixInfo:
-        digest = hashlib.sha256(prefix_bytes(body)).hexdigest()
+        leading, tools = prefix_parts(body)
+        if self._last is None or not self._last.is_same(leading, tools):
+            self._last = _Serialised.of(leading, tools)
+        digest = self._last.digest
+        unchanged = None if self._previous is None else digest == self._previous
+        self._previous = digest
+        said = self._said
+        if said is not None and said.digest == digest and said.unchanged == unchanged:
+            return said  # frozen: the same prefix, said the same way, is one object
         size = self._sizes.get(digest)
         if size is None:
             size = self._sizes[digest] = prefix_size(body)
-        unchanged = None if self._previous is None else digest == self._previous
-        self._previous = digest
-        return PrefixInfo(size.tokens, size.exact, unchanged, digest)
+        self._said = PrefixInfo(size.tokens, size.exact, unchanged, digest)
+        return self._said
 
 
 # ---------------------------------------------------------------- counting

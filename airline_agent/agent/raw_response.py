@@ -14,8 +14,9 @@ never passed off as a server's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from airline_agent.agent.events import ToolCall, Usage, received_message
@@ -25,25 +26,70 @@ GENERATED_BY = "airline-agent (scripted)"
 ResponseKind = Literal["completion", "stream"]
 
 
-@dataclass(frozen=True)
 class RawResponse:
-    """One response as it came back (or, `generated`, as a server would have sent it)."""
+    """One response as it came back (or, `generated`, as a server would have sent it).
 
-    kind: ResponseKind
-    generated: bool
-    completion: dict[str, Any] | None  # kind "completion": the body as the server sent it
-    chunks: tuple[dict[str, Any], ...]  # kind "stream": each chunk's JSON, in order
-    assembled: dict[str, Any]  # the reply as one `chat.completion`: the body, or the chunks'
+    Made into JSON when first looked at, not as it comes: only the inspector and the
+    request log look, and converting a server's objects (and cleaning every string of
+    them) on every request cost more than the rest of the loop's work for it. What it is
+    made from is what came, never changed after.
+    """
+
+    def __init__(
+        self,
+        kind: ResponseKind,
+        generated: bool,
+        assembled: Callable[[], dict[str, Any]],
+        chunks: Callable[[], Sequence[dict[str, Any]]] = tuple,
+    ) -> None:
+        self.kind = kind
+        self.generated = generated
+        self._assembled = assembled
+        self._chunks = chunks
 
     @classmethod
-    def of_completion(cls, body: dict[str, Any], *, generated: bool = False) -> RawResponse:
-        return cls("completion", generated, body, (), body)
+    def of_completion(
+        cls, body: dict[str, Any] | Callable[[], dict[str, Any]], *, generated: bool = False
+    ) -> RawResponse:
+        return cls("completion", generated, body if callable(body) else lambda: body)
 
     @classmethod
     def of_stream(
-        cls, chunks: Sequence[dict[str, Any]], assembled: dict[str, Any], *, generated: bool
+        cls,
+        chunks: Sequence[dict[str, Any]] | Callable[[], Sequence[dict[str, Any]]],
+        assembled: dict[str, Any],
+        *,
+        generated: bool,
     ) -> RawResponse:
-        return cls("stream", generated, None, tuple(chunks), assembled)
+        return cls(
+            "stream", generated, lambda: assembled, chunks if callable(chunks) else lambda: chunks
+        )
+
+    @cached_property
+    def assembled(self) -> dict[str, Any]:
+        """The reply as one `chat.completion`: the body, or the chunks' sum."""
+        return self._assembled()
+
+    @cached_property
+    def chunks(self) -> tuple[dict[str, Any], ...]:
+        """Kind "stream": each chunk's JSON, in order."""
+        return tuple(self._chunks())
+
+    @property
+    def completion(self) -> dict[str, Any] | None:
+        """Kind "completion": the body as the server sent it."""
+        return self.assembled if self.kind == "completion" else None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RawResponse):
+            return NotImplemented
+        mine = (self.kind, self.generated, self.chunks, self.assembled)
+        return mine == (other.kind, other.generated, other.chunks, other.assembled)
+
+    __hash__ = None  # type: ignore[assignment]  # it holds dicts
+
+    def __repr__(self) -> str:
+        return f"RawResponse(kind={self.kind!r}, generated={self.generated})"
 
     def as_json(self) -> dict[str, Any]:
         """What the inspector shows: a server's body as it is; a stream as its chunks beside

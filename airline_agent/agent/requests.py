@@ -123,6 +123,9 @@ async def send_request(
     )
     attempt = 0
     o = session.options
+    # A backend whose replies are made at once (the scripted one) cannot go silent: no
+    # watch, and no task and queue for it on every request.
+    notice = o.stall_notice if getattr(session.backend, "can_stall", True) else None
     while True:
         timing = _Timing()
         received = 0  # pieces of the answer this attempt yielded
@@ -133,7 +136,7 @@ async def send_request(
                 if edit is None
                 else session.backend.reply(body, wire=edit.wire)
             )
-            async for piece in watched(pieces, o.stall_notice):
+            async for piece in watched(pieces, notice):
                 if isinstance(piece, Silence):
                     yield ResponseStalled(number, piece.seconds, received)
                 elif isinstance(piece, ModelReply):

@@ -25,15 +25,14 @@ class Silence:
     seconds: float
 
 
-async def watched(
-    source: AsyncIterator[Item], notice_s: float | None
-) -> AsyncIterator[Item | Silence]:
+def watched(source: AsyncIterator[Item], notice_s: float | None) -> AsyncIterator[Item | Silence]:
     """`source`'s items in order, a `Silence` after each `notice_s` seconds without one;
-    `source`'s exception, if it raises, after the items before it. `None`: no watch."""
-    if notice_s is None:
-        async for item in source:
-            yield item
-        return
+    `source`'s exception, if it raises, after the items before it. `None`: no watch (the
+    source itself, not one more generator around it)."""
+    return source if notice_s is None else _watching(source, notice_s)
+
+
+async def _watching(source: AsyncIterator[Item], notice_s: float) -> AsyncIterator[Item | Silence]:
     queue: asyncio.Queue[tuple[Item | None, BaseException | None, bool]] = asyncio.Queue()
 
     async def pump() -> None:

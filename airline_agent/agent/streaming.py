@@ -33,7 +33,12 @@ from airline_agent.agent.errors import (
     not_json,
 )
 from airline_agent.agent.events import ToolCall, Usage, received_message
-from airline_agent.agent.raw_response import RawResponse
+from airline_agent.agent.raw_response import (
+    Envelope,
+    RawResponse,
+    ScriptedMessage,
+    scripted_completion,
+)
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -89,6 +94,8 @@ Piece = TextPiece | ReasoningPiece | ToolCallPiece | PromptProgressPiece
 
 
 def _get(obj: Any, name: str) -> Any:
+    if type(obj) is dict:  # the usual case first: a reply is read field by field
+        return obj.get(name)
     if obj is None:
         return None
     if isinstance(obj, dict):
@@ -180,8 +187,42 @@ def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelR
         finish_reason=_text(_get(choice, "finish_reason")),
         usage=parse_usage(_get(completion, "usage")),
         model=_text(_get(completion, "model")),
-        raw=RawResponse.of_completion(clean_strings(_to_dict(completion)), generated=generated),
+        raw=RawResponse.of_completion(
+            lambda: clean_strings(_to_dict(completion)), generated=generated
+        ),
     )
+
+
+def reply_from_script(envelope: Envelope, message: ScriptedMessage) -> ModelReply:
+    """What `reply_from_completion` makes of `scripted_completion(envelope, message)` (a
+    test holds them equal), without making the body and reading it back on every
+    scripted request: the body is made when the raw response is looked at."""
+    reasoning = message.reasoning or None  # the body carries no empty reasoning
+    return ModelReply(
+        content=_text(message.content),
+        tool_calls=tuple(_call_as_read(call) for call in message.tool_calls),
+        reasoning=_text(reasoning),
+        finish_reason=clean_text(message.finish_reason),
+        usage=message.usage,
+        model=clean_text(envelope.model),
+        raw=RawResponse.of_completion(
+            lambda: clean_strings(scripted_completion(envelope, message)), generated=True
+        ),
+    )
+
+
+def _call_as_read(call: ToolCall) -> ToolCall:
+    """A scripted call as the parser reads it from the body: the call itself when there was
+    nothing to clean (the usual case), as the id the model sent."""
+    call_id, name = _call_id(call.id_as_sent), clean_text(call.name)
+    arguments = clean_arguments(call.arguments)
+    if call.sent_id is None and (call_id, name, arguments) == (
+        call.call_id,
+        call.name,
+        call.arguments,
+    ):
+        return call
+    return ToolCall(call_id, name, arguments)
 
 
 def _arguments_text(arguments: Any) -> str:
@@ -202,7 +243,7 @@ def clean_arguments(text: str) -> str:
     left for the loop to answer as invalid arguments.
     """
     text = clean_text(text)
-    if _SURROGATE_ESCAPE.search(text) is None:
+    if "\\u" not in text or _SURROGATE_ESCAPE.search(text) is None:
         return text
     try:
         value = json.loads(text)
@@ -225,14 +266,15 @@ class _CallSlot:
 class StreamAssembler:
     """Feed chunks in order; `finish()` gives the reply or raises StreamCutOff.
 
-    Every chunk is kept, as JSON, for the reply's `raw` (appended once each: a long
-    stream costs memory in proportion to its length, nothing more). `generated`: the
-    chunks were made from a script, not sent by a server.
+    Every chunk is kept as it came, for the reply's `raw`, which makes them JSON when it
+    is looked at (appended once each: a long stream costs memory in proportion to its
+    length, nothing more). `generated`: the chunks were made from a script, not sent by
+    a server.
     """
 
     def __init__(self, *, generated: bool = False) -> None:
         self.generated = generated
-        self._received: list[dict[str, Any]] = []
+        self._received: list[Any] = []  # the chunks as they came
         self._content_sent = False  # a content field came, if only "" (the reply's text is "")
         self._text: list[str] = []
         self._reasoning: list[str] = []
@@ -249,9 +291,7 @@ class StreamAssembler:
 
     def feed(self, chunk: Any) -> list[Piece]:
         self.chunks += 1
-        # Each chunk as it came, but for lone halves (U+FFFD: a chunk holds one half of a
-        # split emoji; the assembled reply has it whole).
-        self._received.append(clean_strings(_to_dict(chunk)))
+        self._received.append(chunk)  # made into JSON when the raw response is looked at
         pieces: list[Piece] = []
         if self._model is None:
             self._model = _text(_get(chunk, "model"))
@@ -360,7 +400,14 @@ class StreamAssembler:
             "choices": [{"index": 0, "message": message, "finish_reason": self._finish_reason}],
             "usage": clean_strings(_to_dict(self._usage_raw)),
         }
-        raw = RawResponse.of_stream(self._received, assembled, generated=self.generated)
+        received = self._received
+        # Each chunk as it came, but for lone halves (U+FFFD: a chunk holds one half of a
+        # split emoji; the assembled reply has it whole).
+        raw = RawResponse.of_stream(
+            lambda: [clean_strings(_to_dict(chunk)) for chunk in received],
+            assembled,
+            generated=self.generated,
+        )
         return ModelReply(
             content=content,
             tool_calls=calls,

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from airline_agent.agent import pattern_cues as cued
+
 _NAMED = re.compile(r"""["']name["']\s*:\s*["']([A-Za-z_][\w.-]{0,63})["']""")
 _ARGUMENTS = re.compile(r"""["'](?:arguments|parameters)["']\s*:\s*""")
 _CALL_SYNTAX = re.compile(r"\b([a-z][a-z0-9_]{2,63})\s*\(\s*(\{|[a-z_]+\s*=|\))")
@@ -41,7 +43,7 @@ def text_tool_calls(text: str, tool_names: frozenset[str] = frozenset()) -> list
     """The tool calls written in `text`, in order. With `tool_names`, a JSON-shaped call
     counts for any name (a model may invent a tool) but `name(...)` only for a known one."""
     found: list[TextToolCall] = []
-    for m in _NAMED.finditer(text):
+    for m in cued.finditer(_NAMED, text):  # a text without "name" or "(" is not read
         arguments_key = _ARGUMENTS.search(text, max(0, m.start() - 400), m.end() + 400)
         if arguments_key is None:
             continue  # a "name" alone is not a call (a passenger's name, say)
@@ -54,7 +56,7 @@ def text_tool_calls(text: str, tool_names: frozenset[str] = frozenset()) -> list
                 position=m.start(),
             )
         )
-    for m in _CALL_SYNTAX.finditer(text):
+    for m in cued.finditer(_CALL_SYNTAX, text):
         name = m.group(1)
         if name not in tool_names or any(abs(c.position - m.start()) < 200 for c in found):
             continue

@@ -6,10 +6,12 @@ An approval, a result and a history entry belong to one call, so before anything
 or run every call of the reply gets an id no other call of it has (`own_call_ids`): the
 model's own where it gave a usable one, else one the framework makes (and says so).
 
-Tool calls and previews run in a worker thread (`asyncio.to_thread`): a slow write never
-freezes a front end's event loop. A call under way when the turn is cancelled still
-finishes, and its real result is written to the history: a write that happened is never
-reported as "not run".
+Tool calls and previews run in a worker thread (`asyncio.to_thread`) when the toolbox
+says its calls block (`calls_block`: the real one waits on its database): a slow write
+never freezes a front end's event loop. A toolbox whose calls never wait (one in memory)
+is called on the event loop: the hop to a thread and back costs more than such a call. A
+call under way when the turn is cancelled still finishes, and its real result is written
+to the history: a write that happened is never reported as "not run".
 """
 
 from __future__ import annotations
@@ -67,9 +69,12 @@ def own_call_ids(calls: tuple[ToolCall, ...], request: int) -> tuple[ToolCall, .
     replaced by `call_<request>_<position>` (made unique against every id of the reply);
     the call keeps what the model sent in `sent_id`. Approvals are answered by call id,
     so two calls under one id would share one answer: a "no" to the first would be
-    overwritten by a "yes" to the second, and both would run.
+    overwritten by a "yes" to the second, and both would run. (The usual reply, whose
+    ids are all its own already, comes back as it is: `calls` itself.)
     """
     taken = {call.call_id for call in calls}
+    if len(taken) == len(calls) and all(call.call_id.strip() for call in calls):
+        return calls
     used: set[str] = set()
     own: list[ToolCall] = []
     for position, call in enumerate(calls):
@@ -132,6 +137,8 @@ async def ask_approval(
         return
     previews = [
         await asyncio.to_thread(toolbox.preview, p.call.name, p.arguments or {}, conversation)
+        if toolbox.calls_block
+        else toolbox.preview(p.call.name, p.arguments or {}, conversation)
         for p in writes
     ]
     pending = tuple(
@@ -167,7 +174,11 @@ async def answer_calls(
             continue
         call = plan.call
         yield ToolStarted(call.call_id, call.name, plan.arguments, plan.raw_arguments, plan.edit)
-        outcome, step = await _run_in_thread(toolbox, plan, conversation)
+        if toolbox.calls_block:
+            outcome, step = await _run_in_thread(toolbox, plan, conversation)
+        else:
+            outcome = toolbox.call(call.name, plan.arguments, conversation)
+            step = _record(plan, outcome, conversation)
         yield _finished(plan, outcome, step)
         if outcome.bound_customer is not None:
             yield CustomerBound(outcome.bound_customer, call.call_id, call.name)

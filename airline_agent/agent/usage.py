@@ -67,8 +67,10 @@ def price_of(model: str | None, table: dict[str, Price] | None = None) -> Price 
 
 def cost_of(model: str | None, usage: Usage | None) -> float | None:
     """US dollars for `usage` on `model`; None when the model or the usage is unknown."""
+    if usage is None:
+        return None
     price = price_of(model)
-    if price is None or usage is None:
+    if price is None:
         return None
     cached = min(usage.cached_tokens, usage.prompt_tokens)
     fresh = usage.prompt_tokens - cached

@@ -52,6 +52,10 @@ _SCHEMAS: list[dict[str, Any]] | None = None
 
 
 class Toolbox:
+    # Its calls wait on the database (a write lock, PostgreSQL over the network): the loop
+    # runs them in a worker thread, so that a slow one never freezes a front end.
+    calls_block = True
+
     def __init__(
         self,
         database: Database,

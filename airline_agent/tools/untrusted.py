@@ -44,7 +44,7 @@ def _combined(match: re.Match[str]) -> str:
 def clean_text(text: str) -> str:
     """Halves of one character that arrived apart joined again; any other surrogate
     replaced by U+FFFD. Text without surrogates is returned as it is (the usual case)."""
-    if SURROGATE.search(text) is None:
+    if text.isascii() or SURROGATE.search(text) is None:
         return text
     return SURROGATE.sub(REPLACEMENT, _SPLIT_PAIR.sub(_combined, text))
 

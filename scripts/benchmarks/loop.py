@@ -11,7 +11,19 @@ schemas on both sides (tool time is not what is measured here).
   server serving the same replies; the bare client making the same three requests is
   measured too, and "overhead" is each side's time per request minus the bare client's.
 
-Target: our overhead per request at most half of the SDK's.
+Targets: our loop's own cost per request with the instant backend at most 0.05× the
+SDK's (it was 0.04× at d036d36, before the debugger, the grounding check's evidence and
+the raw responses; issue 21 asked for it back); over loopback HTTP, our overhead per
+request at most 0.25× the SDK's (it was 0.13× at d036d36 and 0.26× before issue 21; it
+measures 0.12–0.17× now, with a wide spread: the overhead is a difference of two
+loopback timings).
+
+The instant backend's two sides run in alternating blocks (ours, the SDK, ours…), each
+block after a run of its own to warm up: a block runs warm in its own caches, and a
+change in the shared machine's load (other processes come and go) falls on both sides
+instead of on one. Both sides first run `WARMUP` conversations unmeasured: the first
+compiles the grounding check's patterns, and the interpreter specialises a code path
+only after it has run a few times.
 """
 
 from __future__ import annotations
@@ -31,6 +43,9 @@ if str(ROOT) not in sys.path:
 
 PART = "loop"
 REQUESTS_PER_RUN = 3
+WARMUP = 10  # conversations run unmeasured by each side before the first block
+INSTANT_TARGET = 0.05  # our cost per request with the instant backend, × the SDK's
+HTTP_TARGET = 0.25  # our overhead per request over the bare client, × the SDK's
 USER = {"user_id": "emma_kim_9957", "membership": "gold", "reservations": ["EHGLP3"]}
 RESERVATION = {"reservation_id": "EHGLP3", "origin": "PHX", "destination": "JFK"}
 INSTRUCTIONS = "You are an airline agent."  # the same short prompt on every side
@@ -63,7 +78,11 @@ SCHEMAS = [
 
 
 class StubToolbox:
-    """The Toolbox interface with two instant read tools."""
+    """The Toolbox interface with two instant read tools, in memory."""
+
+    # Its calls never wait, so the loop calls them on the event loop: as the SDK's side
+    # runs its tools (async functions) there. A real Toolbox's calls take a worker thread.
+    calls_block = False
 
     def __init__(self) -> None:
         from airline_agent.domain.clock import Clock
@@ -222,8 +241,8 @@ async def _bare_once(client: Any) -> None:
 # -- measuring --------------------------------------------------------------------------
 
 
-async def _measure(once: Any, runs: int, *, before: Any = None, warmup: int = 3) -> Timing:
-    """Per-request ms over `runs` conversations of REQUESTS_PER_RUN requests each."""
+async def _measure(once: Any, runs: int, *, before: Any = None, warmup: int = 3) -> list[float]:
+    """Per-request ms of each of `runs` conversations of REQUESTS_PER_RUN requests."""
     samples = []
     for index in range(warmup + runs):
         if before is not None:
@@ -233,7 +252,26 @@ async def _measure(once: Any, runs: int, *, before: Any = None, warmup: int = 3)
         elapsed = (time.perf_counter() - start) * 1000 / REQUESTS_PER_RUN
         if index >= warmup:
             samples.append(elapsed)
-    return timing(samples)
+    return samples
+
+
+async def _in_blocks(
+    contenders: dict[str, tuple[Any, Any]], runs: int, *, blocks: int
+) -> dict[str, list[float]]:
+    """Per-request ms of each contender (`once`, `before`): `runs` in all, in `blocks`
+    blocks taking turns, each block after one unmeasured run."""
+    samples: dict[str, list[float]] = {name: [] for name in contenders}
+    for once, before in contenders.values():
+        for _ in range(WARMUP):
+            if before is not None:
+                before()
+            await once()
+    for block in range(blocks):
+        size = runs // blocks + (1 if block < runs % blocks else 0)
+        for name, (once, before) in contenders.items():
+            timed = await _measure(once, size, before=before, warmup=1)
+            samples[name] += timed
+    return samples
 
 
 async def _interleaved(
@@ -276,7 +314,9 @@ async def _run(quick: bool) -> list[Row]:
         backend, StubToolbox(), LoopOptions(stream=False), system_prompt=INSTRUCTIONS
     )
     responses = _scripted_responses()
-    ours = await _measure(lambda: _ours_once(session), runs, before=lambda: backend.load(responses))
+    instant: dict[str, tuple[Any, Any]] = {
+        "ours": (lambda: _ours_once(session), lambda: backend.load(responses))
+    }
     if have_sdk:
         agent = Agent(
             name="airline",
@@ -284,8 +324,13 @@ async def _run(quick: bool) -> list[Row]:
             tools=_sdk_tools(),
             model=_instant_sdk_model(),
         )
-        sdk = await _measure(lambda: _sdk_once(agent), runs)
-        rows.append(_row("per request, instant backend", ours, sdk))
+        instant["sdk"] = (lambda: _sdk_once(agent), None)
+    measured = await _in_blocks(instant, runs, blocks=max(3, runs // 20))
+    ours = timing(measured["ours"])
+    if have_sdk:
+        rows.append(
+            _row("per request, instant backend", ours, timing(measured["sdk"]), INSTANT_TARGET)
+        )
     else:
         rows.append(Row(PART, "per request, instant backend", ours, target=sdk_missing))
 
@@ -328,6 +373,7 @@ async def _run(quick: bool) -> list[Row]:
                 "overhead per request over bare client, HTTP",
                 timing(overhead),
                 timing(sdk_overhead),
+                HTTP_TARGET,
             )
         )
     else:
@@ -335,9 +381,9 @@ async def _run(quick: bool) -> list[Row]:
     return rows
 
 
-def _row(name: str, ours: Timing, sdk: Timing) -> Row:
-    row = Row(PART, name, ours, "Agents SDK", sdk, target="≤ 0.5× SDK")
-    return Row(**{**row.__dict__, "met": row.ratio is not None and row.ratio <= 0.5})
+def _row(name: str, ours: Timing, sdk: Timing, target: float) -> Row:
+    row = Row(PART, name, ours, "Agents SDK", sdk, target=f"≤ {target:g}× SDK")
+    return Row(**{**row.__dict__, "met": row.ratio is not None and row.ratio <= target})
 
 
 def run(quick: bool) -> list[Row]:

@@ -100,6 +100,8 @@ WRITES = {"cancel_reservation"}
 
 
 class FakeToolbox:
+    calls_block = True  # as the real Toolbox: its calls run in a worker thread
+
     def __init__(self, *, clock: Clock | None = None, guard: bool = True) -> None:
         self.database = None
         self.clock = clock or Clock.at()

@@ -114,3 +114,31 @@ def test_the_same_words_as_an_offer_a_rule_or_a_negation_claim_nothing(reply: st
 def test_each_impossible_action_has_a_reason_and_no_backing() -> None:
     assert set(IMPOSSIBLE).isdisjoint(BACKING)
     assert all(reason for reason in IMPOSSIBLE.values())
+
+
+def _every_match(text: str) -> list[tuple[str, int, int]]:
+    """Each claim pattern's `finditer` over the whole text, in order: what the check
+    finds without trying patterns only where they can match."""
+    import re
+
+    from airline_agent.agent.claims import _PATTERNS
+
+    return [
+        (action, m.start(), m.end())
+        for action, pattern in _PATTERNS
+        for m in re.compile(pattern, re.I).finditer(text)
+    ]
+
+
+def test_patterns_are_tried_only_where_they_can_match_and_find_all_they_would() -> None:
+    from airline_agent.agent.claims import _matches
+    from tests.unit.agent.grounding_corpus import HONEST, INVENTED
+
+    texts = [case.reply for case in (*HONEST, *INVENTED)]
+    texts += ["We have been added to it. I've removed your bag; I\u0131 we'd ", "ı have booked it"]
+    matched = 0
+    for text in texts:
+        found = [(action, m.start(), m.end()) for action, m in _matches(text)]
+        assert found == _every_match(text), text
+        matched += bool(found)
+    assert matched > len(texts) // 3  # the corpus claims a great deal: the test compares

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -224,3 +226,33 @@ def test_a_reply_is_checked_without_reading_the_evidence_again(monkeypatch) -> N
     reply = "I checked EHGLP3: HAT156 on 2024-05-17, May 17, $63."
     assert ground_reply(reply, evidence) == ()
     assert set(read) == {reply}
+
+
+def _without_cues(read, text: str):
+    """`read(text)` with every text scanned for every kind (grounding_values' cues off)."""
+    saved = grounding_values._may_name_a_month, grounding_values._TIME_CUE
+    grounding_values._may_name_a_month = lambda text: True
+    grounding_values._TIME_CUE = re.compile("")
+    try:
+        return read(text)
+    finally:
+        grounding_values._may_name_a_month, grounding_values._TIME_CUE = saved
+
+
+_PIECES = ["Sep", "\u017fep", "sept.", "MAY", "Jun", "5", "17th", "2024", "2024-05-17", "-"]
+_PIECES += ["10:30", "7", "pm", "a.m.", "AM", "T10:00:00", "on", ",", "\u0131", "\u212a", "é"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=8), st.sampled_from(["", " "]))
+def test_a_text_without_the_cue_of_a_date_or_a_time_holds_none(pieces, glue) -> None:
+    """Texts are scanned for dates and times only when they hold what those are written
+    with (a month's first letters, a digit before a colon or before am/pm): what is found
+    is exactly what scanning every text finds."""
+    text = glue.join(pieces)
+    assert grounding_values.dates(text) == _without_cues(grounding_values.dates, text)
+    assert grounding_values.times(text) == _without_cues(grounding_values.times, text)
+
+
+def test_a_month_written_with_a_long_s_is_a_date() -> None:
+    """`re.I` reads "ſep" as "sep" (Unicode case folding): it is September, not a crash."""
+    assert [when for _, _, when in grounding_values.dates("on \u017fep 5, 2024")] == [(9, 5, 2024)]

@@ -41,6 +41,8 @@ async def test_an_error_after_tools_ran_keeps_their_results():
 class SlowBackend(ScriptedBackend):
     """A model that never answers; `waiting` is set once a request waits for it."""
 
+    can_stall = True  # unlike the scripted replies it stands in for, it waits
+
     def __init__(self) -> None:
         super().__init__([])
         self.waiting = asyncio.Event()

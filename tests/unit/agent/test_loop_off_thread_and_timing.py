@@ -55,6 +55,29 @@ async def test_a_slow_tool_call_leaves_the_event_loop_free():
     assert ticks > 1  # the loop ran other work while the tool call blocked its thread
 
 
+class InMemoryToolbox(FakeToolbox):
+    """Calls that never wait, and say so; each notes on which thread it ran."""
+
+    calls_block = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[int] = []
+
+    def call(self, name: str, arguments, conversation: ToolConversation) -> ToolOutcome:
+        self.threads.append(threading.get_ident())
+        return super().call(name, arguments, conversation)
+
+
+async def test_a_toolbox_whose_calls_never_wait_is_called_on_the_event_loop():
+    toolbox = InMemoryToolbox()
+    backend = ScriptedBackend([ScriptedResponse(tool_calls=(LOOKUP,)), ScriptedResponse("Ok.")])
+    session = AgentSession(backend, toolbox, LoopOptions(stream=False))
+    events = await run_turn(session, "Look up EHGLP3.")
+    assert [e.error for e in of_type(events, ToolFinished)] == [None]
+    assert toolbox.threads == [threading.get_ident()]
+
+
 class PacedBackend:
     """Streams three words PAUSE seconds apart, after PAUSE seconds of "prompt reading"."""
 

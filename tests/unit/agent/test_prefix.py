@@ -4,6 +4,8 @@ text, and `agent/prefix.py` measures a request's prefix and says whether it chan
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from airline_agent.agent.events import RequestSent
@@ -148,3 +150,25 @@ def test_the_tui_flag_reaches_the_settings_it_builds_after_the_first_frame():
 
     assert peek_settings(prompt="full").load().prompt == "full"
     assert peek_settings(prompt=None).load().prompt == "lean"
+
+
+def test_the_tracker_sees_a_prefix_changed_in_place_or_rebuilt_the_same():
+    """The tracker tells an unchanged prefix without serialising it again: it must still
+    see a system message or a schema changed in place, and a prefix rebuilt from new
+    objects with the same bytes is unchanged."""
+    tools = [dict(TOOLS[0], function=dict(TOOLS[0]["function"])), *TOOLS[1:]]
+    system = {"role": "system", "content": "rules"}
+    sent = {"model": "m", "messages": [system, {"role": "user", "content": "hi"}], "tools": tools}
+    tracker = PrefixTracker()
+    states = [tracker.observe(sent).unchanged, tracker.observe(sent).unchanged]
+    system["content"] = "other rules"
+    states.append(tracker.observe(sent).unchanged)
+    tools[0]["function"]["description"] = "changed in place"
+    states.append(tracker.observe(sent).unchanged)
+    rebuilt = json.loads(json.dumps(sent))
+    states.append(tracker.observe(rebuilt).unchanged)
+    first = rebuilt["tools"][0]
+    rebuilt["tools"][0] = dict(first, function=dict(reversed(first["function"].items())))
+    states.append(tracker.observe(rebuilt).unchanged)
+    assert states == [None, True, False, False, True, False]
+    assert tracker.observe(rebuilt).digest == PrefixTracker().observe(rebuilt).digest

@@ -169,3 +169,72 @@ def test_a_long_stream_keeps_every_chunk_in_order_once():
     assert all(kept is sent for kept, sent in zip(raw.chunks, fed, strict=True))  # not copied
     assert raw.assembled["choices"][0]["message"]["content"].startswith("w0 w1 w2 ")
     assert json.loads(json.dumps(raw.as_json()))["chunks"] == fed
+
+
+class _Completion:
+    """A server's completion object (as the `openai` SDK gives one), counting conversions."""
+
+    def __init__(self, body: dict) -> None:
+        self.body, self.converted = body, 0
+        self.choices = [type("Choice", (), {"message": body["choices"][0]["message"]})()]
+        self.choices[0].finish_reason = "stop"
+        self.model, self.usage = body["model"], None
+
+    def to_dict(self) -> dict:
+        self.converted += 1
+        return json.loads(json.dumps(self.body))
+
+
+def test_a_raw_response_is_made_json_when_first_looked_at_and_cleaned_then():
+    """The loop does not convert what came back on every request: only the inspector and
+    the request log look. When they do, it is the cleaned JSON, made once."""
+    from airline_agent.agent.streaming import reply_from_completion
+
+    body = {
+        "id": "c\ud83d",
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi."}}],
+    }
+    completion = _Completion(body)
+    reply = reply_from_completion(completion)
+    assert reply.content == "Hi." and completion.converted == 0
+    assert reply.raw is not None and reply.raw.completion is not None
+    assert reply.raw.completion["id"] == "c\ufffd"  # the lone half replaced
+    assert reply.raw.as_json()["id"] == "c\ufffd" and completion.converted == 1
+
+    assembler = StreamAssembler()
+    choice = {"index": 0, "delta": {"content": "Hi."}, "finish_reason": "stop"}
+    chunk = {"id": "x\udc80", "object": "chat.completion.chunk", "model": "m", "choices": [choice]}
+    assembler.feed(chunk)
+    raw = assembler.finish().raw
+    assert raw is not None and raw.chunks[0]["id"] == "x\ufffd"
+    assert raw == RawResponse.of_stream(
+        [{**chunk, "id": "x\ufffd"}], raw.assembled, generated=False
+    )
+
+
+def test_a_scripted_reply_is_what_the_parser_makes_of_its_generated_body():
+    """The scripted backend no longer reads back the body it generates on every request:
+    what it gives must be exactly what reading it back gives, raw response included."""
+    from airline_agent.agent.events import ToolCall
+    from airline_agent.agent.raw_response import Envelope, ScriptedMessage, scripted_completion
+    from airline_agent.agent.streaming import reply_from_completion, reply_from_script
+
+    calls = (
+        ToolCall("call_1", "get_reservation_details", '{"reservation_id": "EHGLP3"}'),
+        ToolCall("", "cancel\ud83d", '{"reservation_id": "EH'),  # blank id, cut-off arguments
+        ToolCall("c\udc80", "calculate", '{"expression": "\\ud83d"}'),  # escaped lone half
+    )
+    messages = [
+        ScriptedMessage("Hello.", (), None, "stop", None),
+        ScriptedMessage("", (), "", "stop", Usage(10, 2)),
+        ScriptedMessage(None, calls, "Thinking\udc80.", "tool_calls", Usage(500, 20, 100, 7)),
+        ScriptedMessage("Bad half \ud83d.", calls[:1], None, "len\udc80gth", Usage()),
+    ]
+    for envelope in (Envelope("chatcmpl-1", 1, "m"), Envelope("id", 2, "mod\ud83del")):
+        for message in messages:
+            read_back = reply_from_completion(
+                scripted_completion(envelope, message), generated=True
+            )
+            assert reply_from_script(envelope, message) == read_back, message

@@ -63,3 +63,30 @@ async def test_without_a_notice_nothing_is_watched():
         yield "x"
 
     assert [item async for item in watched(source(), None)] == ["x"]
+
+
+async def test_a_scripted_reply_is_not_watched_and_a_server_is(monkeypatch):
+    """The scripted backend makes its replies at once: it cannot go silent, so no watch
+    (a task and a queue on every request) is started for it; one that may is watched."""
+    from airline_agent.agent import requests
+    from airline_agent.agent.backends import ScriptedBackend, ScriptedResponse
+    from airline_agent.agent.loop import AgentSession, LoopOptions
+    from tests.support.fake_toolbox import FakeToolbox
+
+    notices: list[float | None] = []
+    original = requests.watched
+
+    def noted(source, notice_s):
+        notices.append(notice_s)
+        return original(source, notice_s)
+
+    monkeypatch.setattr(requests, "watched", noted)
+
+    class Server(ScriptedBackend):
+        can_stall = True  # as a server: its replies may keep the loop waiting
+
+    for backend in (ScriptedBackend([ScriptedResponse("Ok.")]), Server([ScriptedResponse("Ok.")])):
+        session = AgentSession(backend, FakeToolbox(), LoopOptions(stall_notice=7.0))
+        async for _ in session.run_turn("Hi."):
+            pass
+    assert notices == [None, 7.0]
