@@ -89,31 +89,62 @@ class SqliteReads:
         # Re-entrant: a read made inside another read of the same thread (a helper that
         # looks something up) joins it instead of waiting for itself forever.
         self._lock = threading.RLock()
+        # Each statement its own snapshot needs no state of its own, so one object
+        # serves every such block (from any thread: the lock is what they share).
+        self._statements = _SqliteStatements(self)
 
-    def snapshot(self, consistent: bool = True) -> _SqliteSnapshot:
-        return _SqliteSnapshot(self, consistent)
+    def snapshot(self, consistent: bool = True) -> _SqliteStatements:
+        return _SqliteSnapshot(self) if consistent else self._statements
 
     def close(self) -> None:
         with self._lock:
             self._connection.close()
 
 
-class _SqliteSnapshot:
-    """The lock held (and, if consistent, one read transaction open) for a `with` block."""
+class _SqliteStatements:
+    """The lock held for a `with` block, each statement its own snapshot (autocommit)."""
 
-    __slots__ = ("_began", "_connection", "_consistent", "_cursor", "_lock")
+    __slots__ = ("_connection", "_cursor", "_lock")
 
-    def __init__(self, source: SqliteReads, consistent: bool) -> None:
+    def __init__(self, source: SqliteReads) -> None:
         self._connection = source._connection
         self._cursor = source._cursor
         self._lock = source._lock
-        self._consistent = consistent
+
+    def __enter__(self) -> _SqliteStatements:
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._lock.release()
+
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> list[Row]:
+        return self._cursor.execute(sql, params).fetchall()
+
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
+        found = self._cursor.execute(sql, params).fetchall()
+        return found[0] if found else None
+
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
+        found = self._cursor.execute(sql, params).fetchall()
+        return found[0][0] if found else None
+
+
+class _SqliteSnapshot(_SqliteStatements):
+    """The lock held and one read transaction open for a `with` block."""
+
+    __slots__ = ("_began",)
+
+    def __init__(self, source: SqliteReads) -> None:
+        self._connection = source._connection
+        self._cursor = source._cursor
+        self._lock = source._lock
         self._began = False
 
     def __enter__(self) -> _SqliteSnapshot:
         self._lock.acquire()
         # Inside an enclosing snapshot, its transaction is already the snapshot.
-        if self._consistent and not self._connection.in_transaction:
+        if not self._connection.in_transaction:
             try:
                 self._cursor.execute("BEGIN")
             except BaseException:
@@ -128,17 +159,6 @@ class _SqliteSnapshot:
                 self._cursor.execute("COMMIT")  # nothing was written: just ends the read
         finally:
             self._lock.release()
-
-    def rows(self, sql: str, params: Params = _NO_PARAMS) -> list[Row]:
-        return self._cursor.execute(sql, params).fetchall()
-
-    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
-        found = self._cursor.execute(sql, params).fetchall()
-        return found[0] if found else None
-
-    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
-        found = self._cursor.execute(sql, params).fetchall()
-        return found[0][0] if found else None
 
 
 # ---------------------------------------------------------------- anything else: SQLAlchemy

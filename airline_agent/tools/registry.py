@@ -44,9 +44,6 @@ class ToolSpec:
     write: bool
     description: str
     arguments: type[BaseModel]
-    # The argument names in signature order, read once (pydantic's `model_fields` is a
-    # property that costs a microsecond on every call).
-    parameters: tuple[str, ...] = ()
 
     def schema(self) -> dict[str, Any]:
         """One entry of the Chat Completions `tools` list: what a model needs to call the
@@ -81,7 +78,6 @@ def tool(*, write: bool = False) -> Callable[[Callable[..., Any]], Callable[...,
             # One line: the docstring's line breaks are layout, and tokens in the schema.
             description=" ".join((function.__doc__ or "").split()),
             arguments=arguments,
-            parameters=tuple(arguments.model_fields),
         )
         return function
 
@@ -267,7 +263,8 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
     if is_flat_ascii(raw):
         # The usual case: nothing nested, nothing but ASCII; its numbers looked at alone.
         for value in raw.values():
-            if type(value) in (int, float) and _unusable(value):
+            kind = type(value)
+            if (kind is int or kind is float) and _unusable(value):
                 raise _rejected(_unusable_number(_shown_number(value)))
         return raw
     if depth_beyond(raw, MAX_DEPTH):
@@ -346,5 +343,7 @@ def invoke(spec: ToolSpec, context: object, arguments: BaseModel) -> Any:
     """Call the tool function with validated arguments (may raise domain errors).
     `context` is what the tool's first parameter takes (airline.ToolContext for a read,
     airline.WriteContext for a write), opaque here."""
-    names = spec.parameters or tuple(spec.arguments.model_fields)
-    return spec.function(context, **{name: getattr(arguments, name) for name in names})
+    # The model's instance dict is its fields and nothing else (`Arguments` refuses
+    # unknown arguments; pydantic keeps its own state in slots), so it is the keyword
+    # arguments as they are, without building them again field by field.
+    return spec.function(context, **vars(arguments))

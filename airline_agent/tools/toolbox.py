@@ -109,14 +109,14 @@ class Toolbox:
         error = result.get("error") if isinstance(result, dict) else None
         if error is not None:
             changes = ()
-        return ToolOutcome(
-            name=name if isinstance(name, str) else repr(name),
-            arguments=parsed,
-            result=result,
-            error=error,
-            elapsed_ms=(time.perf_counter() - start) * 1000,
-            changes=changes,
-            bound_customer=bound if error is None else None,
+        return ToolOutcome(  # by position: keywords cost a dict built and taken apart
+            name if isinstance(name, str) else repr(name),
+            parsed,
+            result,
+            error,
+            (time.perf_counter() - start) * 1000,
+            changes,
+            bound if error is None else None,
         )
 
     def _run(
