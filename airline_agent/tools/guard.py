@@ -52,8 +52,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from pydantic import BaseModel
 from sqlmodel import Session
 
 from airline_agent.domain import operations, policy
@@ -79,12 +79,12 @@ IDENTIFY_FIRST = (
 
 
 def check_read(
-    database: Database, conversation: ToolConversation, name: str, arguments: BaseModel
+    database: Database, conversation: ToolConversation, name: str, arguments: dict[str, Any]
 ) -> None:
     """Raise PermissionDenied when a read would show another customer's data."""
     checker = _READ_CHECKS.get(name)
     if checker is not None:
-        checker(database, conversation, **vars(arguments))
+        checker(database, conversation, **arguments)
 
 
 def check(
@@ -92,14 +92,14 @@ def check(
     clock: Clock,
     conversation: ToolConversation,
     name: str,
-    arguments: BaseModel,
+    arguments: dict[str, Any],
 ) -> None:
     """Raise PermissionDenied or PolicyViolation when the write must not run; `session`
     is the write's own transaction, the write lock already taken. Facts that do not
     exist (unknown reservation, flight) are left for the tool to report."""
     checker = _WRITE_CHECKS.get(name)
     if checker is not None:
-        checker(_Decision(session, clock, conversation), **vars(arguments))
+        checker(_Decision(session, clock, conversation), **arguments)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic_core import SchemaValidator
 
 from airline_agent.domain.errors import DomainError, PolicyViolation
 from airline_agent.tools.outcome import error_result
@@ -44,6 +45,9 @@ class ToolSpec:
     write: bool
     description: str
     arguments: type[BaseModel]
+    # What validates a call's arguments: the model's own validation of its fields
+    # (`fields_validator`), which gives the tool's keyword arguments as a dict.
+    fields: SchemaValidator
 
     def schema(self) -> dict[str, Any]:
         """One entry of the Chat Completions `tools` list: what a model needs to call the
@@ -78,6 +82,7 @@ def tool(*, write: bool = False) -> Callable[[Callable[..., Any]], Callable[...,
             # One line: the docstring's line breaks are layout, and tokens in the schema.
             description=" ".join((function.__doc__ or "").split()),
             arguments=arguments,
+            fields=fields_validator(arguments),
         )
         return function
 
@@ -93,6 +98,25 @@ def _arguments_model(function: Callable[..., Any]) -> type[BaseModel]:
         fields[parameter.name] = (hints[parameter.name], default)
     name = "".join(part.title() for part in function.__name__.split("_")) + "Arguments"
     return create_model(name, __base__=Arguments, **fields)
+
+
+def fields_validator(model: type[BaseModel]) -> SchemaValidator:
+    """The model's validation without the model: its core schema is a `model` around
+    `model-fields`, and the inner one alone checks the same fields with the same
+    validators, refuses the same extra arguments (the config goes with it) and reports
+    the same errors, but gives the fields as a dict instead of building an instance
+    that the call would only take apart again (a tool is called with keywords). A
+    model with validators of its own (a `model_validator`, a custom `__init__`) is
+    wrapped differently, and refused here rather than checked by less than itself."""
+    schema = model.__pydantic_core_schema__
+    inner = schema.get("schema", {})
+    if (
+        schema.get("type") != "model"
+        or schema.get("custom_init")
+        or inner.get("type") != ("model-fields")
+    ):
+        raise TypeError(f"{model.__name__}: arguments must be a plain model of fields")
+    return SchemaValidator(inner, schema.get("config"))
 
 
 # Keywords the argument models validate but the schema does not advertise: the limits
@@ -290,11 +314,11 @@ def _rejected(message: str) -> ArgumentsRejected:
     return ArgumentsRejected(error_result("INVALID_ARGUMENTS", message))
 
 
-def validate(spec: ToolSpec, arguments: dict[str, Any]) -> BaseModel:
+def validate(spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The validated arguments, as the tool's keyword arguments (see `fields_validator`)."""
     try:
-        # The model's compiled validator, called directly (what `model_validate` does
-        # after checking its keyword options).
-        return spec.arguments.__pydantic_validator__.validate_python(arguments)
+        fields, _extra, _given = spec.fields.validate_python(arguments)
+        return fields
     except ValidationError as exc:
         raise ArgumentsRejected(
             error_result("INVALID_ARGUMENTS", f"{spec.name}: {plain_errors(spec, exc)}")
@@ -339,11 +363,8 @@ def domain_error_result(error: DomainError) -> dict[str, Any]:
     return error_result(error.code, str(error))
 
 
-def invoke(spec: ToolSpec, context: object, arguments: BaseModel) -> Any:
+def invoke(spec: ToolSpec, context: object, arguments: dict[str, Any]) -> Any:
     """Call the tool function with validated arguments (may raise domain errors).
     `context` is what the tool's first parameter takes (airline.ToolContext for a read,
     airline.WriteContext for a write), opaque here."""
-    # The model's instance dict is its fields and nothing else (`Arguments` refuses
-    # unknown arguments; pydantic keeps its own state in slots), so it is the keyword
-    # arguments as they are, without building them again field by field.
-    return spec.function(context, **vars(arguments))
+    return spec.function(context, **arguments)

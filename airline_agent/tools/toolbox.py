@@ -25,7 +25,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
 from sqlmodel import Session
 
 from airline_agent.domain.clock import Clock
@@ -150,7 +149,7 @@ class Toolbox:
         self,
         session: Session,
         spec: ToolSpec,
-        arguments: BaseModel,
+        arguments: dict[str, Any],
         conversation: ToolConversation,
     ) -> Any:
         """The guard's decision and the write, in one transaction (`session`): both see
