@@ -106,8 +106,9 @@ class Toolbox:
                 if spec.write:
                     result, changes = self._write(spec, validated, conversation)
                 else:
-                    if self.guard:
-                        policy_guard.check_read(self.database, conversation, name, validated)
+                    check = policy_guard.READ_CHECKS.get(name) if self.guard else None
+                    if check is not None:
+                        check(self.database, conversation, **validated)
                     result = spec.function(self, **validated)
                     if name == PROFILE_LOOKUP and conversation.customer is None:
                         bound = _binds(result, conversation)
