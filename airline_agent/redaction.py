@@ -216,7 +216,13 @@ def credential_forms(secret: str) -> set[str]:
     for value in {secret, unquote(secret), unquote_plus(secret)}:
         data = value.encode("utf-8", "surrogatepass")
         escaped = json.dumps(value)[1:-1]
-        percent = {quote(value, safe=""), quote(value), quote_plus(value)}
+        # A secret from the environment may hold undecodable bytes (lone surrogates):
+        # every encoding of it passes them through, never raises.
+        percent = {
+            quote(value, safe="", errors="surrogatepass"),
+            quote(value, errors="surrogatepass"),
+            quote_plus(value, errors="surrogatepass"),
+        }
         forms |= {value, escaped, json.dumps(value, ensure_ascii=False)[1:-1]}
         forms |= {escaped.replace("/", "\\/"), json.dumps(escaped)[1:-1]}
         forms |= {html.escape(value), html.escape(value, quote=False), repr(value)[1:-1]}

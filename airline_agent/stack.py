@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from airline_agent.domain.db import Database
     from airline_agent.domain.loading import Progress
     from airline_agent.domain.postgres import TemplateCopies
+    from airline_agent.domain.provenance import Provenance
     from airline_agent.scenarios.datasets import DatasetCopies
     from airline_agent.scenarios.model import Scenario
     from airline_agent.tools.conversation import ToolConversation
@@ -85,6 +86,21 @@ def settings_database(settings: Settings, *, progress: Progress | None = None) -
     database was named (DESIGN.md: "created and seeded on first use"); a named one that
     is missing is refused (`Settings.db_named`: it may be a typo)."""
     return open_database(settings.db, progress=progress, build_if_missing=not settings.db_named)
+
+
+def database_provenance(database: Database) -> Provenance:
+    """How `database` was built, as it records it (domain/provenance.py)."""
+    from airline_agent.domain.provisioning import provenance
+
+    return provenance(database)
+
+
+def build_as_built(built: Provenance, location: Path, *, progress: Progress | None = None) -> None:
+    """A new database at `location` (replacing any there), built exactly as `built` says;
+    `built` must be rebuildable."""
+    from airline_agent.domain.provisioning import build_as_built as build
+
+    build(built, location, force=True, progress=progress).close()
 
 
 def open_existing_database(location: str | Path) -> Database:

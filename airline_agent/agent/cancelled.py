@@ -11,20 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from airline_agent.agent.events import AgentEvent, TurnFinished, TurnStarted, Usage, UsageReported
-from airline_agent.agent.usage import add_cost
+from airline_agent.agent.events import (
+    AgentEvent,
+    RequestSent,
+    TurnFinished,
+    TurnStarted,
+    UsageReported,
+)
+from airline_agent.agent.usage import Spend
 
 
 def cancelled_turn(events: Iterable[AgentEvent]) -> TurnFinished:
     """`TurnFinished(reason="cancelled")` for the turn whose events these are: its number,
-    and the usage and cost of its answered requests (one cut off by the cancel reported
-    nothing; a request without usage makes the cost unknown)."""
-    number, usage, cost, answered = 0, Usage(), None, 0
+    and the usage and cost of its answered requests. A request cut off by the cancel
+    reported nothing, yet a provider may bill for it: then, as when nothing was reported
+    at all, the cost is unknown, not $0."""
+    number, turn_events = 0, []
     for event in events:
         if isinstance(event, TurnStarted):
-            number, usage, cost, answered = event.turn, Usage(), None, 0
-        elif isinstance(event, UsageReported):
-            usage = usage + (event.usage or Usage())
-            cost = add_cost(cost, event.cost, first=answered == 0)
-            answered += 1
-    return TurnFinished(number, "cancelled", usage, cost)
+            number, turn_events = event.turn, []
+        turn_events.append(event)
+    spend = Spend.of(turn_events)
+    sent = sum(isinstance(event, RequestSent) for event in turn_events)
+    reported = sum(isinstance(event, UsageReported) for event in turn_events)
+    cost = None if reported == 0 or sent > reported else spend.cost
+    return TurnFinished(number, "cancelled", spend.usage, cost)

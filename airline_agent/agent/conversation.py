@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from airline_agent.agent.events import ArgumentsEdit, RequestEdit, ToolCall, TurnEnd, Usage
 from airline_agent.agent.grounding import Evidence
 from airline_agent.agent.steps import Checkpoint, RecordedWrite, Step, StepKind, Timeline
-from airline_agent.agent.usage import add_cost
+from airline_agent.agent.usage import Spend
 from airline_agent.tools.conversation import ToolConversation
 
 if TYPE_CHECKING:
@@ -37,8 +37,7 @@ class TurnProgress:
     number: int
     start: int  # the history's length before the customer's message
     reason: TurnEnd = "cancelled"
-    usage: Usage = field(default_factory=Usage)
-    cost: float | None = None
+    spend: Spend = field(default_factory=Spend)  # of this turn's requests
     requests: int = 0
     tool_calls_run: int = 0
     over_limit: bool = False  # a reply of this turn already went past the tool-call limit
@@ -73,9 +72,7 @@ def _twin(value: _Copied) -> _Copied:
 class Conversation(ToolConversation):
     system_prompt: str = ""
     history: list[dict[str, Any]] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)  # summed over requests that reported usage
-    usage_complete: bool = True  # False once a server reported no usage
-    cost: float | None = 0.0  # None once any request's cost is unknown
+    spend: Spend = field(default_factory=Spend)  # of every request of the conversation
     turns: int = 0
     requests: int = 0
     steps: int = 0  # steps taken (agent/steps.py)
@@ -115,11 +112,22 @@ class Conversation(ToolConversation):
         self.evidence = self.evidence.prefix(len(self.evidence) - 1)
 
     def count_usage(self, usage: Usage | None, cost: float | None) -> None:
-        if usage is None:
-            self.usage_complete = False
-        else:
-            self.usage = self.usage + usage
-        self.cost = add_cost(self.cost, cost, first=False)
+        """One request's usage and cost, counted for the conversation and its open turn."""
+        self.spend = self.spend.plus(usage, cost)
+        if self.open_turn is not None:
+            self.open_turn.spend = self.open_turn.spend.plus(usage, cost)
+
+    @property
+    def usage(self) -> Usage:
+        return self.spend.usage
+
+    @property
+    def cost(self) -> float | None:
+        return self.spend.cost
+
+    @property
+    def usage_complete(self) -> bool:
+        return self.spend.complete
 
     # -- edits made at the debugger -------------------------------------------------------
 
@@ -179,9 +187,7 @@ class Conversation(ToolConversation):
             customer=self.customer,
             bound_by=self.bound_by,
             changed_reservations=frozenset(self.changed_reservations),
-            usage=self.usage,
-            usage_complete=self.usage_complete,
-            cost=self.cost,
+            spend=self.spend,
             turns=self.turns,
             requests=self.requests,
             edits=self.edits,
@@ -204,9 +210,7 @@ class Conversation(ToolConversation):
             changed_reservations=set(saved.changed_reservations),
             system_prompt=self.system_prompt,
             history=saved.history[: saved.history_length],
-            usage=saved.usage,
-            usage_complete=saved.usage_complete,
-            cost=saved.cost,
+            spend=saved.spend,
             turns=saved.turns,
             requests=saved.requests,
             steps=saved.steps,

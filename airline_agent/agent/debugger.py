@@ -443,4 +443,4 @@ def _close_a_finished_turn(branch: Branch) -> None:
     answered = last.get("role") == "assistant" and not last.get("tool_calls")
     if answered and turn.requests:
         conversation.cut_turn = None
-        branch.record(TurnFinished(turn.number, "answered", turn.usage, turn.cost))
+        branch.record(TurnFinished(turn.number, "answered", turn.spend.usage, turn.spend.cost))

@@ -1,14 +1,18 @@
 """The typed events the agent loop yields. Front ends, the recorder and tests consume them.
 
 Every event is a small frozen dataclass; a consumer `match`es the ones it cares about
-and ignores the rest, so adding an event never breaks a front end.
+and ignores the rest, so adding an event never breaks a front end. Each also names its
+kind in `type` (its class name in snake_case, as the Agents SDK's stream events carry
+one): a class attribute, not a field, so it is never compared, copied or repeated in
+`asdict`; writers of JSON lines (`mcp_server/event_log.py`) name events by it, and a
+reader of such a line dispatches on it.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from airline_agent.agent.findings import Finding
 from airline_agent.agent.prefix import PrefixInfo
@@ -168,6 +172,8 @@ def _json_diff(original: Any, edited: Any, what: str) -> str:
 
 @dataclass(frozen=True)
 class TurnStarted:
+    type: ClassVar[Literal["turn_started"]] = "turn_started"
+
     turn: int  # 1-based index of the turn in the conversation
     user_text: str
     # The step it is: the customer's message appended (agent/steps.py numbers the steps).
@@ -179,6 +185,8 @@ class TurnResumed:
     """A turn that a fork cut in the middle goes on (`AgentSession.resume_turn`), after
     step `step` of the conversation: its open tool calls are answered, then requests go on."""
 
+    type: ClassVar[Literal["turn_resumed"]] = "turn_resumed"
+
     turn: int
     step: int
 
@@ -186,6 +194,8 @@ class TurnResumed:
 @dataclass(frozen=True)
 class RequestSent:
     """The exact body of one Chat Completions request (never the API key)."""
+
+    type: ClassVar[Literal["request_sent"]] = "request_sent"
 
     turn: int
     request: int  # 1-based index of the request in the conversation
@@ -204,12 +214,16 @@ class RequestSent:
 
 @dataclass(frozen=True)
 class TextDelta:
+    type: ClassVar[Literal["text_delta"]] = "text_delta"
+
     request: int
     text: str
 
 
 @dataclass(frozen=True)
 class ReasoningDelta:
+    type: ClassVar[Literal["reasoning_delta"]] = "reasoning_delta"
+
     request: int
     text: str
 
@@ -217,6 +231,8 @@ class ReasoningDelta:
 @dataclass(frozen=True)
 class ToolCallDelta:
     """A piece of a streamed tool call's arguments (for showing them as they arrive)."""
+
+    type: ClassVar[Literal["tool_call_delta"]] = "tool_call_delta"
 
     request: int
     index: int
@@ -230,6 +246,8 @@ class PromptProgress:
     """While the server reads the prompt, before the answer starts: llama-server reports
     it when the request asks (`return_progress: true`, e.g. through `extra_body`)."""
 
+    type: ClassVar[Literal["prompt_progress"]] = "prompt_progress"
+
     request: int
     processed: int  # prompt tokens read so far
     total: int  # prompt tokens in all
@@ -239,6 +257,8 @@ class PromptProgress:
 @dataclass(frozen=True)
 class AssistantMessage:
     """One complete model response, as appended to the history."""
+
+    type: ClassVar[Literal["assistant_message"]] = "assistant_message"
 
     request: int
     content: str | None
@@ -264,6 +284,8 @@ class ToolCallsRecovered:
     them (`--recover-text-tool-calls`): the `AssistantMessage` that follows carries them,
     with the framework's ids. The model did not call them: a front end says so."""
 
+    type: ClassVar[Literal["tool_calls_recovered"]] = "tool_calls_recovered"
+
     request: int
     calls: tuple[ToolCall, ...]
     text: str
@@ -271,6 +293,8 @@ class ToolCallsRecovered:
 
 @dataclass(frozen=True)
 class UsageReported:
+    type: ClassVar[Literal["usage_reported"]] = "usage_reported"
+
     request: int
     usage: Usage | None  # None: the server reported no usage at all
     cost: float | None  # None: no price known for the model
@@ -310,6 +334,8 @@ class ApprovalRequested:
     The consumer answers with `decide(...)`; the loop waits for it after yielding.
     """
 
+    type: ClassVar[Literal["approval_requested"]] = "approval_requested"
+
     request: int
     calls: tuple[PendingWrite, ...]
     decision: asyncio.Future[ApprovalDecision] = field(compare=False, repr=False)
@@ -337,6 +363,8 @@ class RequestHeld:
     """The next request, assembled and not sent (a breakpoint, or stepping): nothing
     reaches the server until the consumer answers with `send(…)` (or `go()`); the loop
     waits for it after yielding."""
+
+    type: ClassVar[Literal["request_held"]] = "request_held"
 
     turn: int
     request: int  # the number it will have
@@ -393,6 +421,8 @@ class ToolCallHeld:
     answered with instead of running (declined, writes switched off, over the limit,
     unusable arguments); its arguments can be edited when it runs, or when they were
     unusable. An edited write is asked about again when approvals are asked."""
+
+    type: ClassVar[Literal["tool_call_held"]] = "tool_call_held"
 
     request: int
     step: int  # the step it will be
@@ -452,6 +482,8 @@ class TurnEndHeld:
     """The turn is about to end, held for a finding or an error result of its last steps
     (breakpoints): it ends when the consumer answers with `go()`."""
 
+    type: ClassVar[Literal["turn_end_held"]] = "turn_end_held"
+
     turn: int
     step: int  # its last step
     reasons: tuple[HoldReason, ...]
@@ -472,6 +504,8 @@ Held = RequestHeld | ToolCallHeld | TurnEndHeld
 
 @dataclass(frozen=True)
 class ToolStarted:
+    type: ClassVar[Literal["tool_started"]] = "tool_started"
+
     call_id: str
     name: str
     arguments: dict[str, Any] | None  # None when the JSON could not be parsed
@@ -482,6 +516,8 @@ class ToolStarted:
 @dataclass(frozen=True)
 class ToolFinished:
     """One per tool call, in call order; `result` is what the model will see."""
+
+    type: ClassVar[Literal["tool_finished"]] = "tool_finished"
 
     call_id: str
     name: str
@@ -502,6 +538,8 @@ class CustomerBound:
     """The conversation now acts for this customer: the user id the customer gave, confirmed
     by the tool call `call_id` (I1). Writes and private reads follow from it."""
 
+    type: ClassVar[Literal["customer_bound"]] = "customer_bound"
+
     customer: str
     call_id: str
     tool: str
@@ -509,6 +547,8 @@ class CustomerBound:
 
 @dataclass(frozen=True)
 class LimitReached:
+    type: ClassVar[Literal["limit_reached"]] = "limit_reached"
+
     kind: Literal["tool_calls", "requests", "tokens", "cost"]
     limit: float
     message: str
@@ -517,6 +557,8 @@ class LimitReached:
 @dataclass(frozen=True)
 class GroundingWarning:
     """A reply states what nothing in the conversation supports (agent/grounding.py)."""
+
+    type: ClassVar[Literal["grounding_warning"]] = "grounding_warning"
 
     request: int
     unsupported: tuple[str, ...]  # the values and claims of `findings`, as written
@@ -541,6 +583,8 @@ class ResponseStalled:
     """Nothing has come from the server for `silent_s` seconds while a request waits for
     its answer (said again each `LoopOptions.stall_notice` seconds while it lasts)."""
 
+    type: ClassVar[Literal["response_stalled"]] = "response_stalled"
+
     request: int
     silent_s: float
     received: int  # pieces of the answer this attempt received before the silence (0: none)
@@ -558,6 +602,8 @@ class ResponseStalled:
 
 @dataclass(frozen=True)
 class RetryScheduled:
+    type: ClassVar[Literal["retry_scheduled"]] = "retry_scheduled"
+
     attempt: int
     delay_s: float
     reason: str
@@ -571,6 +617,8 @@ class RetryScheduled:
 class ErrorOccurred:
     """A failure the turn could not recover from; `message` is one plain sentence."""
 
+    type: ClassVar[Literal["error_occurred"]] = "error_occurred"
+
     kind: str  # "auth", "not_found", "rate_limit", "server", "timeout", "connection", …
     message: str
     hint: str | None = None
@@ -582,6 +630,8 @@ TurnEnd = Literal["answered", "tool_call_limit", "request_limit", "budget", "err
 
 @dataclass(frozen=True)
 class TurnFinished:
+    type: ClassVar[Literal["turn_finished"]] = "turn_finished"
+
     turn: int
     reason: TurnEnd
     usage: Usage

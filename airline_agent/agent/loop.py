@@ -39,7 +39,6 @@ from airline_agent.agent.events import (
     TurnResumed,
     TurnStarted,
     Usage,
-    UsageReported,
 )
 from airline_agent.agent.grounding import ground_reply
 from airline_agent.agent.options import ApprovalPolicy, LoopOptions
@@ -56,7 +55,6 @@ from airline_agent.agent.tool_round import (
     plan_calls,
     plans_over_limit,
 )
-from airline_agent.agent.usage import add_cost
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
@@ -176,7 +174,7 @@ class AgentSession:
         if cut is not None:
             conversation.cut_turn = None
             _close_open_calls(conversation)
-            yield TurnFinished(cut.number, "cancelled", cut.usage, cut.cost)
+            yield TurnFinished(cut.number, "cancelled", cut.spend.usage, cut.spend.cost)
         conversation.turns += 1
         turn = TurnProgress(conversation.turns, len(conversation.history))
         conversation.open_turn = turn
@@ -191,7 +189,7 @@ class AgentSession:
                     yield event
         finally:
             _settle(conversation, turn)
-        yield TurnFinished(turn.number, turn.reason, turn.usage, turn.cost)
+        yield TurnFinished(turn.number, turn.reason, turn.spend.usage, turn.spend.cost)
 
     async def _resumed(self) -> AsyncGenerator[AgentEvent, None]:
         conversation = self.conversation
@@ -212,7 +210,7 @@ class AgentSession:
                     yield event
         finally:
             _settle(conversation, turn)
-        yield TurnFinished(turn.number, turn.reason, turn.usage, turn.cost)
+        yield TurnFinished(turn.number, turn.reason, turn.spend.usage, turn.spend.cost)
 
     async def _answer_cut_calls(
         self, turn: TurnProgress, conversation: Conversation
@@ -245,9 +243,6 @@ class AgentSession:
                 if isinstance(event, Answered):
                     answered = event
                     continue
-                if isinstance(event, UsageReported):
-                    turn.usage = turn.usage + (event.usage or Usage())
-                    turn.cost = add_cost(turn.cost, event.cost, first=turn.requests == 1)
                 yield event
             if answered is None:
                 turn.reason = "error"

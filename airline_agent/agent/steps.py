@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from airline_agent.agent.conversation import TurnProgress
-    from airline_agent.agent.events import AgentEvent, ArgumentsEdit, RequestEdit, Usage
+    from airline_agent.agent.events import AgentEvent, ArgumentsEdit, RequestEdit
     from airline_agent.agent.grounding import Evidence
+    from airline_agent.agent.usage import Spend
     from airline_agent.tools.conversation import BindingSource
     from airline_agent.tools.outcome import RowChange
 
@@ -60,9 +61,7 @@ class Checkpoint(NamedTuple):
     customer: str | None
     bound_by: BindingSource | None
     changed_reservations: frozenset[str]
-    usage: Usage
-    usage_complete: bool
-    cost: float | None
+    spend: Spend
     turns: int
     requests: int
     edits: list[RequestEdit | ArgumentsEdit]

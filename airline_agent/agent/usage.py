@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from airline_agent.agent.events import Usage
+from airline_agent.agent.events import AgentEvent, Usage, UsageReported
 from airline_agent.project import PROJECT_ROOT
 
 PRICES_FILE = PROJECT_ROOT / "data" / "prices.toml"
@@ -81,13 +82,42 @@ def context_window(model: str | None) -> int | None:
     return price.context_window if price else None
 
 
-def add_cost(total: float | None, cost: float | None, *, first: bool) -> float | None:
+def add_cost(total: float | None, cost: float | None) -> float | None:
     """Sum costs; once one part is unknown, the total is unknown too."""
-    if first:
-        return cost
     if total is None or cost is None:
         return None
     return total + cost
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What some model requests used and cost, summed: the one place tokens and dollars
+    are added up, for a turn, a conversation, a cancelled turn, a trial's agent and its
+    simulated customer.
+
+    Tokens are summed over the requests that reported usage (`complete` says whether all
+    did); the cost becomes unknown (None) with the first request whose cost is unknown —
+    never a guess, never $0 for a paid model. No request at all spent nothing."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost: float | None = 0.0
+    complete: bool = True
+
+    def plus(self, usage: Usage | None, cost: float | None) -> Spend:
+        return Spend(
+            self.usage if usage is None else self.usage + usage,
+            add_cost(self.cost, cost),
+            self.complete and usage is not None,
+        )
+
+    @classmethod
+    def of(cls, events: Iterable[AgentEvent]) -> Spend:
+        """The spend of the requests these events report."""
+        spend = cls()
+        for event in events:
+            if isinstance(event, UsageReported):
+                spend = spend.plus(event.usage, event.cost)
+        return spend
 
 
 def describe_cost(cost: float | None) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from airline_agent.agent.errors import classify
 from airline_agent.agent.events import Usage
 from airline_agent.agent.streaming import ModelReply
-from airline_agent.agent.usage import cost_of
+from airline_agent.agent.usage import Spend, cost_of
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
@@ -118,9 +118,7 @@ class CustomerSimulator:
         self.temperature = temperature
         self.system_prompt = SYSTEM_PROMPT.format(scenario=scenario_text(instructions))
         self.history: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
-        self.usage = Usage()
-        self.usage_complete = True
-        self.cost: float | None = 0.0
+        self.spend = Spend()
 
     async def speak(self, agent_said: str | None) -> CustomerMessage:
         """The customer's next message, after the agent said `agent_said` (None: the
@@ -132,11 +130,7 @@ class CustomerSimulator:
         text = (reply.content or "").strip()
         self.history.append({"role": "assistant", "content": text})
         cost = cost_of(self.model, reply.usage)
-        if reply.usage is None:
-            self.usage_complete = False
-        else:
-            self.usage = self.usage + reply.usage
-        self.cost = None if self.cost is None or cost is None else self.cost + cost
+        self.spend = self.spend.plus(reply.usage, cost)
         return CustomerMessage(text, stop_signal(text), reply.usage, cost, latency_ms)
 
     async def _request(self) -> ModelReply:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from airline_agent.agent.usage import add_cost
 from airline_agent.evaluation.reward import ReferenceStates
 from airline_agent.evaluation.run_folder import RUN_FILE, SCENARIOS, TRIALS, RunFolder
 from airline_agent.evaluation.tasks import EvalTask
@@ -59,8 +60,7 @@ class RunState:
         self.infra_errors += record.infra_error
         self.customer_errors += record.customer_error
         self.tokens += record.agent_tokens.get("total", 0) + record.user_tokens.get("total", 0)
-        cost = record.cost.get("total")
-        self.cost = None if self.cost is None or cost is None else self.cost + cost
+        self.cost = add_cost(self.cost, record.cost.get("total"))
 
 
 @dataclass

@@ -30,8 +30,8 @@ from airline_agent.agent.events import (
     ToolFinished,
     TurnStarted,
     Usage,
-    UsageReported,
 )
+from airline_agent.agent.usage import Spend
 from airline_agent.evaluation.customer import (
     CustomerMessage,
     CustomerSimulator,
@@ -238,8 +238,8 @@ async def run_trial(
         references.discard(copy)  # also when cancelled: nothing of an unfinished trial stays
     record.termination, record.error, record.turns = termination, error, turns
     _settle_reward(task, record, termination)
-    record.user_tokens = _tokens(customer.usage)
-    record.cost["user"] = customer.cost if customer.usage_complete else None
+    record.user_tokens = _tokens(customer.spend.usage)
+    record.cost["user"] = customer.spend.cost if customer.spend.complete else None
     record.cost["total"] = _total(record.cost["agent"], record.cost["user"])
     record.started_at, record.ended_at = started, now_iso()
     record.duration_s = round(time.perf_counter() - clock, 3)
@@ -348,9 +348,9 @@ def _score(
     agent_messages = [e.content for e in events if isinstance(e, AssistantMessage) and e.content]
     database = database_check(states)
     communicate = communicate_check(task, agent_messages)
-    usage = sum((e.usage for e in events if isinstance(e, UsageReported) and e.usage), Usage())
-    costs = [e.cost for e in events if isinstance(e, UsageReported)]
-    agent_cost = None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6)
+    spend = Spend.of(events)
+    usage = spend.usage
+    agent_cost = None if spend.cost is None else round(spend.cost, 6)
     findings: list[dict[str, Any]] = []
     for entry in log.entries:
         if isinstance(entry, CustomerSaid):

@@ -59,11 +59,11 @@ def event_record(session: int, event: AgentEvent) -> dict[str, Any] | None:
                 "approved": bool(answered and answered.get(pending.call_id)),
             }
         case ToolStarted():
-            body = {"type": "tool_started", **_loop_fields_left_out(asdict(event))}
+            body = {"type": event.type, **_loop_fields_left_out(asdict(event))}
         case ToolFinished():
-            body = {"type": "tool_finished", **_loop_fields_left_out(asdict(event))}
+            body = {"type": event.type, **_loop_fields_left_out(asdict(event))}
         case CustomerBound():
-            body = {"type": "customer_bound", **asdict(event)}
+            body = {"type": event.type, **asdict(event)}
         case _:
             return None
     return {"session": session, **body}
@@ -131,14 +131,14 @@ def read_record(line: str) -> LogRecord:
             )
         case "approval":
             event = _approval(fields)
-        case "tool_started":
+        case ToolStarted.type:
             event = ToolStarted(
                 fields.text("call_id"),
                 fields.text("name"),
                 fields.arguments(),
                 fields.text("raw_arguments"),
             )
-        case "tool_finished":
+        case ToolFinished.type:
             error = record.get("error")
             if error is not None and not isinstance(error, str):
                 raise UnreadableLine("error is no code")
@@ -154,7 +154,7 @@ def read_record(line: str) -> LogRecord:
                 elapsed_ms=float(elapsed),
                 changes=fields.changes(),
             )
-        case "customer_bound":
+        case CustomerBound.type:
             event = CustomerBound(
                 fields.text("customer"), fields.text("call_id"), fields.text("tool")
             )

@@ -166,6 +166,7 @@ class AgentController(Controller):
         self._paths: dict[str, Path] = {}  # scenario name -> its file
         # A trial's scenario file -> how it scored, said when it plays (from `eval_results`).
         self._trials: dict[Path, TrialOutcome] = {}
+        self._trial_tasks: Path | None = None  # the τ² folder those trials ran on
         if _is_pending(settings):
             self._pending = settings  # type: ignore[assignment]
         else:
@@ -221,15 +222,18 @@ class AgentController(Controller):
         await self.settle()
         path = scenario_path(name, self.library, self._paths, self.scenario_choices)
         scenario = await asyncio.to_thread(load_scenario, path)
+        trial = self._trials.get(path)
         playback = Playback(
             self.status,
             scenario,
             default_clock=self.settings.now,
             breakpoints=self.run.breakpoints,
+            # A trial plays on the τ² data its run used (`eval --tasks`), not the default.
+            tau2=self._trial_tasks if trial is not None else None,
         )
         await asyncio.to_thread(playback.open)
         said = playback.describe_settings(self.run)
-        if (trial := self._trials.get(path)) is not None:
+        if trial is not None:
             said = f"{said} {trial.describe()}"
         self._leave_current_run()
         self.run = playback
@@ -265,6 +269,7 @@ class AgentController(Controller):
             return super().eval_results()
         results = read_eval_results(self.results)
         self._trials = {o.scenario: o for o in results.outcomes.values() if o.scenario}
+        self._trial_tasks = results.tasks_dir
         return results
 
     # -- the live run's database --------------------------------------------------------

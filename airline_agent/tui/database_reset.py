@@ -18,29 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from airline_agent.domain.db import Database
     from airline_agent.domain.loading import Progress
     from airline_agent.domain.provenance import Provenance
     from airline_agent.scenarios.dbdiff import RecordChange
 
 SHOWN_CHANGES = 5  # records named in the question; the rest counted
-
-# -- How the database was built ---------------------------------------------------------
-# The database records it (domain/provenance.py); these two read it for the TUI.
-
-
-def built_as(database: Database) -> Provenance:
-    from airline_agent.domain.provisioning import provenance
-
-    return provenance(database)
-
-
-def build_as_built(built: Provenance, location: Path, progress: Progress | None = None) -> None:
-    """A new database at `location`, built exactly as `built` says (it must be rebuildable)."""
-    from airline_agent.domain.provisioning import build_as_built as build
-
-    build(built, location, force=True, progress=progress).close()
-
 
 # -- The reset ---------------------------------------------------------------------------
 
@@ -89,10 +71,11 @@ def plan_reset(
     and compare it with the database as it is now."""
     from airline_agent.scenarios.dbdiff import diff_databases
     from airline_agent.scenarios.live import copy_sqlite
+    from airline_agent.stack import build_as_built
 
     why_not = built.why_not_rebuildable()
     if why_not is None:
-        build_as_built(built, scratch, progress)
+        build_as_built(built, scratch, progress=progress)
         restores = f"{built.describe()} it was built as"
     elif opened_copy is not None:
         copy_sqlite(opened_copy, scratch)

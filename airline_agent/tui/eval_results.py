@@ -60,6 +60,9 @@ class EvalResults:
     trials_per_task: int
     outcomes: dict[tuple[str, int], TrialOutcome]
     complete: bool  # False: the run was interrupted, some trials never ran
+    # The τ² folder the run's tasks and database came from (run.json's `tasks_dir`), where
+    # its trials are played again; None: not recorded or gone (the default τ² data then).
+    tasks_dir: Path | None = None
 
     def outcome(self, task_id: str, trial: int) -> TrialOutcome | None:
         return self.outcomes.get((task_id, trial))
@@ -90,7 +93,7 @@ def read_eval_results(given: Path) -> EvalResults:
     target = results_file(given)
     try:
         results = read_results(target)
-        return _eval_results(target.parent, results)
+        return _eval_results(target.parent, results, _tasks_dir(target.parent))
     except ResultsUnreadable as exc:
         raise ResultsUnusable(str(exc)) from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -98,7 +101,28 @@ def read_eval_results(given: Path) -> EvalResults:
         raise ResultsUnusable(f"{target}: not as an eval run writes it ({exc!r})") from None
 
 
-def _eval_results(folder: Path, results: dict[str, Any]) -> EvalResults:
+def _tasks_dir(folder: Path) -> Path | None:
+    """The run's τ² folder, when its run.json names one that still holds a db.json."""
+    import json
+
+    from airline_agent.evaluation.run_folder import RUN_FILE
+
+    try:
+        run = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+        recorded = run["settings"]["tasks_dir"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(recorded, str) or not recorded:
+        return None
+    directory = Path(recorded)
+    if not directory.is_absolute():
+        directory = folder / directory
+    return directory if (directory / "db.json").is_file() else None
+
+
+def _eval_results(
+    folder: Path, results: dict[str, Any], tasks_dir: Path | None = None
+) -> EvalResults:
     from airline_agent.evaluation.results import mark
 
     outcomes: dict[tuple[str, int], TrialOutcome] = {}
@@ -120,6 +144,7 @@ def _eval_results(folder: Path, results: dict[str, Any]) -> EvalResults:
         trials_per_task=int(results["trials_per_task"]),
         outcomes=outcomes,
         complete=bool(results.get("complete", True)),
+        tasks_dir=tasks_dir,
     )
 
 

@@ -104,10 +104,10 @@ class LiveRun(Run):
     def _remember_how_built(self) -> Provenance:
         from airline_agent.scenarios import datasets
         from airline_agent.scenarios.live import copy_sqlite
-        from airline_agent.tui.database_reset import built_as
+        from airline_agent.stack import database_provenance
 
         assert self.stack is not None
-        self.built = built_as(self.stack.database)
+        self.built = database_provenance(self.stack.database)
         location = self.database_file()
         if self.built.why_not_rebuildable() is not None and location is not None:
             self._opened_copy = datasets.scratch_dir() / f"live-opened-{id(self)}.db"

@@ -47,6 +47,7 @@ class Playback(Run):
         *,
         default_clock: str,
         breakpoints: Breakpoints | None = None,
+        tau2: Path | None = None,
     ) -> None:
         settings = scenario.settings
         super().__init__(
@@ -57,6 +58,7 @@ class Playback(Run):
             breakpoints=breakpoints,
         )
         self.scenario = scenario
+        self.tau2 = tau2  # the τ² folder its τ² dataset comes from (None: the default one)
         self.script: ScenarioScript | None = None
         self.next_turn = 0  # turns loaded so far (the one playing is `next_turn`)
         self.divergences: list[ScenarioDiverged] = []
@@ -111,7 +113,9 @@ class Playback(Run):
         from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
 
         self.close()
-        self._copy, self._pristine = datasets.fresh_copy(self.scenario.dataset, self.scenario.name)
+        self._copy, self._pristine = datasets.fresh_copy(
+            self.scenario.dataset, self.scenario.name, self.tau2
+        )
         # Streamed: scripted text still arrives as deltas, as a live reply would.
         database = open_existing_database(self._copy)
         self.stack = scenario_stack(self.scenario, database, stream=True, debug=True)

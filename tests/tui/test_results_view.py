@@ -167,6 +167,26 @@ async def test_enter_plays_the_trial_and_v_brings_the_results_back(run_folder: P
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
 
 
+async def test_a_trial_plays_on_the_tau2_folder_its_run_used(
+    run_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The default τ² folder now holds nothing: the run's own (run.json's tasks_dir) is used.
+    monkeypatch.setenv("AIRLINE_AGENT_TAU2_DIR", str(tmp_path / "elsewhere"))
+    app = _app(run_folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: _results_read(app), timeout=30)
+        assert app.screen.results.tasks_dir == tau2_files()[0].parent
+        await pilot.press("enter")
+        controller = app.controller
+        await wait_until(
+            pilot,
+            lambda: controller.run.scenario_name == "task-14-trial-0" and chat_notes(app),
+            timeout=LOADS,
+        )
+        assert "Task 14, trial 0: reward 0" in chat_notes(app)[0]
+        assert controller.run.tau2 == tau2_files()[0].parent
+
+
 async def test_v_is_offered_only_with_an_eval_run() -> None:
     from airline_agent.tui.screens.main import MainScreen
 

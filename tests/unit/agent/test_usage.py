@@ -1,9 +1,11 @@
-"""Prices from data/prices.toml: cost per model, unknown model → None, never 0."""
+"""Prices from data/prices.toml: cost per model, unknown model → None, never 0; and the
+one sum of tokens and dollars (`Spend`)."""
 
 from __future__ import annotations
 
-from airline_agent.agent.events import Usage
+from airline_agent.agent.events import TurnStarted, Usage, UsageReported
 from airline_agent.agent.usage import (
+    Spend,
     add_cost,
     context_window,
     cost_of,
@@ -47,6 +49,28 @@ def test_context_windows_where_known():
 
 
 def test_a_total_with_one_unknown_part_is_unknown():
-    assert add_cost(0.5, None, first=False) is None
-    assert add_cost(None, 0.1, first=True) == 0.1
-    assert add_cost(0.5, 0.25, first=False) == 0.75
+    assert add_cost(0.5, None) is None
+    assert add_cost(None, 0.1) is None
+    assert add_cost(0.5, 0.25) == 0.75
+
+
+def test_a_spend_sums_tokens_and_loses_its_cost_to_one_unknown():
+    spend = Spend().plus(Usage(10, 2, 4), 0.25).plus(Usage(5, 1), 0.5)
+    assert spend == Spend(Usage(15, 3, 4), 0.75, complete=True)
+    unpriced = spend.plus(Usage(1, 1), None)
+    assert unpriced.usage == Usage(16, 4, 4)
+    assert unpriced.cost is None
+    assert unpriced.plus(Usage(1, 1), 0.1).cost is None  # unknown stays unknown
+    unreported = spend.plus(None, None)
+    assert unreported.usage == spend.usage
+    assert unreported.complete is False
+    assert Spend() == Spend(Usage(), 0.0, complete=True)  # no request spent nothing
+
+
+def test_the_spend_of_events_counts_only_usage_reports():
+    events = [
+        UsageReported(1, Usage(10, 2), 0.25, "m", 1.0),
+        TurnStarted(2, "again"),
+        UsageReported(2, None, None, "m", 1.0),
+    ]
+    assert Spend.of(events) == Spend(Usage(10, 2), None, complete=False)

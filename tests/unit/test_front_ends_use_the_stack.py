@@ -1,5 +1,6 @@
-"""The commands open and build databases through `airline_agent/stack.py` only (issue 21:
-`commands/data.py` opened them itself), so how a database is opened — refused when
+"""The front ends (the commands and the TUI) open and build databases through
+`airline_agent/stack.py` only (issue 21: `commands/data.py` opened them itself, and the
+TUI's reset built them through `domain.provisioning`), so how a database is opened — refused when
 missing, built only at the default location, checked — is decided in one place."""
 
 from __future__ import annotations
@@ -7,7 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-COMMANDS = Path(__file__).resolve().parents[2] / "airline_agent" / "commands"
+PACKAGE = Path(__file__).resolve().parents[2] / "airline_agent"
+FRONT_ENDS = (PACKAGE / "commands", PACKAGE / "tui")
 OPENERS = {"airline_agent.domain.db", "airline_agent.domain.provisioning"}
 # Names of those modules that open nothing: how to name a database to a user.
 NAMING = {"describe"}
@@ -28,11 +30,11 @@ def _runtime_imports(tree: ast.AST) -> list[ast.ImportFrom]:
     return found
 
 
-def test_no_command_opens_or_builds_a_database_itself() -> None:
+def test_no_front_end_opens_or_builds_a_database_itself() -> None:
     offenders = []
-    for path in sorted(COMMANDS.rglob("*.py")):
+    for path in sorted(p for front_end in FRONT_ENDS for p in front_end.rglob("*.py")):
         tree = ast.parse(path.read_text())
         for node in _runtime_imports(tree):
             if node.module in OPENERS and {alias.name for alias in node.names} - NAMING:
-                offenders.append(f"{path.relative_to(COMMANDS)}:{node.lineno}: {node.module}")
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.module}")
     assert offenders == []
