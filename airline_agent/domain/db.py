@@ -37,7 +37,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -57,7 +57,7 @@ from airline_agent.domain.errors import (
     ReadOnlyDatabase,
 )
 from airline_agent.domain.integrity import check_opened, not_ours_hint, unreadable
-from airline_agent.domain.read_snapshots import ReadSource, read_source
+from airline_agent.domain.read_snapshots import Reads, ReadSource, read_source
 from airline_agent.domain.sqlite_files import SqliteFile, not_a_database_file, sqlite_path
 
 # How long a write waits for another writer's lock before it is a CONFLICT.
@@ -550,17 +550,26 @@ class Database:
         )
         return Database.open(location)
 
-    def reads(self, consistent: bool = True) -> Any:
+    def reads(self) -> AbstractContextManager[Reads]:
         """A read snapshot for plain SQL (read_snapshots.py): `with database.reads() as r:`.
-        Opened on first use; committed writes are visible to the next snapshot.
-        `consistent=False`: each statement is its own snapshot (for one-statement reads)."""
+        Opened on first use; committed writes are visible to the next snapshot."""
+        return self._reads().snapshot()
+
+    def statements(self) -> Reads:
+        """Plain-SQL reads outside a snapshot, each statement seeing what is committed
+        when it runs: for a lookup of one statement, or whose later statements only
+        resolve ids that never change (no transaction to begin and end)."""
+        source = self._read_source
+        return (source or self._reads()).statements
+
+    def _reads(self) -> ReadSource:
         source = self._read_source
         if source is None:
             with self._read_source_lock:
                 if self._read_source is None:
                     self._read_source = read_source(self.engine, self.sqlite_file)
                 source = self._read_source
-        return source.snapshot(consistent)
+        return source
 
     def meta(self) -> dict[str, str]:
         with self.session() as session:

@@ -23,8 +23,9 @@ result machinery. The SQL is written once, with `:name` parameters, and runs on 
 A snapshot is one read transaction (`BEGIN` … `COMMIT`): the several queries of one
 lookup see the same committed state, and committed writes from other connections are
 visible to the next snapshot (WAL). A lookup that is one statement (or whose later
-statements only resolve ids that never change) asks for `consistent=False` and skips
-the two extra statements: in autocommit mode each statement is its own snapshot.
+statements only resolve ids that never change) uses a source's `statements` instead:
+no block and no transaction to begin and end, each statement its own snapshot
+(autocommit); inside an open snapshot of the same thread they run in its transaction.
 Every query is fetched completely so no statement keeps a read transaction open after
 the snapshot ends.
 """
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -60,9 +61,12 @@ class Reads(Protocol):
 
 
 class ReadSource(Protocol):
-    """Something that opens a snapshot: `with source.snapshot() as reads: ...`."""
+    """Something that opens a snapshot (`with source.snapshot() as reads: ...`) and reads
+    outside one (`source.statements.value(...)`, each statement its own snapshot)."""
 
-    def snapshot(self, consistent: bool = True) -> AbstractContextManager[Reads]: ...
+    statements: Reads
+
+    def snapshot(self) -> AbstractContextManager[Reads]: ...
 
     def close(self) -> None: ...
 
@@ -89,31 +93,56 @@ class SqliteReads:
         # Re-entrant: a read made inside another read of the same thread (a helper that
         # looks something up) joins it instead of waiting for itself forever.
         self._lock = threading.RLock()
+        # Each statement taking the lock by itself: one object serves every thread.
+        self.statements = _SqliteStatements(self)
 
-    def snapshot(self, consistent: bool = True) -> _SqliteSnapshot:
-        return _SqliteSnapshot(self, consistent)
+    def snapshot(self) -> _SqliteSnapshot:
+        return _SqliteSnapshot(self)
 
     def close(self) -> None:
         with self._lock:
             self._connection.close()
 
 
+class _SqliteStatements:
+    """Reads outside any snapshot: each statement its own (autocommit), under the lock."""
+
+    __slots__ = ("_cursor", "_lock")
+
+    def __init__(self, source: SqliteReads) -> None:
+        self._cursor = source._cursor
+        self._lock = source._lock
+
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> list[Row]:
+        with self._lock:
+            return self._cursor.execute(sql, params).fetchall()
+
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
+        with self._lock:
+            found = self._cursor.execute(sql, params).fetchall()
+        return found[0] if found else None
+
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
+        with self._lock:
+            found = self._cursor.execute(sql, params).fetchall()
+        return found[0][0] if found else None
+
+
 class _SqliteSnapshot:
-    """The lock held (and, if consistent, one read transaction open) for a `with` block."""
+    """The lock held and one read transaction open for a `with` block."""
 
-    __slots__ = ("_began", "_connection", "_consistent", "_cursor", "_lock")
+    __slots__ = ("_began", "_connection", "_cursor", "_lock")
 
-    def __init__(self, source: SqliteReads, consistent: bool) -> None:
+    def __init__(self, source: SqliteReads) -> None:
         self._connection = source._connection
         self._cursor = source._cursor
         self._lock = source._lock
-        self._consistent = consistent
         self._began = False
 
     def __enter__(self) -> _SqliteSnapshot:
         self._lock.acquire()
         # Inside an enclosing snapshot, its transaction is already the snapshot.
-        if self._consistent and not self._connection.in_transaction:
+        if not self._connection.in_transaction:
             try:
                 self._cursor.execute("BEGIN")
             except BaseException:
@@ -139,6 +168,28 @@ class _SqliteSnapshot:
     def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
         found = self._cursor.execute(sql, params).fetchall()
         return found[0][0] if found else None
+
+
+class _SnapshotPerStatement:
+    """Reads outside any snapshot for a source whose blocks are connections (SQLAlchemy,
+    psycopg): each statement in an autocommit block of its own (`open_block`)."""
+
+    __slots__ = ("_open_block",)
+
+    def __init__(self, open_block: Callable[[], AbstractContextManager[Reads]]) -> None:
+        self._open_block = open_block
+
+    def rows(self, sql: str, params: Params = _NO_PARAMS) -> Sequence[Row]:
+        with self._open_block() as reads:
+            return reads.rows(sql, params)
+
+    def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
+        with self._open_block() as reads:
+            return reads.row(sql, params)
+
+    def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
+        with self._open_block() as reads:
+            return reads.value(sql, params)
 
 
 # ---------------------------------------------------------------- anything else: SQLAlchemy
@@ -208,9 +259,10 @@ class EngineReads:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self.statements = _SnapshotPerStatement(lambda: _EngineSnapshot(engine, False))
 
-    def snapshot(self, consistent: bool = True) -> _EngineSnapshot:
-        return _EngineSnapshot(self._engine, consistent)
+    def snapshot(self) -> _EngineSnapshot:
+        return _EngineSnapshot(self._engine, True)
 
     def close(self) -> None:  # the engine's pool is closed with the engine
         pass
@@ -272,6 +324,7 @@ class PostgresReads:
         self._engine = engine
         self._connection: Any = None
         self._lock = threading.RLock()
+        self.statements = _SnapshotPerStatement(lambda: _PostgresSnapshot(self, False))
 
     def connect(self) -> Any:
         import psycopg
@@ -288,8 +341,8 @@ class PostgresReads:
                 raise unreachable_now(exc) from exc
         return self._connection
 
-    def snapshot(self, consistent: bool = True) -> _PostgresSnapshot:
-        return _PostgresSnapshot(self, consistent)
+    def snapshot(self) -> _PostgresSnapshot:
+        return _PostgresSnapshot(self, True)
 
     def close(self) -> None:
         with self._lock:

@@ -33,7 +33,7 @@ through the same session (`operations.find_reservation`, `schedule`, … : `FOR 
 `FOR SHARE` where the database has row locks). A concurrent writer's change is either
 committed before the decision reads, or waits until this write is done: two writers can
 never both pass on the state before the other's change (tests/integration/
-test_guard_snapshot.py). The two read checks (`check_read`) need no such care: who owns a
+test_guard_snapshot.py). The two read checks (`READ_CHECKS`) need no such care: who owns a
 profile or a reservation never changes.
 
 Left to the prompt, because the call and the database cannot decide them:
@@ -52,8 +52,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from pydantic import BaseModel
 from sqlmodel import Session
 
 from airline_agent.domain import operations, policy
@@ -78,28 +78,19 @@ IDENTIFY_FIRST = (
 )
 
 
-def check_read(
-    database: Database, conversation: ToolConversation, name: str, arguments: BaseModel
-) -> None:
-    """Raise PermissionDenied when a read would show another customer's data."""
-    checker = _READ_CHECKS.get(name)
-    if checker is not None:
-        checker(database, conversation, **vars(arguments))
-
-
 def check(
     session: Session,
     clock: Clock,
     conversation: ToolConversation,
     name: str,
-    arguments: BaseModel,
+    arguments: dict[str, Any],
 ) -> None:
     """Raise PermissionDenied or PolicyViolation when the write must not run; `session`
     is the write's own transaction, the write lock already taken. Facts that do not
     exist (unknown reservation, flight) are left for the tool to report."""
     checker = _WRITE_CHECKS.get(name)
     if checker is not None:
-        checker(_Decision(session, clock, conversation), **vars(arguments))
+        checker(_Decision(session, clock, conversation), **arguments)
 
 
 @dataclass(frozen=True)
@@ -352,7 +343,10 @@ def _send_certificate(
     )
 
 
-_READ_CHECKS: dict[str, Callable[..., None]] = {
+# The reads that would show another customer's data, by tool: each raises
+# PermissionDenied, called as `check(database, conversation, **arguments)`. The toolbox
+# looks a read up here itself, so the other reads pass without a call.
+READ_CHECKS: dict[str, Callable[..., None]] = {
     "get_user_details": _read_profile,
     "get_reservation_details": _read_reservation,
 }

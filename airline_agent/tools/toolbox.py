@@ -25,7 +25,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
 from sqlmodel import Session
 
 from airline_agent.domain.clock import Clock
@@ -42,7 +41,6 @@ from airline_agent.tools.registry import (
     ArgumentsRejected,
     ToolSpec,
     domain_error_result,
-    invoke,
     parse_arguments,
     validate,
 )
@@ -89,12 +87,14 @@ class Toolbox:
     def call(
         self, name: str, arguments: str | dict | None, conversation: ToolConversation
     ) -> ToolOutcome:
+        # One frame for the whole path of a read: its fixed cost is most of what a
+        # one-row lookup costs (scripts/benchmarks/domain_reads.py).
         start = time.perf_counter()
         parsed: dict[str, Any] | None = None
         changes: tuple[RowChange, ...] = ()
         bound: str | None = None
+        spec = REGISTRY.get(name) if isinstance(name, str) else None
         try:
-            spec = REGISTRY.get(name) if isinstance(name, str) else None
             try:
                 parsed = parse_arguments(arguments)
             finally:
@@ -104,64 +104,68 @@ class Toolbox:
                         f"there is no tool named {name!r}; the tools are: {', '.join(REGISTRY)}",
                     )
             if spec is not None:
-                result, changes, bound = self._run(spec, parsed, conversation)
+                validated = validate(
+                    spec, parsed if self.scrub is None else map_strings(parsed, self.scrub)
+                )
+                if spec.write:
+                    result, changes = self._write(spec, validated, conversation)
+                else:
+                    check = policy_guard.READ_CHECKS.get(name) if self.guard else None
+                    if check is not None:
+                        check(self.database, conversation, **validated)
+                    result = spec.function(self, **validated)
+                    if name == PROFILE_LOOKUP and conversation.customer is None:
+                        bound = _binds(result, conversation)
         except ArgumentsRejected as rejected:
             if spec is not None:
                 result = rejected.result
+        except DomainError as exc:
+            result = domain_error_result(exc)
         except Exception as exc:  # a tool never raises into the loop
             result = error_result("INTERNAL_ERROR", failure_sentence(exc))
         error = result.get("error") if isinstance(result, dict) else None
         if error is not None:
             changes = ()
-        return ToolOutcome(
-            name=name if isinstance(name, str) else repr(name),
-            arguments=parsed,
-            result=result,
-            error=error,
-            elapsed_ms=(time.perf_counter() - start) * 1000,
-            changes=changes,
-            bound_customer=bound if error is None else None,
+        return ToolOutcome(  # by position: keywords cost a dict built and taken apart
+            name if isinstance(name, str) else repr(name),
+            parsed,
+            result,
+            error,
+            (time.perf_counter() - start) * 1000,
+            changes,
+            bound if error is None else None,
         )
 
-    def _run(
+    def _write(
         self, spec: ToolSpec, arguments: dict[str, Any], conversation: ToolConversation
-    ) -> tuple[Any, tuple[RowChange, ...], str | None]:
-        """The result, the rows changed, and the customer this call bound (if any)."""
-        validated = validate(spec, self._scrubbed(arguments))
-        try:
-            if not spec.write:
-                if self.guard:
-                    policy_guard.check_read(self.database, conversation, spec.name, validated)
-                result = invoke(spec, self, validated)
-                return result, (), _binds(spec.name, result, conversation)
+    ) -> tuple[Any, tuple[RowChange, ...]]:
+        """A write tool's result and the rows it changed (raises domain errors)."""
 
-            def attempt(session: Session) -> tuple[Any, tuple[RowChange, ...]]:
-                # Recorded per attempt: a transaction the database rolled back for a
-                # concurrent writer is run again from the start (`Database.run_write`).
-                with recording() as log:
-                    result = self._decide_and_write(session, spec, validated, conversation)
-                    session.flush()
-                return result, log.changes()
+        def attempt(session: Session) -> tuple[Any, tuple[RowChange, ...]]:
+            # Recorded per attempt: a transaction the database rolled back for a
+            # concurrent writer is run again from the start (`Database.run_write`).
+            with recording() as log:
+                result = self._decide_and_write(session, spec, arguments, conversation)
+                session.flush()
+            return result, log.changes()
 
-            result, changes = self.database.run_write(attempt)
-            if isinstance(result, dict) and "reservation_id" in result:
-                conversation.changed_reservations.add(result["reservation_id"])
-            return result, changes, None
-        except DomainError as exc:
-            return domain_error_result(exc), (), None
+        result, changes = self.database.run_write(attempt)
+        if isinstance(result, dict) and "reservation_id" in result:
+            conversation.changed_reservations.add(result["reservation_id"])
+        return result, changes
 
     def _decide_and_write(
         self,
         session: Session,
         spec: ToolSpec,
-        arguments: BaseModel,
+        arguments: dict[str, Any],
         conversation: ToolConversation,
     ) -> Any:
         """The guard's decision and the write, in one transaction (`session`): both see
         the state as it is under the write lock."""
         if self.guard:
             policy_guard.check(session, self.clock, conversation, spec.name, arguments)
-        return invoke(spec, WriteContext(session, self.clock), arguments)
+        return spec.function(WriteContext(session, self.clock), **arguments)
 
     # ---------------------------------------------------------------- preview
 
@@ -174,7 +178,10 @@ class Toolbox:
                 return f"There is no tool named {name!r}."
             if not spec.write:
                 return f"{name} only reads; it changes nothing."
-            validated = validate(spec, self._scrubbed(parse_arguments(arguments)))
+            parsed = parse_arguments(arguments)
+            validated = validate(
+                spec, parsed if self.scrub is None else map_strings(parsed, self.scrub)
+            )
             with recording() as log, self.database.rehearsal() as session:
                 if self.guard:
                     try:
@@ -186,7 +193,7 @@ class Toolbox:
                             f"The guard would refuse this ({refusal['error']}{rule}): "
                             f"{refusal['message']}"
                         )
-                invoke(spec, WriteContext(session, self.clock), validated)
+                spec.function(WriteContext(session, self.clock), **validated)
             return describe_changes(name, log.changes())
         except ArgumentsRejected as rejected:
             return f"This call would be rejected: {rejected.result['message']}"
@@ -196,15 +203,15 @@ class Toolbox:
         except Exception as exc:
             return f"Cannot preview this call. {failure_sentence(exc)}"
 
-    def _scrubbed(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return arguments if self.scrub is None else map_strings(arguments, self.scrub)
+
+# I1: the one tool whose result can bind a conversation to a customer (`_binds`).
+PROFILE_LOOKUP = "get_user_details"
 
 
-def _binds(name: str, result: Any, conversation: ToolConversation) -> str | None:
+def _binds(result: Any, conversation: ToolConversation) -> str | None:
     """I1: a profile looked up under the id the customer gave binds the conversation to it;
-    one the model chose by itself does not (it may have guessed, or misread)."""
-    if name != "get_user_details" or conversation.customer is not None:
-        return None
+    one the model chose by itself does not (it may have guessed, or misread). For a
+    `PROFILE_LOOKUP` in a conversation that acts for nobody yet."""
     user_id = result.get("user_id") if isinstance(result, dict) else None
     if not isinstance(user_id, str) or not conversation.customer_gave(user_id):
         return None

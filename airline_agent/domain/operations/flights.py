@@ -16,8 +16,7 @@ _AIRPORTS = "SELECT iata, city FROM airport ORDER BY position, iata"
 
 
 def list_airports(database: Database) -> list[dict[str, str]]:
-    with database.reads(consistent=False) as reads:
-        rows = reads.rows(_AIRPORTS)
+    rows = database.statements().rows(_AIRPORTS)
     return [{"iata": iata, "city": city} for iata, city in rows]
 
 
@@ -60,8 +59,9 @@ def search_direct(
     database: Database, origin: str, destination: str, date: str
 ) -> list[dict[str, Any]]:
     """Flights from `origin` to `destination` bookable (status `available`) on `date`."""
-    with database.reads(consistent=False) as reads:
-        rows = reads.rows(_DIRECT, {"origin": origin, "destination": destination, "date": date})
+    rows = database.statements().rows(
+        _DIRECT, {"origin": origin, "destination": destination, "date": date}
+    )
     return _bookable(rows)
 
 
@@ -123,12 +123,12 @@ _STATUS = "SELECT status FROM flightdate WHERE flight_number = :number AND date 
 
 
 def flight_status(database: Database, flight_number: str, date: str) -> str:
-    with database.reads(consistent=False) as reads:
-        status = reads.value(_STATUS, {"number": flight_number, "date": date})
-        if status is not None:
-            return status
-        number = require(reads, FLIGHT_NUMBER, flight_number, "Flight")
-        status = reads.value(_STATUS, {"number": number, "date": date})
+    reads = database.statements()
+    status = reads.value(_STATUS, {"number": flight_number, "date": date})
+    if status is not None:
+        return status
+    number = require(reads, FLIGHT_NUMBER, flight_number, "Flight")
+    status = reads.value(_STATUS, {"number": number, "date": date})
     if status is None:
         raise NotFound(f"Flight {number} not found on date {date}")
     return status

@@ -1,8 +1,8 @@
 """Reads of customers and reservations, in τ² shape (`tau2_shape`, shared with export).
 
-Plain SQL through `database.reads()` (see read_snapshots.py): the same text runs on bare
-sqlite3 and on any SQLAlchemy connection. Every query is served by an index (see
-schema.py; tests/unit/domain/test_reads.py checks the plans).
+Plain SQL through `database.reads()` and `database.statements()` (see read_snapshots.py):
+the same text runs on bare sqlite3 and on any SQLAlchemy connection. Every query is served
+by an index (see schema.py; tests/unit/domain/test_reads.py checks the plans).
 """
 
 from __future__ import annotations
@@ -88,16 +88,15 @@ def get_reservation(database: Database, reservation_id: str) -> dict[str, Any]:
 
 
 def reservation_owner(database: Database, reservation_id: str) -> str | None:
-    with database.reads(consistent=False) as reads:
-        key = resolve(reads, RESERVATION_ID, reservation_id)
-        if key is None:
-            return None
-        return reads.value(_OWNER, {"key": key})
+    reads = database.statements()
+    key = resolve(reads, RESERVATION_ID, reservation_id)
+    if key is None:
+        return None
+    return reads.value(_OWNER, {"key": key})
 
 
 def resolve_user_id(database: Database, user_id: str) -> str | None:
-    with database.reads(consistent=False) as reads:
-        return resolve(reads, USER_ID, user_id)
+    return resolve(database.statements(), USER_ID, user_id)
 
 
 _CUSTOMERS = 'SELECT user_id, first_name, last_name FROM "user" ORDER BY user_id'
@@ -105,6 +104,5 @@ _CUSTOMERS = 'SELECT user_id, first_name, last_name FROM "user" ORDER BY user_id
 
 def list_customers(database: Database) -> list[tuple[str, str]]:
     """Every customer's id and full name, by id (the TUI's customer picker searches them)."""
-    with database.reads(consistent=False) as reads:
-        rows = reads.rows(_CUSTOMERS)
+    rows = database.statements().rows(_CUSTOMERS)
     return [(user_id, f"{first} {last}") for user_id, first, last in rows]

@@ -97,6 +97,27 @@ def test_a_snapshot_sees_one_state_even_when_a_write_commits_meanwhile(
         writer.close()
 
 
+def test_statements_see_each_commit_at_once_and_join_an_open_snapshot(
+    world_db: Database,
+) -> None:
+    status = "SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'"
+    writer = sqlite3.connect(_path(world_db), isolation_level=None)
+    try:
+        assert world_db.statements().value(status) is None
+        writer.execute(
+            "UPDATE reservation SET status = 'cancelled' WHERE reservation_id = 'EHGLP3'"
+        )
+        assert world_db.statements().value(status) == "cancelled"  # no snapshot held it back
+        with world_db.reads() as reads:
+            assert reads.value(status) == "cancelled"
+            writer.execute("UPDATE reservation SET status = NULL WHERE reservation_id = 'EHGLP3'")
+            # In the thread's open snapshot, a statement reads in its transaction.
+            assert world_db.statements().value(status) == "cancelled"
+        assert world_db.statements().value(status) is None
+    finally:
+        writer.close()
+
+
 @pytest.mark.both_backends  # also on a real PostgreSQL server (tests/support/postgres.py)
 def test_reads_nested_in_the_same_thread_do_not_wait_for_themselves(world_db: Database) -> None:
     with world_db.reads() as outer:

@@ -22,10 +22,19 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, ValidationError, model_validator
 
 from airline_agent.domain.db import Database
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ERROR_CODES
+from airline_agent.tools.registry import (
+    REGISTRY,
+    ArgumentsRejected,
+    fields_validator,
+    parse_arguments,
+    plain_errors,
+    validate,
+)
 from airline_agent.tools.toolbox import Toolbox
 from tests.support.profile import SLOW
 from tests.support.world import CLOCK, world
@@ -307,3 +316,56 @@ def test_any_arguments_give_a_result_and_keep_the_invariants(
             _check_invariants(path, strict_payments=guard)
     finally:
         database.close()
+
+
+@settings.get_profile("slow")  # no database: hundreds of examples take seconds
+@given(call=tool_call(), data=st.data())
+def test_arguments_are_checked_exactly_as_their_model_checks_them(call, data) -> None:
+    """`registry.validate` runs the argument model's field validation without building the
+    model (`fields_validator`): it accepts what the model accepts, giving the same values,
+    and refuses what it refuses, with the same errors (which `plain_errors` words)."""
+    name, arguments = call
+    if not isinstance(arguments, dict):
+        return  # JSON text is parsed before validation; parse_arguments has its own tests
+    if data.draw(st.booleans(), label="hostile"):  # text that parse_arguments lets through
+        arguments = {
+            **arguments,
+            **data.draw(
+                st.dictionaries(
+                    st.sampled_from([*SCHEMAS[name]["properties"], "extra"]),
+                    hostile_text,
+                    max_size=2,
+                )
+            ),
+        }
+    try:
+        arguments = parse_arguments(arguments)
+    except ArgumentsRejected:
+        return
+    spec = REGISTRY[name]
+    try:
+        expected = dict(vars(spec.arguments.model_validate(arguments)))
+    except ValidationError as refused:
+        with pytest.raises(ArgumentsRejected) as rejected:
+            validate(spec, arguments)
+        assert rejected.value.result == {
+            "error": "INVALID_ARGUMENTS",
+            "message": f"{name}: {plain_errors(spec, refused)}",
+        }
+        return
+    assert validate(spec, arguments) == expected
+
+
+def test_a_model_with_validators_of_its_own_is_not_validated_by_its_fields_alone() -> None:
+    class Checked(BaseModel):
+        low: int
+        high: int
+
+        @model_validator(mode="after")
+        def ordered(self) -> Checked:
+            if self.low > self.high:
+                raise ValueError("low above high")
+            return self
+
+    with pytest.raises(TypeError, match="plain model of fields"):
+        fields_validator(Checked)
