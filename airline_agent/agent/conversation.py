@@ -117,18 +117,6 @@ class Conversation(ToolConversation):
         if self.open_turn is not None:
             self.open_turn.spend = self.open_turn.spend.plus(usage, cost)
 
-    @property
-    def usage(self) -> Usage:
-        return self.spend.usage
-
-    @property
-    def cost(self) -> float | None:
-        return self.spend.cost
-
-    @property
-    def usage_complete(self) -> bool:
-        return self.spend.complete
-
     # -- edits made at the debugger -------------------------------------------------------
 
     def adopt_request_edit(self, edit: RequestEdit) -> None:

@@ -38,7 +38,6 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnResumed,
     TurnStarted,
-    Usage,
 )
 from airline_agent.agent.grounding import ground_reply
 from airline_agent.agent.options import ApprovalPolicy, LoopOptions
@@ -59,6 +58,7 @@ from airline_agent.agent.tool_round import (
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
     from airline_agent.agent.debugger import Debugger
+    from airline_agent.agent.usage import Spend
     from airline_agent.tools.toolbox import Toolbox
 
 __all__ = ["AgentSession", "ApprovalPolicy", "LoopOptions", "NothingToResume"]
@@ -129,16 +129,9 @@ class AgentSession:
         return self.conversation.system_prompt
 
     @property
-    def usage(self) -> Usage:
-        return self.conversation.usage
-
-    @property
-    def usage_complete(self) -> bool:
-        return self.conversation.usage_complete
-
-    @property
-    def cost(self) -> float | None:
-        return self.conversation.cost
+    def spend(self) -> Spend:
+        """What the conversation's requests used and cost (`Conversation.spend`)."""
+        return self.conversation.spend
 
     def request_body(self) -> dict[str, Any]:
         """The exact Chat Completions body of the next request."""
@@ -288,11 +281,11 @@ class AgentSession:
         self, turn: TurnProgress, conversation: Conversation
     ) -> LimitReached | None:
         o = self.options
-        if o.token_budget is not None and conversation.usage.total_tokens >= o.token_budget:
+        if o.token_budget is not None and conversation.spend.usage.total_tokens >= o.token_budget:
             turn.reason = "budget"
             text = texts.BUDGET_MESSAGE.format(what="token", limit=f"{o.token_budget} tokens")
             return LimitReached("tokens", o.token_budget, text)
-        cost = conversation.cost
+        cost = conversation.spend.cost
         if o.cost_budget is not None and cost is not None and cost >= o.cost_budget:
             turn.reason = "budget"
             text = texts.BUDGET_MESSAGE.format(what="cost", limit=f"${o.cost_budget:.2f}")

@@ -142,18 +142,17 @@ class PrefixTracker:
     """Remembers the previous request's prefix; counts each distinct prefix once."""
 
     def __init__(self) -> None:
-        self._previous: str | None = None
         self._sizes: dict[str, PrefixSize] = {}
-        self._last: _Serialised | None = None
+        self._last: _Serialised | None = None  # the previous request's prefix
         self._said: PrefixInfo | None = None  # what the last request was told
 
     def observe(self, body: Mapping[str, Any]) -> PrefixInfo:
         leading, tools = prefix_parts(body)
-        if self._last is None or not self._last.is_same(leading, tools):
+        previous = self._last
+        if previous is None or not previous.is_same(leading, tools):
             self._last = _Serialised.of(leading, tools)
         digest = self._last.digest
-        unchanged = None if self._previous is None else digest == self._previous
-        self._previous = digest
+        unchanged = None if previous is None else digest == previous.digest
         said = self._said
         if said is not None and said.digest == digest and said.unchanged == unchanged:
             return said  # frozen: the same prefix, said the same way, is one object

@@ -160,8 +160,8 @@ async def _converse(
             report.tool_calls += sum(isinstance(e, ToolFinished) for e in events)
             for finding in check_turn(number, turn, events, backend.remaining):
                 (report.drift if isinstance(finding, Drift) else report.failures).append(finding)
-        report.usage = stack.session.usage
-        report.cost = stack.session.cost
+        report.usage = stack.session.spend.usage
+        report.cost = stack.session.spend.cost
     finally:
         stack.close()
 

@@ -104,9 +104,7 @@ class Toolbox:
                         f"there is no tool named {name!r}; the tools are: {', '.join(REGISTRY)}",
                     )
             if spec is not None:
-                validated = validate(
-                    spec, parsed if self.scrub is None else map_strings(parsed, self.scrub)
-                )
+                validated = validate(spec, self._scrubbed(parsed))
                 if spec.write:
                     result, changes = self._write(spec, validated, conversation)
                 else:
@@ -178,10 +176,7 @@ class Toolbox:
                 return f"There is no tool named {name!r}."
             if not spec.write:
                 return f"{name} only reads; it changes nothing."
-            parsed = parse_arguments(arguments)
-            validated = validate(
-                spec, parsed if self.scrub is None else map_strings(parsed, self.scrub)
-            )
+            validated = validate(spec, self._scrubbed(parse_arguments(arguments)))
             with recording() as log, self.database.rehearsal() as session:
                 if self.guard:
                     try:
@@ -202,6 +197,9 @@ class Toolbox:
             return f"This would fail ({refusal['error']}): {refusal['message']}"
         except Exception as exc:
             return f"Cannot preview this call. {failure_sentence(exc)}"
+
+    def _scrubbed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments if self.scrub is None else map_strings(arguments, self.scrub)
 
 
 # I1: the one tool whose result can bind a conversation to a customer (`_binds`).

@@ -103,15 +103,11 @@ def read_eval_results(given: Path) -> EvalResults:
 
 def _tasks_dir(folder: Path) -> Path | None:
     """The run's τ² folder, when its run.json names one that still holds a db.json."""
-    import json
+    from airline_agent.evaluation.run_folder import RUN_FILE, RunFolder
 
-    from airline_agent.evaluation.run_folder import RUN_FILE
-
-    try:
-        run = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
-        recorded = run["settings"]["tasks_dir"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    run = RunFolder(folder).read_json(RUN_FILE)
+    settings = run.get("settings") if isinstance(run, dict) else None
+    recorded = settings.get("tasks_dir") if isinstance(settings, dict) else None
     if not isinstance(recorded, str) or not recorded:
         return None
     directory = Path(recorded)

@@ -57,9 +57,9 @@ async def test_one_step_fills_the_three_panes_in_order() -> None:
         assert usage.table.row_count == 3  # two requests and the turn's subtotal
         # The totals are the conversation's (the pane keeps none): shown as it counts them.
         conversation = app.controller.run.conversation
-        assert conversation.usage.prompt_tokens == 1850 + 2410
+        assert conversation.spend.usage.prompt_tokens == 1850 + 2410
         assert "4,260" in str(usage.query_one("#usage-totals").render())
-        assert conversation.cost is None  # no price for "scripted": unknown, never 0
+        assert conversation.spend.cost is None  # no price for "scripted": unknown, never 0
         assert "cost unknown" in str(usage.query_one("#usage-cost").render())
 
 

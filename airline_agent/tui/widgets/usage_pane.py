@@ -1,10 +1,10 @@
 """Token usage: a row per request and a subtotal per turn, as the events come; under them
 the conversation's totals and cost, as the conversation counts them.
 
-The pane keeps no sums of its own: the totals are `Conversation.usage`, `.requests` and
-`.cost` (agent/conversation.py, where "one unknown cost makes the total unknown" is
-decided), read when the screen shows new rows or a new conversation. What it shows of
-one request (its row, the context window it used) comes from that request's event.
+The pane keeps no sums of its own: the totals are `Conversation.spend` and `.requests`
+(agent/usage.py's `Spend`, where "one unknown cost makes the total unknown" is decided),
+read when the screen shows new rows or a new conversation. What it shows of one request
+(its row, the context window it used) comes from that request's event.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class UsagePane(Vertical):
         """The conversation's totals in the table's columns, and its cost in words (why
         it is unknown, when it is). `reported`: the last request shown, whose model a
         missing price is named by."""
-        total = conversation.usage if conversation is not None else Usage()
+        total = conversation.spend.usage if conversation is not None else Usage()
         requests = conversation.requests if conversation is not None else 0
         cells = [tokens(n) for n in _counts(total)]
         self.query_one("#usage-totals", Static).update(
@@ -109,9 +109,9 @@ class UsagePane(Vertical):
         cost = self.query_one("#usage-cost", Static)
         if conversation is None or not requests:
             cost.update("cost —")
-        elif conversation.cost is not None:
-            cost.update(f"cost {money(conversation.cost)} (prices: {PRICES})")
-        elif not conversation.usage_complete:
+        elif conversation.spend.cost is not None:
+            cost.update(f"cost {money(conversation.spend.cost)} (prices: {PRICES})")
+        elif not conversation.spend.complete:
             cost.update("cost unknown: a response came without usage")
         elif reported is not None:
             cost.update(f"cost unknown: no price for {reported.model} in {PRICES}")

@@ -113,7 +113,7 @@ async def test_usage_and_cost_per_request_turn_and_conversation():
     finished = of_type(events, TurnFinished)[0]
     assert finished.usage == usage + usage
     assert abs(finished.cost - 2 * one) < 1e-12
-    assert s.usage == usage + usage
+    assert s.spend.usage == usage + usage
     assert reported[0].context_window == 128000
 
 
@@ -123,8 +123,8 @@ async def test_unknown_usage_is_none_never_zero():
     reported = of_type(events, UsageReported)[0]
     assert reported.usage is None
     assert reported.cost is None
-    assert s.usage_complete is False
-    assert s.cost is None
+    assert s.spend.complete is False
+    assert s.spend.cost is None
 
 
 async def test_unknown_model_has_unknown_cost():
