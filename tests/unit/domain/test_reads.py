@@ -13,7 +13,7 @@ import pytest
 from airline_agent.domain import operations
 from airline_agent.domain.db import Database
 from airline_agent.domain.operations import flights, ids, lookups
-from airline_agent.domain.read_snapshots import EngineReads, SqliteReads
+from airline_agent.domain.read_snapshots import EngineReads, SqliteReads, by_position
 from tests.support.toolbox_fixtures import toolbox
 
 READS = {
@@ -221,3 +221,36 @@ def test_flight_searches_start_from_the_route(world_db: Database) -> None:
         assert "ix_flight_route" in plan[0], plan
     finally:
         connection.close()
+
+
+def test_named_parameters_are_bound_by_position_exactly_as_by_name(world_db: Database) -> None:
+    """The sqlite3 reads number `:name` parameters and bind them from a tuple
+    (read_snapshots.by_position): every read query gives the rows it gives by name."""
+    connection = sqlite3.connect(_path(world_db))
+    route = {"origin": "PHX", "destination": "SEA", "date": "2024-05-16", "number": "HAT156"}
+    route |= {"s0": "PHX", "s1": "LAS", "d0": "2024-05-16", "d1": "2024-05-17"}
+    found = set()
+    try:
+        for name, sql in _read_queries().items():
+            text, pick = by_position(sql)
+            assert ":" not in text, name
+            for key in ("emma_kim_9957", "EHGLP3", "HAT156"):
+                params = {**route, "key": key}
+                by_name = connection.execute(sql, params).fetchall()
+                assert connection.execute(text, pick(params)).fetchall() == by_name, name
+                if by_name:
+                    found.add(name)
+        assert len(found) >= 15, found  # rows to compare, not only empty results
+    finally:
+        connection.close()
+
+
+def test_numbering_leaves_quoted_text_names_and_comments_alone() -> None:
+    text, pick = by_position(
+        "SELECT ':a', \":b\", `:c`, [:d], :e, :f -- :g\n/* :h */ WHERE x = :e AND y::int"
+    )
+    assert text == "SELECT ':a', \":b\", `:c`, [:d], ?1, ?2 -- :g\n/* :h */ WHERE x = ?1 AND y::int"
+    assert pick({"e": 1, "f": 2, "g": 3}) == (1, 2)
+    assert by_position("SELECT a FROM t WHERE b = :b")[1]({"b": "x", "c": "y"}) == ("x",)
+    assert by_position("SELECT 1") == ("SELECT 1", by_position("SELECT 2")[1])
+    assert by_position("SELECT 1")[1]({"unused": 1}) == ()

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from airline_agent.domain.db import Database
 from airline_agent.tools.conversation import ToolConversation
@@ -369,3 +369,11 @@ def test_a_model_with_validators_of_its_own_is_not_validated_by_its_fields_alone
 
     with pytest.raises(TypeError, match="plain model of fields"):
         fields_validator(Checked)
+
+
+def test_a_field_with_an_alias_is_not_validated_by_its_validator_alone() -> None:
+    class Aliased(BaseModel):
+        low: int = Field(alias="from")
+
+    with pytest.raises(TypeError, match="plain model of fields"):
+        fields_validator(Aliased)
