@@ -16,7 +16,7 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic_core import SchemaValidator
@@ -28,6 +28,7 @@ from airline_agent.tools.untrusted import (
     depth_beyond,
     first_surrogate,
     holds_surrogate,
+    map_strings,
 )
 
 
@@ -47,6 +48,10 @@ class ToolSpec:
     # What validates a call's arguments: the model's own validation of its fields
     # (`fields_validator`), which gives the tool's keyword arguments as a dict.
     fields: SchemaValidator
+    # For a tool whose parameters are all required, the same with other arguments
+    # ignored instead of refused: what it gives holds every parameter, so as many
+    # entries as the arguments given exactly when they name no others (`validate`).
+    ignoring_others: SchemaValidator | None
 
     def schema(self) -> dict[str, Any]:
         """One entry of the Chat Completions `tools` list: what a model needs to call the
@@ -82,6 +87,11 @@ def tool(*, write: bool = False) -> Callable[[Callable[..., Any]], Callable[...,
             description=" ".join((function.__doc__ or "").split()),
             arguments=arguments,
             fields=fields_validator(arguments),
+            ignoring_others=(
+                fields_validator(arguments, extra="ignore")
+                if all(field.is_required() for field in arguments.model_fields.values())
+                else None
+            ),
         )
         return function
 
@@ -99,7 +109,9 @@ def _arguments_model(function: Callable[..., Any]) -> type[BaseModel]:
     return create_model(name, __base__=Arguments, **fields)
 
 
-def fields_validator(model: type[BaseModel]) -> SchemaValidator:
+def fields_validator(
+    model: type[BaseModel], *, extra: Literal["forbid", "ignore"] = "forbid"
+) -> SchemaValidator:
     """The model's validation without the model: its core schema is a `model` around
     `model-fields`, and the fields' own validators, in a `typed-dict` that refuses other
     arguments (the config goes with it), check the same fields the same way and report
@@ -107,10 +119,11 @@ def fields_validator(model: type[BaseModel]) -> SchemaValidator:
     the call would only take apart again (a tool is called with keywords). A typed dict
     rather than the `model-fields` alone: those also give the set of the fields given and
     the extra arguments (none: they are refused), for nobody to read, at a fifth of the
-    validation's cost. A model with validators of its own (a `model_validator`, a custom
-    `__init__`), or a field with more than a validator (an alias changes where its value
-    is looked up), is wrapped differently, and refused here rather than checked by less
-    than itself."""
+    validation's cost. `extra="ignore"` ignores other arguments instead of refusing
+    them (see `ToolSpec.ignoring_others`). A model with validators of its own (a
+    `model_validator`, a custom `__init__`), or a field with more than a validator (an
+    alias changes where its value is looked up), is wrapped differently, and refused
+    here rather than checked by less than itself."""
     schema = model.__pydantic_core_schema__
     inner = schema.get("schema", {})
     if (
@@ -132,7 +145,7 @@ def fields_validator(model: type[BaseModel]) -> SchemaValidator:
         for name, field in inner["fields"].items()
     }
     return SchemaValidator(
-        {"type": "typed-dict", "fields": fields, "extra_behavior": "forbid"},
+        {"type": "typed-dict", "fields": fields, "extra_behavior": extra},
         schema.get("config"),
     )
 
@@ -300,16 +313,17 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
     cannot store them, no output can print them), and numbers no tool takes (see
     `load_json`; as values too, from a client that sends no JSON text).
     """
-    if raw is None:
-        return {}
-    if isinstance(raw, str):
-        if not raw.strip():
-            return {}
-        raw = load_json(raw)
+    if not isinstance(raw, dict):  # a dict first: the usual arguments, from any client
         if raw is None:
             return {}
-    if not isinstance(raw, dict):
-        raise _rejected("arguments must be a JSON object of named arguments")
+        if isinstance(raw, str):
+            if not raw.strip():
+                return {}
+            raw = load_json(raw)
+            if raw is None:
+                return {}
+        if not isinstance(raw, dict):
+            raise _rejected("arguments must be a JSON object of named arguments")
     # The usual case: nothing nested, nothing but ASCII (`untrusted.is_flat_ascii`), its
     # numbers looked at alone. One pass in this frame: a read's whole check (a call of
     # its own and a second loop for the numbers cost a tenth of a one-row lookup). The
@@ -355,9 +369,27 @@ def _rejected(message: str) -> ArgumentsRejected:
     return ArgumentsRejected(error_result("INVALID_ARGUMENTS", message))
 
 
-def validate(spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The validated arguments, as the tool's keyword arguments (see `fields_validator`)."""
+def validate(
+    spec: ToolSpec, arguments: dict[str, Any], scrub: Callable[[str], str] | None = None
+) -> dict[str, Any]:
+    """The validated arguments, as the tool's keyword arguments (see `fields_validator`);
+    with `scrub`, of the arguments with it applied to every text (`Toolbox.scrub`).
+
+    A tool whose parameters are all required is validated ignoring other arguments, and
+    the result counted against the arguments (`ToolSpec.ignoring_others`): the search for
+    arguments it does not take is a third of the validation's cost. Arguments it
+    refuses, or that name others, are validated again in full, for the whole refusal."""
+    if scrub is not None:
+        arguments = map_strings(arguments, scrub)
     try:
+        if spec.ignoring_others is not None:
+            try:
+                fields = spec.ignoring_others.validate_python(arguments)
+            except ValidationError:
+                pass
+            else:
+                if len(fields) == len(arguments):
+                    return fields
         return spec.fields.validate_python(arguments)
     except ValidationError as exc:
         raise ArgumentsRejected(

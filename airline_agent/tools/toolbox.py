@@ -44,7 +44,6 @@ from airline_agent.tools.registry import (
     parse_arguments,
     validate,
 )
-from airline_agent.tools.untrusted import map_strings
 
 _SCHEMAS: list[dict[str, Any]] | None = None
 
@@ -104,7 +103,7 @@ class Toolbox:
                         f"there is no tool named {name!r}; the tools are: {', '.join(REGISTRY)}",
                     )
             if spec is not None:
-                validated = validate(spec, self._scrubbed(parsed))
+                validated = validate(spec, parsed, self.scrub)
                 if spec.write:
                     result, changes = self._write(spec, validated, conversation)
                 else:
@@ -125,7 +124,7 @@ class Toolbox:
         if error is not None:
             changes = ()
         return ToolOutcome(  # by position: keywords cost a dict built and taken apart
-            name if isinstance(name, str) else repr(name),
+            name if spec is not None or isinstance(name, str) else repr(name),
             parsed,
             result,
             error,
@@ -176,7 +175,7 @@ class Toolbox:
                 return f"There is no tool named {name!r}."
             if not spec.write:
                 return f"{name} only reads; it changes nothing."
-            validated = validate(spec, self._scrubbed(parse_arguments(arguments)))
+            validated = validate(spec, parse_arguments(arguments), self.scrub)
             with recording() as log, self.database.rehearsal() as session:
                 if self.guard:
                     try:
@@ -197,9 +196,6 @@ class Toolbox:
             return f"This would fail ({refusal['error']}): {refusal['message']}"
         except Exception as exc:
             return f"Cannot preview this call. {failure_sentence(exc)}"
-
-    def _scrubbed(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return arguments if self.scrub is None else map_strings(arguments, self.scrub)
 
 
 # I1: the one tool whose result can bind a conversation to a customer (`_binds`).
