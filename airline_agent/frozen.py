@@ -4,9 +4,10 @@
 (it must: its own `__setattr__` refuses), which costs several times a plain assignment: a
 turn builds some twenty events, and building them was a sixth of the loop's own cost per
 request (scripts/benchmarks/loop.py). `@frozen` is that dataclass, with an `__init__` of
-the same signature that fills the instance's `__dict__` directly. Everything else (equality,
-hashing, repr, the refusal to assign, `fields`, `replace`, `asdict`) is the dataclass's own,
-and a test holds each class's instances equal to what the dataclass's `__init__` makes.
+the same signature that fills the instance's `__dict__` directly (compiled when the first
+instance is made). Everything else (equality, hashing, repr, the refusal to assign,
+`fields`, `replace`, `asdict`) is the dataclass's own, and a test holds each class's
+instances equal to what the dataclass's `__init__` makes.
 
 For classes whose fields have plain defaults only: a `default_factory`, an `InitVar`, a
 keyword-only field, a field left out of `__init__` or a `__post_init__` is refused at class
@@ -26,13 +27,30 @@ def frozen(cls: Class) -> Class:
     made = dataclasses.dataclass(frozen=True)(cls)
     if hasattr(made, "__post_init__"):
         raise TypeError(f"{made.__name__}: @frozen does not run __post_init__")
+    for field in dataclasses.fields(made):
+        plain = field.init and not field.kw_only
+        if not plain or field.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"{made.__name__}.{field.name}: @frozen takes plain fields only")
+    dataclass_init = made.__init__
+
+    def first_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        # The fast __init__ is compiled when the first instance is made, not at import:
+        # compiling one per class cost the TUI's first screen, which builds no event,
+        # some 14 M instructions.
+        init = _fast_init(made, dataclass_init)
+        made.__init__ = init
+        init(self, *args, **kwargs)
+
+    made._dataclass_init = dataclass_init  # the dataclass's own, for the test
+    made.__init__ = first_init
+    return made
+
+
+def _fast_init(made: type, dataclass_init: Any) -> Any:
     namespace: dict[str, Any] = {}
     parameters: list[str] = []
     assignments: list[str] = []
     for position, field in enumerate(dataclasses.fields(made)):
-        plain = field.init and not field.kw_only
-        if not plain or field.default_factory is not dataclasses.MISSING:
-            raise TypeError(f"{made.__name__}.{field.name}: @frozen takes plain fields only")
         if field.default is dataclasses.MISSING:
             parameters.append(field.name)
         else:
@@ -40,13 +58,10 @@ def frozen(cls: Class) -> Class:
             parameters.append(f"{field.name}=_default_{position}")
         assignments.append(f"    values[{field.name!r}] = {field.name}")
     header = f"def __init__(self, {', '.join(parameters)}):"
-    source = "\n".join([header, "    values = self.__dict__", *assignments])
-    exec(source, namespace)  # the way `dataclasses` itself makes an __init__
-    init = namespace["__init__"]
+    exec("\n".join([header, "    values = self.__dict__", *assignments]), namespace)
+    init = namespace["__init__"]  # made as `dataclasses` itself makes an __init__
     init.__qualname__ = f"{made.__qualname__}.__init__"
     init.__module__ = made.__module__
-    init.__doc__ = made.__init__.__doc__
-    init.__annotations__ = made.__init__.__annotations__
-    made._dataclass_init = made.__init__  # the dataclass's own, for the test
-    made.__init__ = init
-    return made
+    init.__doc__ = dataclass_init.__doc__
+    init.__annotations__ = dataclass_init.__annotations__
+    return init
