@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from airline_agent.agent.events import AgentEvent, Usage, UsageReported
+from airline_agent.frozen import frozen
 from airline_agent.project import PROJECT_ROOT
 
 PRICES_FILE = PROJECT_ROOT / "data" / "prices.toml"
@@ -93,7 +94,7 @@ def add_cost(total: float | None, cost: float | None) -> float | None:
     return total + cost
 
 
-@dataclass(frozen=True)
+@frozen
 class Spend:
     """What some model requests used and cost, summed: the one place tokens and dollars
     are added up, for a turn, a conversation, a cancelled turn, a trial's agent and its
@@ -103,7 +104,7 @@ class Spend:
     did); the cost becomes unknown (None) with the first request whose cost is unknown —
     never a guess, never $0 for a paid model. No request at all spent nothing."""
 
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = Usage()  # frozen: one shared zero is safe
     cost: float | None = 0.0
     complete: bool = True
 
