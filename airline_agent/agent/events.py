@@ -6,6 +6,10 @@ kind in `type` (its class name in snake_case, as the Agents SDK's stream events 
 one): a class attribute, not a field, so it is never compared, copied or repeated in
 `asdict`; writers of JSON lines (`mcp_server/event_log.py`) name events by it, and a
 reader of such a line dispatches on it.
+
+Each class has a docstring: for a dataclass without one, `@dataclass` writes one from
+`inspect.signature`, a cost every process that imports the events (the TUI's first
+screen) would pay for each.
 """
 
 from __future__ import annotations
@@ -14,13 +18,15 @@ import asyncio
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from airline_agent.agent.findings import Finding
-from airline_agent.agent.prefix import PrefixInfo
 from airline_agent.frozen import frozen
-from airline_agent.tools.outcome import RowChange
 
 if TYPE_CHECKING:
+    # Only annotations here: a front end that imports the events (the TUI's first screen
+    # does) need not import the prefix's hashing and JSON, the findings or the row changes.
+    from airline_agent.agent.findings import Finding
+    from airline_agent.agent.prefix import PrefixInfo
     from airline_agent.agent.raw_response import RawResponse
+    from airline_agent.tools.outcome import RowChange
 
 # Who produced a piece of the conversation (the seed article's table); "you": the person
 # at the debugger, who edited a request body or a tool call's arguments before it went on.
@@ -173,6 +179,8 @@ def _json_diff(original: Any, edited: Any, what: str) -> str:
 
 @frozen
 class TurnStarted:
+    """A turn begins with the customer's message."""
+
     type: ClassVar[Literal["turn_started"]] = "turn_started"
 
     turn: int  # 1-based index of the turn in the conversation
@@ -215,6 +223,8 @@ class RequestSent:
 
 @frozen
 class TextDelta:
+    """A piece of the reply's text, as it streams."""
+
     type: ClassVar[Literal["text_delta"]] = "text_delta"
 
     request: int
@@ -223,6 +233,8 @@ class TextDelta:
 
 @frozen
 class ReasoningDelta:
+    """A piece of the model's reasoning (`reasoning_content`), as it streams."""
+
     type: ClassVar[Literal["reasoning_delta"]] = "reasoning_delta"
 
     request: int
@@ -294,6 +306,8 @@ class ToolCallsRecovered:
 
 @frozen
 class UsageReported:
+    """The tokens, cost and timing of one request."""
+
     type: ClassVar[Literal["usage_reported"]] = "usage_reported"
 
     request: int
@@ -322,6 +336,8 @@ class ApprovalDecision:
 
 @frozen
 class PendingWrite:
+    """One write call of a response, with what it would change."""
+
     call_id: str
     name: str
     arguments: dict[str, Any]
@@ -505,6 +521,8 @@ Held = RequestHeld | ToolCallHeld | TurnEndHeld
 
 @frozen
 class ToolStarted:
+    """A tool call starts to run."""
+
     type: ClassVar[Literal["tool_started"]] = "tool_started"
 
     call_id: str
@@ -548,6 +566,8 @@ class CustomerBound:
 
 @frozen
 class LimitReached:
+    """A limit of the turn was reached (`kind`); the loop stops there."""
+
     type: ClassVar[Literal["limit_reached"]] = "limit_reached"
 
     kind: Literal["tool_calls", "requests", "tokens", "cost"]
@@ -603,6 +623,8 @@ class ResponseStalled:
 
 @frozen
 class RetryScheduled:
+    """A failed request is tried again after `delay_s` seconds."""
+
     type: ClassVar[Literal["retry_scheduled"]] = "retry_scheduled"
 
     attempt: int
@@ -631,6 +653,8 @@ TurnEnd = Literal["answered", "tool_call_limit", "request_limit", "budget", "err
 
 @frozen
 class TurnFinished:
+    """The turn is over: why, and what it used."""
+
     type: ClassVar[Literal["turn_finished"]] = "turn_finished"
 
     turn: int
