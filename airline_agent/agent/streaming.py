@@ -46,16 +46,23 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 @frozen
 class TextPiece:
+    """Text of the answer, as it streams in."""
+
     text: str
 
 
 @frozen
 class ReasoningPiece:
+    """Text of the model's reasoning, as it streams in."""
+
     text: str
 
 
 @frozen
 class ToolCallPiece:
+    """A piece of one tool call of the answer (`index`): its id and name when they come,
+    and a piece of its arguments' text."""
+
     index: int
     call_id: str | None
     name: str | None
