@@ -45,7 +45,6 @@ Importing it costs only the standard library (the settings are read inside
 from __future__ import annotations
 
 import base64
-import html
 import json
 import os
 import re
@@ -212,6 +211,10 @@ def credential_forms(secret: str) -> set[str]:
     percent-encoded, JSON-, repr- and HTML-escaped, in hex and in base64 (whole, and
     the part that stays the same inside longer base64). Forms shorter than
     `MIN_SECRET_LENGTH` are left out."""
+    # Here, not at the top: its table of entities is a third of what this module costs to
+    # import, and the TUI's first screen imports the module but knows no secret yet.
+    import html
+
     forms: set[str] = set()
     for value in {secret, unquote(secret), unquote_plus(secret)}:
         data = value.encode("utf-8", "surrogatepass")

@@ -13,6 +13,7 @@ import json
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from airline_agent.agent.errors import (
@@ -64,6 +65,12 @@ class ScriptedToolCall:
     name: str
     arguments: dict[str, Any] | str  # str is sent raw (may be malformed JSON on purpose)
     call_id: str | None = None
+
+    @cached_property
+    def arguments_text(self) -> str:
+        """The arguments as the model sends them: a string as it stands, an object as
+        JSON. Made once: a replay or an evaluation plays one script many times."""
+        return self.arguments if isinstance(self.arguments, str) else json.dumps(self.arguments)
 
 
 @dataclass(frozen=True)
@@ -149,9 +156,7 @@ class ScriptedBackend:
                 # as "" is sent blank (a recording of a model that sent none).
                 call_id=f"call_{self._served}_{position}" if call.call_id is None else call.call_id,
                 name=call.name,
-                arguments=call.arguments
-                if isinstance(call.arguments, str)
-                else json.dumps(call.arguments),
+                arguments=call.arguments_text,
             )
             for position, call in enumerate(response.tool_calls)
         )

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal, NamedTuple
 
-from airline_agent.agent.pattern_cues import ascii_lowered, cues
+from airline_agent.agent.pattern_cues import ascii_lowered, holds_all, required_words
 
 Action = Literal[
     "look-up",
@@ -466,6 +466,7 @@ class _Claim(NamedTuple):
     action: Action
     pattern: re.Pattern[str]
     led_by_agent: bool  # can match only where `_AGENT_AT` does
+    also_required: tuple[frozenset[str], ...]  # its other sets of words: one of each, too
 
 
 class _Patterns(NamedTuple):
@@ -487,10 +488,9 @@ def _compiled() -> _Patterns:
     by_cue: dict[str, set[int]] = {}
     uncued: set[int] = set()
     for index, (action, pattern) in enumerate(_PATTERNS):
-        claims.append(
-            _Claim(action, re.compile(pattern, re.I), pattern.startswith((_AGENT, _ABLE_TO)))
-        )
-        words = cues(pattern, re.I)
+        words, *also = required_words(pattern, re.I) or (None,)
+        led = pattern.startswith((_AGENT, _ABLE_TO))
+        claims.append(_Claim(action, re.compile(pattern, re.I), led, tuple(also)))
         for word in words or ():
             by_cue.setdefault(word, set()).add(index)
         if words is None:
@@ -518,7 +518,9 @@ def _matches(text: str) -> Iterator[tuple[Action, re.Match[str]]]:
     else:  # ignoring case, Unicode matches other letters too: every pattern is tried
         tried = set(range(len(patterns.claims)))
     for index in sorted(tried):
-        action, pattern, led_by_agent = patterns.claims[index]
+        action, pattern, led_by_agent, also_required = patterns.claims[index]
+        if also_required and lowered is not None and not holds_all(lowered, also_required):
+            continue
         if not led_by_agent:
             yield from ((action, m) for m in pattern.finditer(text))
         elif agent_at:

@@ -67,7 +67,6 @@ from airline_agent.agent.events import (
     TurnResumed,
     TurnStarted,
 )
-from airline_agent.agent.steps import UnknownStep
 from airline_agent.tools.conversation import ToolConversation
 
 if TYPE_CHECKING:
@@ -350,6 +349,10 @@ class Debugger:
         `step`, on a copy of the database as it was then; `of` is left as it is. Slow (a
         copy of the database, and the writes up to `step` again): call it off the UI's
         event loop. Raises ForkFailed, saying why, when it cannot be made."""
+        # Here: the step timeline (agent/steps.py) is the conversation's, which a fork
+        # restores; the TUI's first screen imports this module for its breakpoints alone.
+        from airline_agent.agent.steps import UnknownStep
+
         source = of or self.current
         if source is None:
             raise ForkFailed("there is no conversation to fork yet")

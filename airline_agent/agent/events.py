@@ -6,20 +6,27 @@ kind in `type` (its class name in snake_case, as the Agents SDK's stream events 
 one): a class attribute, not a field, so it is never compared, copied or repeated in
 `asdict`; writers of JSON lines (`mcp_server/event_log.py`) name events by it, and a
 reader of such a line dispatches on it.
+
+Each class has a docstring: for a dataclass without one, `@dataclass` writes one from
+`inspect.signature`, a cost every process that imports the events (the TUI's first
+screen) would pay for each.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from airline_agent.agent.findings import Finding
-from airline_agent.agent.prefix import PrefixInfo
-from airline_agent.tools.outcome import RowChange
+from airline_agent.frozen import frozen
 
 if TYPE_CHECKING:
+    # Only annotations here: a front end that imports the events (the TUI's first screen
+    # does) need not import the prefix's hashing and JSON, the findings or the row changes.
+    from airline_agent.agent.findings import Finding
+    from airline_agent.agent.prefix import PrefixInfo
     from airline_agent.agent.raw_response import RawResponse
+    from airline_agent.tools.outcome import RowChange
 
 # Who produced a piece of the conversation (the seed article's table); "you": the person
 # at the debugger, who edited a request body or a tool call's arguments before it went on.
@@ -30,7 +37,7 @@ Producer = Literal["developer", "customer", "model", "framework", "api", "you"]
 HoldReason = Literal["step", "request", "write", "finding", "error"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Usage:
     """Token counts of one request, or summed over a turn or a conversation."""
 
@@ -62,7 +69,7 @@ class Usage:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolCall:
     """A tool call as the model asked for it; `arguments` is the raw JSON text.
 
@@ -102,7 +109,7 @@ def received_message(
     return message
 
 
-@dataclass(frozen=True)
+@frozen
 class RequestEdit:
     """A request body you changed at the debugger before it was sent: the body as the
     framework assembled it (as the client sends it: `extra_body` merged in), the body as
@@ -130,7 +137,7 @@ class RequestEdit:
         return _json_diff(self.original, self.edited, f"request #{self.request}")
 
 
-@dataclass(frozen=True)
+@frozen
 class ArgumentsEdit:
     """A tool call's arguments you changed at the debugger before it ran: the model's call
     stays in the history as it was sent; the tool ran with `edited`."""
@@ -170,8 +177,10 @@ def _json_diff(original: Any, edited: Any, what: str) -> str:
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class TurnStarted:
+    """A turn begins with the customer's message."""
+
     type: ClassVar[Literal["turn_started"]] = "turn_started"
 
     turn: int  # 1-based index of the turn in the conversation
@@ -180,7 +189,7 @@ class TurnStarted:
     step: int = field(default=0, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class TurnResumed:
     """A turn that a fork cut in the middle goes on (`AgentSession.resume_turn`), after
     step `step` of the conversation: its open tool calls are answered, then requests go on."""
@@ -191,7 +200,7 @@ class TurnResumed:
     step: int
 
 
-@dataclass(frozen=True)
+@frozen
 class RequestSent:
     """The exact body of one Chat Completions request (never the API key)."""
 
@@ -212,23 +221,27 @@ class RequestSent:
     edit: RequestEdit | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class TextDelta:
+    """A piece of the reply's text, as it streams."""
+
     type: ClassVar[Literal["text_delta"]] = "text_delta"
 
     request: int
     text: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ReasoningDelta:
+    """A piece of the model's reasoning (`reasoning_content`), as it streams."""
+
     type: ClassVar[Literal["reasoning_delta"]] = "reasoning_delta"
 
     request: int
     text: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolCallDelta:
     """A piece of a streamed tool call's arguments (for showing them as they arrive)."""
 
@@ -241,7 +254,7 @@ class ToolCallDelta:
     arguments: str
 
 
-@dataclass(frozen=True)
+@frozen
 class PromptProgress:
     """While the server reads the prompt, before the answer starts: llama-server reports
     it when the request asks (`return_progress: true`, e.g. through `extra_body`)."""
@@ -254,7 +267,7 @@ class PromptProgress:
     cached: int  # of `total`, taken from the server's cache
 
 
-@dataclass(frozen=True)
+@frozen
 class AssistantMessage:
     """One complete model response, as appended to the history."""
 
@@ -278,7 +291,7 @@ class AssistantMessage:
         return received_message(self.content, self.tool_calls, self.reasoning)
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolCallsRecovered:
     """The model wrote tool calls as text (`text`, its whole reply) and the framework made
     them (`--recover-text-tool-calls`): the `AssistantMessage` that follows carries them,
@@ -291,8 +304,10 @@ class ToolCallsRecovered:
     text: str
 
 
-@dataclass(frozen=True)
+@frozen
 class UsageReported:
+    """The tokens, cost and timing of one request."""
+
     type: ClassVar[Literal["usage_reported"]] = "usage_reported"
 
     request: int
@@ -312,22 +327,24 @@ class UsageReported:
     scripted: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class ApprovalDecision:
     """The customer's answer for each pending write call, by call id."""
 
     approved: dict[str, bool]
 
 
-@dataclass(frozen=True)
+@frozen
 class PendingWrite:
+    """One write call of a response, with what it would change."""
+
     call_id: str
     name: str
     arguments: dict[str, Any]
     preview: str  # what it will change, in words
 
 
-@dataclass(frozen=True)
+@frozen
 class ApprovalRequested:
     """All write calls of one response, waiting for the customer's yes or no.
 
@@ -350,7 +367,7 @@ class ApprovalRequested:
             self.decision.set_result(ApprovalDecision(approved))
 
 
-@dataclass(frozen=True)
+@frozen
 class RequestRelease:
     """How a held request goes on: as assembled, or as you edited it."""
 
@@ -358,7 +375,7 @@ class RequestRelease:
     wire: bytes | None = field(default=None, repr=False)  # the edited body, byte for byte
 
 
-@dataclass(frozen=True)
+@frozen
 class RequestHeld:
     """The next request, assembled and not sent (a breakpoint, or stepping): nothing
     reaches the server until the consumer answers with `send(…)` (or `go()`); the loop
@@ -407,14 +424,14 @@ class RequestHeld:
         self.send()
 
 
-@dataclass(frozen=True)
+@frozen
 class CallRelease:
     """How a held tool call goes on: with the model's arguments, or with yours."""
 
     arguments: str | None = None  # None: the model's
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolCallHeld:
     """The next tool call, not run yet (a breakpoint, or stepping): it runs when the
     consumer answers with `run(…)` (or `go()`). `refusal` is the error code it will be
@@ -477,7 +494,7 @@ class ToolCallHeld:
         self.run()
 
 
-@dataclass(frozen=True)
+@frozen
 class TurnEndHeld:
     """The turn is about to end, held for a finding or an error result of its last steps
     (breakpoints): it ends when the consumer answers with `go()`."""
@@ -502,8 +519,10 @@ class TurnEndHeld:
 Held = RequestHeld | ToolCallHeld | TurnEndHeld
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolStarted:
+    """A tool call starts to run."""
+
     type: ClassVar[Literal["tool_started"]] = "tool_started"
 
     call_id: str
@@ -513,7 +532,7 @@ class ToolStarted:
     edit: ArgumentsEdit | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolFinished:
     """One per tool call, in call order; `result` is what the model will see."""
 
@@ -533,7 +552,7 @@ class ToolFinished:
     edit: ArgumentsEdit | None = field(default=None, compare=False)  # it ran with your arguments
 
 
-@dataclass(frozen=True)
+@frozen
 class CustomerBound:
     """The conversation now acts for this customer: the user id the customer gave, confirmed
     by the tool call `call_id` (I1). Writes and private reads follow from it."""
@@ -545,8 +564,10 @@ class CustomerBound:
     tool: str
 
 
-@dataclass(frozen=True)
+@frozen
 class LimitReached:
+    """A limit of the turn was reached (`kind`); the loop stops there."""
+
     type: ClassVar[Literal["limit_reached"]] = "limit_reached"
 
     kind: Literal["tool_calls", "requests", "tokens", "cost"]
@@ -554,7 +575,7 @@ class LimitReached:
     message: str
 
 
-@dataclass(frozen=True)
+@frozen
 class GroundingWarning:
     """A reply states what nothing in the conversation supports (agent/grounding.py)."""
 
@@ -578,7 +599,7 @@ class GroundingWarning:
         return "; ".join(finding.describe() for finding in self.findings)
 
 
-@dataclass(frozen=True)
+@frozen
 class ResponseStalled:
     """Nothing has come from the server for `silent_s` seconds while a request waits for
     its answer (said again each `LoopOptions.stall_notice` seconds while it lasts)."""
@@ -600,8 +621,10 @@ class ResponseStalled:
         return f"no data for {silent} s{what}; still waiting…"
 
 
-@dataclass(frozen=True)
+@frozen
 class RetryScheduled:
+    """A failed request is tried again after `delay_s` seconds."""
+
     type: ClassVar[Literal["retry_scheduled"]] = "retry_scheduled"
 
     attempt: int
@@ -613,7 +636,7 @@ class RetryScheduled:
     pieces_shown: int = 0
 
 
-@dataclass(frozen=True)
+@frozen
 class ErrorOccurred:
     """A failure the turn could not recover from; `message` is one plain sentence."""
 
@@ -628,8 +651,10 @@ class ErrorOccurred:
 TurnEnd = Literal["answered", "tool_call_limit", "request_limit", "budget", "error", "cancelled"]
 
 
-@dataclass(frozen=True)
+@frozen
 class TurnFinished:
+    """The turn is over: why, and what it used."""
+
     type: ClassVar[Literal["turn_finished"]] = "turn_finished"
 
     turn: int

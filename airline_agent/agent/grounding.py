@@ -23,10 +23,10 @@ the evidence each reply had): see test_grounding_corpus.py for the figures it as
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Generic, TypeVar
 
 from airline_agent.agent import grounding_values as values
 from airline_agent.agent import pattern_cues as cued
@@ -94,14 +94,54 @@ def _words_around(text: str, position: int, count: int = 4) -> str:
     return " ".join(before + after)
 
 
-class _Read(NamedTuple):  # a tuple: one is made for every text a conversation gives
-    """What one piece of evidence gives, read once (as read: never changed after, and
-    looked at again only to gather what the texts give when one is taken back)."""
+Key = TypeVar("Key", bound=Hashable)
 
-    tokens: Collection[str]  # ids are single word tokens: EHGLP3, HAT156, credit_card_1
-    numbers: Collection[float]
-    dates: Collection[values.Day]
-    times: Collection[values.Clock]
+
+class _Index(Generic[Key]):
+    """One kind of value the texts give (ids, amounts, dates, times), read from each text
+    only when a check first asks for that kind: a reply that states no date never has the
+    conversation's tool results read for dates, and most replies state one or two kinds.
+
+    Each text is read once; what it gave is kept, to gather the kind again when a text is
+    taken back and to fork a conversation without reading its texts again."""
+
+    def __init__(self, read: Callable[[str], Collection[Key]]) -> None:
+        self._read = read
+        self._per_text: list[Collection[Key]] = []
+        self._all: set[Key] = set()
+
+    def of(self, texts: Sequence[str]) -> set[Key]:
+        """What `texts` give of this kind (the conversation's texts: they only grow, or
+        lose their latest through `keep_first`)."""
+        if len(self._per_text) < len(texts):
+            for text in texts[len(self._per_text) :]:
+                found = self._read(text)
+                self._per_text.append(found)
+                self._all.update(found)
+        return self._all
+
+    def keep_first(self, count: int) -> None:
+        """Forget what the texts after the first `count` gave."""
+        if len(self._per_text) > count:
+            del self._per_text[count:]
+            self._all = set().union(*self._per_text)
+
+    def prefix(self, count: int) -> _Index[Key]:
+        """The same kind, read as far as the first `count` texts were."""
+        copy = _Index(self._read)
+        copy._per_text = self._per_text[:count]
+        copy._all = set().union(*copy._per_text)
+        return copy
+
+
+def _dates_and_days(text: str) -> set[values.Day | tuple[int, int]]:
+    """Each date a text gives, and also its (month, day): a reply's date without a year
+    is supported by that day in any year."""
+    found: set[values.Day | tuple[int, int]] = set()
+    for _, _, (month, day, year) in values.dates(text):
+        found.add((month, day, year))
+        found.add((month, day))
+    return found
 
 
 @dataclass(frozen=True)
@@ -132,30 +172,31 @@ def _read_rules(text: str) -> _Rules:
     )
 
 
-Key = TypeVar("Key", bound=Hashable)
-
-
 def _union(these: frozenset[Key], more: frozenset[Key]) -> frozenset[Key]:
     return (these | more) if these else more  # the usual one rule text: no copy
 
 
 class Evidence:
-    """What the conversation gave, each text read once as it arrives.
+    """What the conversation gave, each text read at most once.
 
     A long conversation gives hundreds of tool results: scanning all of them again for
     every reply made the check, and so the turn, slower with every turn. `rules` (the
     system prompt) support ids, dates and times; their amounts only a reply stating the
     rule. Tool results also record which tools ran, and which succeeded.
 
-    What all texts give is kept as sets, added to as texts come; taking a text back
-    (rare: a message never answered) gathers them again from what each text gave.
+    What all texts give is kept as sets, one per kind of value, each brought up to date
+    when a check asks for its kind (`_Index`); taking a text back (rare: a message never
+    answered) gathers them again from what each text gave.
     """
 
     def __init__(self, texts: Iterable[str] = (), *, rules: Iterable[str] = ()) -> None:
         self._texts: list[str] = []
-        self._found: list[_Read] = []
         self._calls: list[tuple[str, bool] | None] = []  # per text: (tool, succeeded)
-        self._gather(())
+        self._tokens: _Index[str] = _Index(_TOKEN.findall)
+        self._numbers: _Index[float] = _Index(values.numbers)
+        self._dates: _Index[values.Day | tuple[int, int]] = _Index(_dates_and_days)
+        self._times: _Index[values.Clock] = _Index(values.clock_times)
+        self._gather_calls()
         # Frozen, and replaced when another rule text comes: shared with the cache of
         # `_read_rules` and with the prefixes of this evidence.
         self._rule_tokens: frozenset[str] = frozenset()
@@ -176,17 +217,10 @@ class Evidence:
             self._rule_figures.setdefault(amount, []).append(figure)
 
     def add(self, text: str) -> None:
-        """A text the conversation gave: a customer message, a tool result."""
-        read = _Read(
-            tokens=_TOKEN.findall(text),
-            numbers=values.numbers(text),
-            dates=[when for _, _, when in values.dates(text)],
-            times=values.clock_times(text),
-        )
+        """A text the conversation gave: a customer message, a tool result (read when a
+        check first needs what it gives)."""
         self._texts.append(text)
-        self._found.append(read)
         self._calls.append(None)
-        self._count(read)
 
     def add_tool_result(self, name: str, content: str, *, ok: bool) -> None:
         """The result of a tool call that ran (`ok`: it was no error result)."""
@@ -199,15 +233,16 @@ class Evidence:
         return len(self._texts)
 
     def prefix(self, count: int) -> Evidence:
-        """A new Evidence of the same rules and the first `count` texts (as they were read:
-        nothing is read again), for a conversation forked when it had given them."""
+        """A new Evidence of the same rules and the first `count` texts (as far as they
+        were read: nothing is read again), for a conversation forked when it had given them."""
         copy = Evidence()
         copy._rule_tokens, copy._rule_dates = self._rule_tokens, self._rule_dates
         copy._rule_times, copy._rule_figures = self._rule_times, self._rule_figures
         copy._texts = self._texts[:count]
-        copy._found = self._found[:count]
         copy._calls = self._calls[:count]
-        copy._gather(zip(copy._found, copy._calls, strict=True))
+        copy._tokens, copy._numbers = self._tokens.prefix(count), self._numbers.prefix(count)
+        copy._dates, copy._times = self._dates.prefix(count), self._times.prefix(count)
+        copy._gather_calls()
         return copy
 
     @classmethod
@@ -234,32 +269,20 @@ class Evidence:
 
     def pop(self) -> str:
         """Take back the latest text (a message the model never answered)."""
-        self._found.pop()
+        text = self._texts.pop()
         self._calls.pop()
-        self._gather(zip(self._found, self._calls, strict=True))
-        return self._texts.pop()
+        for index in (self._tokens, self._numbers, self._dates, self._times):
+            index.keep_first(len(self._texts))
+        self._gather_calls()
+        return text
 
-    def _gather(self, texts: Iterable[tuple[_Read, tuple[str, bool] | None]]) -> None:
-        """What these texts give, and no more."""
-        self._tokens: set[str] = set()
-        self._numbers: set[float] = set()
-        self._dates: set[values.Day] = set()
-        self._days: set[tuple[int, int]] = set()
-        self._times: set[values.Clock] = set()
+    def _gather_calls(self) -> None:
+        """Which tools ran and which succeeded, as the texts' calls say, and no more."""
         self._ran: set[str] = set()
         self._succeeded: set[str] = set()
-        for read, call in texts:
-            self._count(read)
+        for call in self._calls:
             if call is not None:
                 self._count_call(*call)
-
-    def _count(self, read: _Read) -> None:
-        self._tokens.update(read.tokens)
-        self._numbers.update(read.numbers)
-        self._dates.update(read.dates)
-        if read.dates:
-            self._days.update((month, day) for month, day, _ in read.dates)
-        self._times.update(read.times)
 
     def _count_call(self, name: str, ok: bool) -> None:
         self._ran.add(name)
@@ -267,21 +290,21 @@ class Evidence:
             self._succeeded.add(name)
 
     def mentions(self, value: str) -> bool:
-        return value in self._tokens or value in self._rule_tokens
+        return value in self._rule_tokens or value in self._tokens.of(self._texts)
 
     def has_number(self, value: float) -> bool:
         """Given by a customer message or a tool result (not by the rules)."""
-        return value in self._numbers
+        return value in self._numbers.of(self._texts)
 
     def has_date(self, month: int, day: int, year: int | None) -> bool:
+        given = self._dates.of(self._texts)
         if year:
-            return (month, day, year) in self._dates or (month, day, year) in self._rule_dates
-        return (month, day) in self._days or any(
-            (m, d) == (month, day) for m, d, _ in self._rule_dates
-        )
+            return (month, day, year) in given or (month, day, year) in self._rule_dates
+        return (month, day) in given or any((m, d) == (month, day) for m, d, _ in self._rule_dates)
 
     def has_time(self, readings: set[values.Clock]) -> bool:
-        return any(t in self._times or t in self._rule_times for t in readings)
+        given = self._times.of(self._texts)
+        return any(t in given or t in self._rule_times for t in readings)
 
     def rule_figures(self, amount: float) -> list[_RuleFigure]:
         return self._rule_figures.get(amount, [])

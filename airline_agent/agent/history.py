@@ -36,16 +36,27 @@ def parse_arguments(text: str | None) -> dict[str, Any] | None:
     return value
 
 
+Arguments = dict[str, Any] | None  # a call's arguments parsed; None: not a JSON object
+
+
+def parsed_arguments(tool_calls: tuple[ToolCall, ...]) -> tuple[Arguments, ...]:
+    """Each call's arguments, parsed once for the history entry and the plan of the call."""
+    return tuple(parse_arguments(call.arguments) for call in tool_calls)
+
+
 def assistant_entry(
     content: str | None,
     tool_calls: tuple[ToolCall, ...],
     *,
+    arguments: tuple[Arguments, ...] | None = None,
     reasoning: str | None = None,
     send_reasoning: bool = False,
 ) -> dict[str, Any]:
-    """The history entry for one model reply; unusable arguments become `{}`."""
+    """The history entry for one model reply; unusable arguments become `{}`.
+    `arguments`: the calls' `parsed_arguments`, when the caller has them already."""
     entry: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
+        parsed = parsed_arguments(tool_calls) if arguments is None else arguments
         entry["tool_calls"] = [
             {
                 "id": call.call_id,
@@ -53,11 +64,11 @@ def assistant_entry(
                 "function": {
                     "name": call.name,
                     "arguments": call.arguments
-                    if call.arguments and parse_arguments(call.arguments) is not None
+                    if call.arguments and value is not None
                     else EMPTY_ARGUMENTS,
                 },
             }
-            for call in tool_calls
+            for call, value in zip(tool_calls, parsed, strict=True)
         ]
     elif content is None:
         entry["content"] = ""  # some servers reject an assistant message with neither

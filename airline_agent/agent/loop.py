@@ -218,7 +218,8 @@ class AgentSession:
                 yield self._limit_ends_turn(turn)
         elif turn.calls and hist.open_calls(conversation.history):
             reply = ModelReply(None, turn.calls, None, "tool_calls", None)
-            async for event in self._answer_tools(turn, reply, conversation):
+            parsed = hist.parsed_arguments(turn.calls)
+            async for event in self._answer_tools(turn, reply, parsed, conversation):
                 yield event
 
     async def _requests(
@@ -250,12 +251,13 @@ class AgentSession:
                 if own is not reply.tool_calls:
                     reply = replace(reply, tool_calls=own)
             turn.calls, turn.pending, turn.closing_at_limit = reply.tool_calls, None, False
-            for event in self._take_reply(reply, answered.latency_ms, conversation):
+            parsed = hist.parsed_arguments(reply.tool_calls)
+            for event in self._take_reply(reply, parsed, answered.latency_ms, conversation):
                 yield event
             if not reply.tool_calls:
                 turn.reason = "answered"
                 return
-            async for event in self._answer_tools(turn, reply, conversation):
+            async for event in self._answer_tools(turn, reply, parsed, conversation):
                 yield event
             if turn.reason == "tool_call_limit":
                 return
@@ -297,13 +299,18 @@ class AgentSession:
         return None
 
     def _take_reply(
-        self, reply: ModelReply, latency_ms: float, conversation: Conversation
+        self,
+        reply: ModelReply,
+        parsed: tuple[hist.Arguments, ...],
+        latency_ms: float,
+        conversation: Conversation,
     ) -> list[AgentEvent]:
         """Append the reply to the history; its message event, and a grounding warning."""
         conversation.history.append(
             hist.assistant_entry(
                 reply.content,
                 reply.tool_calls,
+                arguments=parsed,
                 reasoning=reply.reasoning,
                 send_reasoning=self.options.send_reasoning,
             )
@@ -329,7 +336,11 @@ class AgentSession:
         return events
 
     async def _answer_tools(
-        self, turn: TurnProgress, reply: ModelReply, conversation: Conversation
+        self,
+        turn: TurnProgress,
+        reply: ModelReply,
+        parsed: tuple[hist.Arguments, ...],
+        conversation: Conversation,
     ) -> AsyncIterator[AgentEvent]:
         limit = self.options.max_tool_calls
         before = self._before_call if self.debugger is not None else None
@@ -337,13 +348,13 @@ class AgentSession:
             # The seed's rule: the model was told to answer and still asks for tools;
             # answer every call with the limit error and end the turn.
             turn.closing_at_limit = True
-            plans = plans_over_limit(reply.tool_calls, limit)
+            plans = plans_over_limit(reply.tool_calls, parsed, limit)
             async for event in answer_calls(plans, self.toolbox, conversation, before):
                 yield event
             yield self._limit_ends_turn(turn)
             return
         plans, turn.tool_calls_run, newly_over = plan_calls(
-            reply.tool_calls, turn.tool_calls_run, self.options, self._is_write
+            reply.tool_calls, parsed, turn.tool_calls_run, self.options, self._is_write
         )
         if newly_over:
             turn.over_limit = True

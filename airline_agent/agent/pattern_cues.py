@@ -4,7 +4,8 @@ The claim patterns (agent/claims.py) are some 80 expressions, and scanning a rep
 each of them took most of the grounding check's time, although a reply matches few or
 none: "…has been cancelled" cannot match where "been" does not occur. `cues(pattern)`
 gives, for an expression, a set of words of which every match contains at least one; a
-text holding none of them cannot match, and is not scanned.
+text holding none of them cannot match, and is not scanned. `required_words` gives every
+such set: a text lacking all the words of any one of them is not scanned either.
 
 The words come from the parsed expression (`re._parser`, the standard library's own
 parser): a run of literal characters is matched as it stands, so every match of the
@@ -30,16 +31,41 @@ _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 def cues(pattern: str, flags: int = 0) -> frozenset[str] | None:
     """Lowercased words of which every match of `pattern` holds one; None when the
     expression requires no word (every text must then be scanned)."""
-    required = _required(sre_parser.parse(pattern, flags))
-    return min(required, key=_selectivity) if required else None
+    groups = required_words(pattern, flags)
+    return groups[0] if groups else None
+
+
+def required_words(pattern: str, flags: int = 0) -> tuple[frozenset[str], ...]:
+    """Every set of lowercased words of which each match of `pattern` holds one, the one
+    that rules out most texts first: a text must hold a word of each set to match. One
+    set is not enough for "reservation … has been made": nearly every reply of an
+    airline agent says "reservation", few say "been" or "now"."""
+    required = set(_required(sre_parser.parse(pattern, flags)))
+    return tuple(sorted(required, key=lambda words: (_selectivity(words), sorted(words))))
+
+
+def holds_all(lowered: str, groups: tuple[frozenset[str], ...]) -> bool:
+    """Whether the lowercased text holds a word of each of these sets."""
+    for words in groups:  # loops, not all(any(…)): this runs a dozen times per reply
+        for word in words:
+            if word in lowered:
+                break
+        else:
+            return False
+    return True
 
 
 def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """`pattern.finditer(text)`, without scanning a text that holds none of its cues."""
-    words = _cues_of(pattern)
-    if words is not None:
-        lowered = ascii_lowered(text)
-        if lowered is not None and not any(map(lowered.__contains__, words)):
+    """`pattern.finditer(text)`, without scanning a text that lacks every word of one of
+    its sets of required words."""
+    seen = _SEEN.get(id(pattern))
+    if seen is None or seen[0] is not pattern:
+        seen = _remember(pattern)
+    groups = seen[1]
+    if groups:
+        last = _LAST  # ascii_lowered, inlined: a reply asks this of a dozen patterns
+        lowered = last[1] if last[0] is text else ascii_lowered(text)
+        if lowered is not None and not holds_all(lowered, groups):
             return iter(())
     return pattern.finditer(text)
 
@@ -59,14 +85,12 @@ def ascii_lowered(text: str) -> str | None:
 
 # By the pattern's id, the pattern kept with its words (so that the id is never reused):
 # hashing a compiled pattern hashes its code, and this is asked on every reply.
-_SEEN: dict[int, tuple[re.Pattern[str], frozenset[str] | None]] = {}
+_SEEN: dict[int, tuple[re.Pattern[str], tuple[frozenset[str], ...]]] = {}
 
 
-def _cues_of(pattern: re.Pattern[str]) -> frozenset[str] | None:
-    seen = _SEEN.get(id(pattern))
-    if seen is None or seen[0] is not pattern:
-        seen = _SEEN[id(pattern)] = (pattern, cues(pattern.pattern, pattern.flags))
-    return seen[1]
+def _remember(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], tuple[frozenset[str], ...]]:
+    seen = _SEEN[id(pattern)] = (pattern, required_words(pattern.pattern, pattern.flags))
+    return seen
 
 
 def _selectivity(words: frozenset[str]) -> tuple[int, int]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from airline_agent.agent.errors import (
@@ -39,30 +38,38 @@ from airline_agent.agent.raw_response import (
     ScriptedMessage,
     scripted_completion,
 )
+from airline_agent.frozen import frozen
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
-@dataclass(frozen=True)
+@frozen
 class TextPiece:
+    """Text of the answer, as it streams in."""
+
     text: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ReasoningPiece:
+    """Text of the model's reasoning, as it streams in."""
+
     text: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolCallPiece:
+    """A piece of one tool call of the answer (`index`): its id and name when they come,
+    and a piece of its arguments' text."""
+
     index: int
     call_id: str | None
     name: str | None
     arguments: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ModelReply:
     """A complete model response, whatever the transport."""
 
@@ -80,7 +87,7 @@ class ModelReply:
         return self.raw is not None and self.raw.generated
 
 
-@dataclass(frozen=True)
+@frozen
 class PromptProgressPiece:
     """llama-server's `prompt_progress` (sent when the request asks with
     `return_progress: true`): how much of the prompt it has read before the answer starts."""

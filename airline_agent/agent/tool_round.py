@@ -93,19 +93,20 @@ def own_call_ids(calls: tuple[ToolCall, ...], request: int) -> tuple[ToolCall, .
 
 def plan_calls(
     calls: tuple[ToolCall, ...],
+    parsed: tuple[hist.Arguments, ...],
     already_run: int,
     options: LoopOptions,
     is_write: Callable[[str], bool],
 ) -> tuple[list[Plan], int, bool]:
     """Each call run or answered with an error (limit, bad arguments, writes denied);
-    the count of calls run in the turn so far; whether this reply went over the limit."""
+    the count of calls run in the turn so far; whether this reply went over the limit.
+    `parsed`: the calls' arguments (`history.parsed_arguments`)."""
     plans: list[Plan] = []
     over = False
-    for call in calls:
-        arguments = hist.parse_arguments(call.arguments)
+    for call, arguments in zip(calls, parsed, strict=True):
         if already_run >= options.max_tool_calls:
             over = True
-            plans.extend(plans_over_limit((call,), options.max_tool_calls))
+            plans.extend(plans_over_limit((call,), (arguments,), options.max_tool_calls))
             continue
         already_run += 1
         if arguments is None:
@@ -117,10 +118,12 @@ def plan_calls(
     return plans, already_run, over
 
 
-def plans_over_limit(calls: tuple[ToolCall, ...], limit: int) -> list[Plan]:
+def plans_over_limit(
+    calls: tuple[ToolCall, ...], parsed: tuple[hist.Arguments, ...], limit: int
+) -> list[Plan]:
     return [
-        Plan(call, hist.parse_arguments(call.arguments), run=False, error=texts.over_limit(limit))
-        for call in calls
+        Plan(call, arguments, run=False, error=texts.over_limit(limit))
+        for call, arguments in zip(calls, parsed, strict=True)
     ]
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.domain.cabins import CABINS
-from airline_agent.tools.outcome import RowChange
+
+if TYPE_CHECKING:
+    from airline_agent.tools.outcome import RowChange
 
 
 def _money(amount: Any) -> str:

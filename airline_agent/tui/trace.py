@@ -18,7 +18,7 @@ stays in its entry as the model made it). Every entry knows the step it shows or
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from airline_agent.agent.events import (
     ApprovalRequested,
@@ -41,9 +41,11 @@ from airline_agent.agent.events import (
     TurnStarted,
 )
 from airline_agent.tools.describe import describe_row_change, value_words
-from airline_agent.tools.outcome import RowChange
 from airline_agent.tui.formatting import call_signature, first_line, fold, latency, pretty_json
 from airline_agent.tui.run import ScenarioDiverged, ShownEvent
+
+if TYPE_CHECKING:
+    from airline_agent.tools.outcome import RowChange
 
 EntryProducer = Literal["developer", "customer", "model", "framework", "api", "you"]
 RESULT_LINES = 6  # a tool result longer than this is folded; the details show it whole

@@ -140,3 +140,62 @@ async def test_a_cost_of_a_dollar_or_more_has_cents_and_clear_empties_the_pane()
         assert lines["totals"] == "total        0      0     0     0    0 req"
         assert lines["cost"] == "cost —"
         assert lines["context"] == UNKNOWN_CONTEXT
+
+
+async def test_the_pane_is_titled_usage_and_its_table_is_the_one_f2_focuses() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(60, 20)):
+        pane = app.query_one(UsagePane)
+        assert pane.border_title == "Usage"
+        # tui/widgets/pane_switcher.py focuses the pane's table by this id, app.tcss sizes it.
+        assert pane.query_one("#usage-table") is pane.table
+
+
+async def test_a_model_name_holding_brackets_is_shown_as_written_not_read_as_markup() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(90, 20)):
+        report = UsageReported(1, TWO, None, "qwen[/b][bold]-7b", 20.0, scripted=True)
+        app.query_one(UsagePane).show([report], _conversation(report))
+        assert _lines(app)["cost"] == (
+            "cost unknown: no price for qwen[/b][bold]-7b in data/prices.toml"
+        )
+
+
+async def test_a_turns_subtotal_is_bold_and_a_requests_row_is_not() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        first = _report(1, ONE, 0.0012)
+        pane = app.query_one(UsagePane)
+        pane.show([first, TurnFinished(1, "answered", ONE, 0.0012)], _conversation(first))
+        await pilot.pause()
+        rows = [pane.table.render_line(y) for y in range(3)]
+        assert [strip.text.split()[0] for strip in rows] == ["#1", "turn", "cost"]
+
+        def bold(strip) -> bool:
+            return any(segment.style is not None and segment.style.bold for segment in strip)
+
+        assert [bold(strip) for strip in rows] == [False, True, False]
+
+
+async def test_a_streamed_request_without_a_speed_shows_only_its_first_token_time() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(60, 20)):
+        report = _report(1, TWO, 0.01, first_token_ms=95.0, tokens_per_second=None)
+        pane = app.query_one(UsagePane)
+        pane.show([report], _conversation(report))
+        assert pane.table.lines() == [
+            "#1       1,050      0    13     0      812",
+            "  first token 95 ms",
+        ]
+
+
+async def test_clear_shows_the_totals_of_the_conversation_it_is_given() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(60, 20)):
+        pane = app.query_one(UsagePane)
+        earlier = _report(1, ONE, 0.0012)
+        pane.clear(_conversation(earlier))  # a conversation shown anew, its requests made
+        lines = _lines(app)
+        assert lines["totals"] == "total    3,210  2,816   207    89    1 req"
+        assert lines["cost"] == "cost $0.0012 (prices: data/prices.toml)"
+        assert pane.table.lines() == []

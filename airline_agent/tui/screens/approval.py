@@ -18,6 +18,61 @@ from airline_agent.tui.formatting import pretty_json
 class ApprovalScreen(ModalScreen[dict[str, bool]]):
     """Dismisses with {call_id: approved}; declining is answered as the customer declining."""
 
+    # Its styles, parsed when it first opens (not in app.tcss, which the first screen
+    # waits for).
+    DEFAULT_CSS = """
+    ApprovalScreen {
+        align: center middle;
+    }
+
+    #approval {
+        width: 80%;
+        max-width: 110;
+        height: auto;
+        max-height: 90%;
+        border: thick $warning;
+        background: $surface;
+        padding: 1 2;
+    }
+
+    #approval-title {
+        text-style: bold;
+        margin-bottom: 1;
+    }
+
+    /* Half the screen at most: the buttons under the calls stay in view however many calls
+       one response makes (two long ones pushed them off a 40-row screen); the calls scroll. */
+    #approval-calls {
+        height: auto;
+        max-height: 50vh;
+    }
+
+    .pending-write {
+        height: auto;
+        border: round $panel-lighten-2;
+        margin-bottom: 1;
+    }
+
+    .pending-write .arguments {
+        color: $text-muted;
+        padding: 0 1;
+    }
+
+    .pending-write .preview {
+        color: $warning;
+        padding: 0 1;
+    }
+
+    #approval-buttons {
+        height: auto;
+        align-horizontal: right;
+    }
+
+    #approval-buttons Button {
+        margin-left: 2;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve checked"),
         Binding("n,escape", "decline", "Decline all"),

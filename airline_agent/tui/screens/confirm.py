@@ -15,6 +15,42 @@ class ConfirmScreen(ModalScreen[bool]):
     """Dismisses with True only for an explicit yes (`y` or the button); `n`, `esc` or
     the other button keep things as they are."""
 
+    # Its styles, parsed when it first opens (not in app.tcss, which the first screen
+    # waits for).
+    DEFAULT_CSS = """
+    #confirm {
+        width: 80%;
+        max-width: 100;
+        height: auto;
+        max-height: 90%;
+        border: thick $error;
+        background: $surface;
+        padding: 1 2;
+    }
+
+    #confirm-question {
+        text-style: bold;
+        width: 1fr;
+        margin-bottom: 1;
+    }
+
+    #confirm-details {
+        height: auto;
+        max-height: 16;
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+
+    #confirm-buttons {
+        height: auto;
+        align-horizontal: right;
+    }
+
+    #confirm-buttons Button {
+        margin-left: 2;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),

@@ -24,6 +24,36 @@ SHOWN_MATCHES = 200  # the list stays quick to draw; a longer search narrows it
 class CustomerPicker(ModalScreen[str | None]):
     """Dismisses with the chosen id, "" (not identified) or None (closed)."""
 
+    # Its styles, parsed when it first opens (not in app.tcss, which the first screen
+    # waits for).
+    DEFAULT_CSS = """
+    CustomerPicker {
+        align: center middle;
+    }
+
+    #customer-picker {
+        width: 80;
+        max-width: 95%;
+        height: 80%;
+        border: thick $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+
+    #customer-question {
+        width: 1fr;
+        margin-bottom: 1;
+    }
+
+    #customer-problem {
+        height: auto;
+    }
+
+    #customer-matches {
+        height: 1fr;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss(None)", "Close"),
         Binding("down", "into_list", "Matches", show=False),

@@ -17,6 +17,18 @@ from airline_agent.tui.trace import TraceEntry
 
 
 class EntryDetailsScreen(ModalScreen[None]):
+    # Its styles, parsed when it first opens (not in app.tcss, which the first screen
+    # waits for).
+    DEFAULT_CSS = """
+    EntryDetailsScreen {
+        align: center middle;
+    }
+
+    #details TextArea {
+        height: 1fr;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "dismiss", "Close"),
         Binding("c", "copy", "Copy"),

@@ -54,6 +54,22 @@ model without a price in `data/prices.toml` (or a response that reported no usag
 
 
 class HelpScreen(ModalScreen[None]):
+    # Its styles, parsed when it first opens (not in app.tcss, which the first screen
+    # waits for).
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+    }
+
+    #help {
+        width: 90;
+        max-width: 95%;
+        height: 85%;
+        border: thick $accent;
+        background: $surface;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f1,q", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:

@@ -59,6 +59,36 @@ def anatomy_table(rows: list[tuple[str, ...]]) -> Table:
 
 
 class InspectorScreen(ModalScreen[None]):
+    # Its styles, parsed when it first opens (not in app.tcss, which the first screen
+    # waits for).
+    DEFAULT_CSS = """
+    InspectorScreen {
+        align: center middle;
+    }
+
+    #inspector-title, #inspector-notes, #anatomy-steps {
+        width: 1fr;
+        height: auto;
+    }
+
+    #inspector-notes, #anatomy-steps {
+        color: $text-muted;
+        padding: 0 1;
+    }
+
+    #inspector-tabs, #inspector TabPane, #inspector TextArea, #response-parts, #anatomy-scroll {
+        height: 1fr;
+    }
+
+    #response-parts.-side {
+        layout: horizontal;
+    }
+
+    #response-parts.-side > TextArea {
+        width: 1fr;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,i,q", "dismiss", "Close"),
         Binding("[", "step(-1)", "Previous request"),

@@ -22,6 +22,50 @@ from airline_agent.terminal_text import escape_controls
 
 
 class JsonEditorScreen(ModalScreen[str | None]):
+    # Its styles, parsed when it first opens (not in app.tcss, which the first screen
+    # waits for).
+    DEFAULT_CSS = """
+    JsonEditorScreen {
+        align: center middle;
+    }
+
+    /* The debugger's editor: as much of the screen as the inspector (a body is long). */
+    #json-editor {
+        width: 92%;
+        height: 90%;
+        border: thick $warning;
+        background: $surface;
+    }
+
+    /* Below 120 columns, the whole screen: every column of a long body counts. */
+    JsonEditorScreen.-narrow #json-editor {
+        width: 1fr;
+        height: 1fr;
+    }
+
+    #editor-title {
+        padding: 0 1;
+        text-style: bold;
+    }
+
+    #editor-keys {
+        padding: 0 1;
+        color: $text-muted;
+    }
+
+    #editor-text {
+        height: 1fr;
+    }
+
+    #editor-problems {
+        height: auto;
+        max-height: 8;
+        padding: 0 1;
+        color: $error;
+        text-style: bold;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the text area has the focus, and ctrl+s is no key of its own.
         Binding("ctrl+s", "accept", "Accept", priority=True),

@@ -12,6 +12,23 @@ from textual.widgets import Input, Label
 
 
 class PromptScreen(ModalScreen[str | None]):
+    # Its styles, parsed when it first opens (not in app.tcss, which the first screen
+    # waits for).
+    DEFAULT_CSS = """
+    PromptScreen {
+        align: center middle;
+    }
+
+    #prompt {
+        width: 70;
+        max-width: 95%;
+        height: auto;
+        border: thick $accent;
+        background: $surface;
+        padding: 1 2;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, question: str, value: str = "", placeholder: str = "") -> None:

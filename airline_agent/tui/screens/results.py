@@ -28,6 +28,46 @@ MARK_STYLES = {"1": "bold green", "0": "bold red", "infra": "yellow", "customer"
 class ResultsScreen(ModalScreen[Path | None]):
     """Dismisses with the chosen trial's scenario file, or None (closed)."""
 
+    # Its styles, parsed when it first opens (not in app.tcss, which the first screen
+    # waits for).
+    DEFAULT_CSS = """
+    ResultsScreen {
+        align: center middle;
+    }
+
+    /* An eval run's results: the table takes what the headline and the reason leave. */
+    #results {
+        width: 100;
+        max-width: 95%;
+        height: 85%;
+        border: thick $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+
+    #results-title {
+        text-style: bold;
+        width: 1fr;
+    }
+
+    #results-headline {
+        width: 1fr;
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+
+    #results-table {
+        height: 1fr;
+    }
+
+    #results-reason {
+        width: 1fr;
+        height: auto;
+        max-height: 10;
+        margin-top: 1;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = modal_list_keys(
         ("down", "cursor_down"),
         ("up", "cursor_up"),

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Collapsible, Input, Static
+from textual.widgets import Input, Static
 
 from airline_agent.agent.events import (
     AssistantMessage,
@@ -91,6 +91,8 @@ class ChatPane(Vertical):
         return [child for child in self.message_list.children if isinstance(child, ChatMessage)]
 
     def action_toggle_reasoning(self) -> None:
+        from textual.widgets import Collapsible  # as the messages that hold it: not at start
+
         blocks = list(self.message_list.query(Collapsible))
         expand = any(block.collapsed for block in blocks)
         for block in blocks:

@@ -14,14 +14,15 @@ and back: Textual's own `Screen.maximize`.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static, Tab, Tabs
+
+if TYPE_CHECKING:
+    from textual.widgets import Tabs
 
 PaneLayout = Literal["side", "stacked", "single"]
 PANES = ("chat", "trace", "usage")
@@ -55,10 +56,13 @@ class PaneSwitcher(Container):
         self._panes = panes
         self.pane_layout: PaneLayout = "side"
         self.shown: str = "chat"  # the pane on screen when one is shown at a time
+        self.tab_bar: Tabs | None = None  # the tab bar, once a layout has shown it
 
     def compose(self) -> ComposeResult:
-        tabs = Tabs(*(Tab(PANE_TITLES[p], id=f"tab-{p}") for p in PANES), id="pane-tabs")
-        yield Horizontal(tabs, Static("f2 next pane", id="pane-keys"), id="switcher")
+        # The tab bar comes with the first layout that shows one pane at a time
+        # (`apply_layout`): side by side or stacked it never shows, and importing, making
+        # and styling its widgets cost the first screen some 40 M instructions (2.5 %).
+        yield Horizontal(id="switcher")
         yield Container(*self._panes, id="panes")
 
     def on_mount(self) -> None:
@@ -75,7 +79,14 @@ class PaneSwitcher(Container):
         panes = self.query_one("#panes")
         for name in ("side", "stacked", "single"):
             panes.set_class(layout == name, f"-{name}")
-        self.query_one("#switcher").display = layout == "single"
+        switcher = self.query_one("#switcher")
+        if layout == "single" and self.tab_bar is None:
+            from textual.widgets import Static, Tab, Tabs
+
+            tabs = (Tab(PANE_TITLES[p], id=f"tab-{p}") for p in PANES)
+            self.tab_bar = Tabs(*tabs, active=f"tab-{self.shown}", id="pane-tabs")
+            switcher.mount(self.tab_bar, Static("f2 next pane", id="pane-keys"))
+        switcher.display = layout == "single"
         self._show_only(self.shown if layout == "single" else None)
         if changed:
             self.screen.refresh_bindings()  # f2 is offered only one pane at a time
@@ -87,9 +98,8 @@ class PaneSwitcher(Container):
     def show_pane(self, pane: str) -> None:
         """This pane on screen (one at a time: the others behind their tabs), focused."""
         self.shown = pane
-        tabs = self.query_one("#pane-tabs", Tabs)
-        if tabs.active != f"tab-{pane}":
-            tabs.active = f"tab-{pane}"
+        if self.tab_bar is not None and self.tab_bar.active != f"tab-{pane}":
+            self.tab_bar.active = f"tab-{pane}"
         if self.pane_layout == "single":
             self._show_only(pane)
         self._focus_pane(pane)
@@ -108,8 +118,9 @@ class PaneSwitcher(Container):
             target = widget.query_one("#usage-table") if pane == "usage" else widget
         self.call_after_refresh(target.focus)
 
-    @on(Tabs.TabActivated, "#pane-tabs")
-    def _tab_chosen(self, event: Tabs.TabActivated) -> None:
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        if event.tabs is not self.tab_bar:
+            return
         event.stop()
         if event.tab.id != event.tabs.active:
             # Told of a tab that is no longer active: `show_pane` moved on since (two f2

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from airline_agent.agent import grounding_values
+from airline_agent.agent import grounding, grounding_values
 from airline_agent.agent.grounding import Evidence, Finding, ground_reply, unsupported_values
 
 TOOL = (
@@ -214,18 +215,56 @@ def test_evidence_pop_takes_back_a_tool_call_too() -> None:
     assert kinds("I cancelled EHGLP3.", evidence) == [("claimed_action", "I cancelled")]
 
 
-def test_a_reply_is_checked_without_reading_the_evidence_again(monkeypatch) -> None:
-    evidence = Evidence([TOOL] * 50, rules=[P3])
-    evidence.add_tool_result("get_reservation_details", TOOL, ok=True)
-    read: list[str] = []
+def _count_reads(monkeypatch) -> list[tuple[str, str]]:
+    """(reader, text) for every text grounding_values reads from now on."""
+    read: list[tuple[str, str]] = []
     for name in ("dates", "times", "numbers", "amounts", "clock_times"):
         original = getattr(grounding_values, name)
         monkeypatch.setattr(
-            grounding_values, name, lambda text, f=original: read.append(text) or f(text)
+            grounding_values,
+            name,
+            lambda text, f=original, name=name: read.append((name, text)) or f(text),
         )
+    monkeypatch.setattr(grounding, "_TOKEN", _CountedPattern(grounding._TOKEN, read))
+    return read
+
+
+class _CountedPattern:
+    def __init__(self, pattern: re.Pattern[str], read: list[tuple[str, str]]) -> None:
+        self.pattern, self.read = pattern, read
+
+    def findall(self, text: str) -> list[str]:
+        self.read.append(("tokens", text))
+        return self.pattern.findall(text)
+
+
+def test_each_text_is_read_at_most_once_however_many_replies_are_checked(monkeypatch) -> None:
+    read = _count_reads(monkeypatch)
+    texts = [f"{TOOL} (copy {n})" for n in range(50)]
+    evidence = Evidence(texts, rules=[P3])
+    evidence.add_tool_result("get_reservation_details", TOOL, ok=True)
     reply = "I checked EHGLP3: HAT156 on 2024-05-17, May 17, $63."
     assert ground_reply(reply, evidence) == ()
-    assert set(read) == {reply}
+    of_evidence = [(name, text) for name, text in read if text in texts or text == TOOL]
+    assert of_evidence, "the first check reads the texts it needs"
+    assert max(Counter(of_evidence).values()) == 1
+    read.clear()
+    again = "EHGLP3 is HAT156 on May 17 at $63, as I said."
+    assert ground_reply(again, evidence) == ()
+    assert {text for _, text in read} == {again}  # the evidence was not read again
+
+
+def test_a_reply_stating_only_an_id_never_reads_the_evidence_for_amounts_dates_or_times(
+    monkeypatch,
+) -> None:
+    read = _count_reads(monkeypatch)
+    evidence = Evidence([f"{TOOL} (copy {n})" for n in range(5)])
+    assert ground_reply("Your reservation is EHGLP3.", evidence) == ()
+    assert {name for name, text in read if text != "Your reservation is EHGLP3."} == {"tokens"}
+    # A later reply stating a date has the texts read for dates then, and is checked as well.
+    (finding,) = ground_reply("It leaves on June 9.", evidence)
+    assert (finding.kind, finding.value) == ("date", "June 9")
+    assert ground_reply("It leaves on May 17.", evidence) == ()
 
 
 def _without_cues(read, text: str):
