@@ -132,3 +132,86 @@ async def test_a_configuration_error_is_status_2_and_a_missing_database_1(
     assert code == 1
     assert err.startswith("error: ") and "nowhere.db" in err
     assert chat_server.requests == []
+
+
+async def test_a_terminals_answer_is_not_echoed_but_a_missing_one_is_said(chat_server, db) -> None:
+    for typed in ("y\n", ""):
+        chat_server.stream(tool_calls=[("cancel_reservation", {"reservation_id": "EHGLP3"})])
+        chat_server.stream("Done.")
+        settings = _settings(chat_server, db, approve="ask", guard=False)
+        stdin = Terminal("cancel EHGLP3\n" + typed)
+        code, out, err = await _chat(settings, stdin, as_user="emma_kim_9957")
+        assert code == 0, err
+        [question] = [line for line in out.splitlines() if "approve? [y/N]" in line]
+        if typed:  # the terminal showed the answer as it was typed
+            assert not question.startswith("    approve? [y/N] y"), question
+        else:
+            assert question == "    approve? [y/N] (no answer)"
+
+
+async def test_the_chat_acts_for_its_customer_and_observers_see_every_event(
+    chat_server, db
+) -> None:
+    chat_server.stream("Hello Emma.")
+    seen: list[object] = []
+    code, _, err = await _chat(
+        _settings(chat_server, db),
+        io.StringIO("hi\n"),
+        as_user="emma_kim_9957",
+        observers=(seen.append,),
+    )
+    assert code == 0, err
+    assert "emma_kim_9957" in chat_server.requests[0]["messages"][0]["content"]
+    assert [type(event).__name__ for event in (seen[0], seen[-1])] == [
+        "TurnStarted",
+        "TurnFinished",
+    ]
+    assert None not in seen
+
+
+async def test_a_recording_is_saved_for_the_customer_with_the_key_blanked(
+    chat_server, db, tmp_path
+) -> None:
+    key = "sk-planted-0123456789abcdefABCDEF"
+    chat_server.stream(f"Your key is {key}.")
+    record, transcript = tmp_path / "chat.yaml", tmp_path / "chat-transcript"
+    settings = _settings(chat_server, db, api_key=key)
+    code, out, err = await _chat(
+        settings,
+        io.StringIO("hi\n"),
+        as_user="emma_kim_9957",
+        record=record,
+        transcript=transcript,
+    )
+    assert code == 0, err
+    assert f"saved {record}" in err
+    saved = record.read_text()
+    assert "emma_kim_9957" in saved and key not in saved and key not in out
+    written = [
+        line.removeprefix("saved ") for line in err.splitlines() if line != f"saved {record}"
+    ]
+    assert written and all(Path(path).exists() for path in written)
+    assert all(key not in Path(path).read_text() for path in written)
+
+
+async def test_a_recording_that_cannot_be_saved_makes_the_status_1(
+    chat_server, db, tmp_path
+) -> None:
+    from airline_agent.output_files import OutputPolicy
+
+    record = tmp_path / "chat.yaml"
+    record.write_text("kept\n")
+    chat_server.stream("Hello.")
+    code, _, err = await _chat(_settings(chat_server, db), io.StringIO("hi\n"), record=record)
+    assert code == 1
+    assert "error: the recording could not be saved" in err
+    assert record.read_text() == "kept\n"  # refused: an existing file is not replaced
+    chat_server.stream("Hello.")
+    code, _, err = await _chat(
+        _settings(chat_server, db),
+        io.StringIO("hi\n"),
+        record=record,
+        outputs=OutputPolicy(overwrite=True),
+    )
+    assert code == 0, err
+    assert record.read_text() != "kept\n"
