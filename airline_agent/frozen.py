@@ -23,6 +23,7 @@ the class is made rather than built wrong.
 from __future__ import annotations
 
 import dataclasses
+import inspect  # imported by dataclasses already
 import reprlib
 from typing import Any, TypeVar
 
@@ -78,10 +79,24 @@ def frozen(cls: Class) -> Class:
         made.__init__ = init
         init(self, *args, **kwargs)
 
+    __init__.__signature__ = _signature(made)  # type: ignore[attr-defined]
     for method in (__eq__, __hash__, __repr__, __setattr__, __delattr__, __init__):
         method.__qualname__ = f"{made.__qualname__}.{method.__name__}"
         setattr(made, method.__name__, method)
     return made
+
+
+def _signature(made: type) -> inspect.Signature:
+    """The dataclass's `__init__` signature, for whoever inspects the class before its
+    first instance is made (a `Signature` is made without compiling)."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    parameters = [inspect.Parameter("self", kind)]
+    for field in dataclasses.fields(made):
+        default = inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
+        parameters.append(
+            inspect.Parameter(field.name, kind, default=default, annotation=field.type)
+        )
+    return inspect.Signature(parameters, return_annotation=None)
 
 
 def _compiled_init(made: type) -> Any:

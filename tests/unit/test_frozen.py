@@ -50,6 +50,7 @@ def test_the_hot_path_values_are_made_with_it() -> None:
 @pytest.mark.parametrize("cls", _frozen_classes(), ids=lambda cls: cls.__name__)
 def test_each_class_behaves_as_the_dataclass_of_its_fields(cls: type) -> None:
     reference = _reference(cls)
+    assert inspect.signature(cls) == inspect.signature(reference)  # as declared, at once
     fields = dataclasses.fields(cls)
     values = [object() for _ in fields]  # one distinct value per field: order shows
     ours, theirs = cls(*values), reference(*values)

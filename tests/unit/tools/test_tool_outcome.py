@@ -1,5 +1,5 @@
-"""`ToolOutcome` builds its instances by hand (outcome.py says why): it must stay the
-dataclass its fields declare, frozen, with one parameter per field."""
+"""`ToolOutcome` is built by `@frozen` (outcome.py says why): it must stay the dataclass its
+fields declare, frozen, with one parameter per field."""
 
 from __future__ import annotations
 
