@@ -116,6 +116,10 @@ def test_inspector_raw_response(snap_compare) -> None:
     async def open_response(pilot) -> None:
         await _inspector_open(pilot)
         pilot.app.screen.query_one(TabbedContent).active = "response-tab"
+        # The tab takes the focus, and the footer composes its keys again after a refresh:
+        # on a busy machine the snapshot caught it empty.
+        await pilot.pause()
+        await wait_until(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
         await pilot.wait_for_scheduled_animations()  # the tab's underline
         await pilot.pause()
 

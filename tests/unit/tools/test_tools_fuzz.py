@@ -115,8 +115,13 @@ def nested_object(levels: int) -> dict:
 surrogates = st.characters(categories=["Cs"])
 controls = st.characters(categories=["Cc"])
 hostile_text = st.one_of(
-    st.text(st.one_of(surrogates, st.characters()), min_size=1, max_size=20).filter(
-        lambda text: any("\ud800" <= ch <= "\udfff" for ch in text)
+    # Text holding a lone surrogate somewhere: built so, not filtered (filtering a drawn
+    # text failed Hypothesis' health check on a busy machine, for the tools of many fields).
+    st.builds(
+        lambda before, half, after: before + half + after,
+        st.text(st.one_of(surrogates, st.characters()), max_size=10),
+        surrogates,
+        st.text(st.one_of(surrogates, st.characters()), max_size=9),
     ),
     st.builds(lambda good, half: good + half, st.sampled_from(USERS + RESERVATIONS), surrogates),
     st.sampled_from(["\ud83d", "\ude00", "\ud83d\ude00", "emma_kim_9957\udcff", "\udcff\udcfe"]),
