@@ -181,21 +181,11 @@ class _SqliteStatements:
             self._lock.release()
 
     def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
-        text, pick = _BY_POSITION.get(sql) or by_position(sql)
-        self._lock.acquire()
-        try:
-            found = self._cursor.execute(text, pick(params)).fetchall()
-        finally:
-            self._lock.release()
+        found = self.rows(sql, params)
         return found[0] if found else None
 
     def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
-        text, pick = _BY_POSITION.get(sql) or by_position(sql)
-        self._lock.acquire()
-        try:
-            found = self._cursor.execute(text, pick(params)).fetchall()
-        finally:
-            self._lock.release()
+        found = self.rows(sql, params)
         return found[0][0] if found else None
 
 
