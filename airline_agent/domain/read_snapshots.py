@@ -224,13 +224,11 @@ class _SqliteSnapshot:
         return self._cursor.execute(text, pick(params)).fetchall()
 
     def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
-        text, pick = _BY_POSITION.get(sql) or by_position(sql)
-        found = self._cursor.execute(text, pick(params)).fetchall()
+        found = self.rows(sql, params)
         return found[0] if found else None
 
     def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
-        text, pick = _BY_POSITION.get(sql) or by_position(sql)
-        found = self._cursor.execute(text, pick(params)).fetchall()
+        found = self.rows(sql, params)
         return found[0][0] if found else None
 
 
@@ -302,13 +300,11 @@ class DriverReads:
         return self._cursor.execute(text, pick(params)).fetchall()
 
     def row(self, sql: str, params: Params = _NO_PARAMS) -> Row | None:
-        text, pick = _BY_POSITION.get(sql) or by_position(sql)
-        found = self._cursor.execute(text, pick(params)).fetchall()
+        found = self.rows(sql, params)
         return found[0] if found else None
 
     def value(self, sql: str, params: Params = _NO_PARAMS) -> SqlValue:
-        text, pick = _BY_POSITION.get(sql) or by_position(sql)
-        found = self._cursor.execute(text, pick(params)).fetchall()
+        found = self.rows(sql, params)
         return found[0][0] if found else None
 
 
