@@ -191,7 +191,7 @@ def read_results(path: Path) -> dict[str, Any]:
     target = path / "results.json" if path.is_dir() else path
     try:
         data = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # hostile too
         raise ResultsUnreadable(f"{target}: cannot be read ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ResultsUnreadable(f"{target}: not the results.json of an airline-agent eval run")

@@ -115,7 +115,7 @@ class RunFolder:
             return None
         try:
             return json.loads(target.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # a hostile file too
             return None
 
     def trial_files(self) -> list[str]:

@@ -94,7 +94,7 @@ def load_task_set(directory: Path) -> TaskSet:
             raise TaskSetError(f"{path}: not found (a τ² task directory holds tasks.json, db.json)")
     try:
         raw = json.loads(tasks_json.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # hostile too
         raise TaskSetError(f"{tasks_json}: cannot be read as JSON ({exc})") from None
     if not isinstance(raw, list) or not raw:
         raise TaskSetError(f"{tasks_json}: expected a non-empty list of tasks")

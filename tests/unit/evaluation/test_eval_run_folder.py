@@ -52,3 +52,14 @@ def test_a_file_is_replaced_whole(tmp_path) -> None:
         "summary.md",
         "trials",
     ]
+
+
+def test_a_torn_garbled_or_hostile_json_file_reads_as_none(tmp_path) -> None:
+    folder = RunFolder.open(tmp_path / "run", resume=False, force=False)
+    for name, data in {
+        "torn.json": b'{"settings": {"tasks_dir": "/x',
+        "binary.json": b"\xff\xfe{}",
+        "deep.json": b"[" * 100_000 + b"]" * 100_000,  # RecursionError in json.loads
+    }.items():
+        (folder.path / name).write_bytes(data)
+        assert folder.read_json(name) is None, name

@@ -69,3 +69,8 @@ def test_the_reference_tasks_are_read_whole() -> None:
     assert task.communicate_info == ("1628",)
     assert "emma" not in task.instructions.known_info.lower() or task.id != "7"
     assert task.reward_basis == ("DB", "COMMUNICATE")
+
+
+def test_a_tasks_json_nested_beyond_what_json_can_read_is_said_not_raised(tmp_path) -> None:
+    with pytest.raises(TaskSetError, match="cannot be read as JSON"):
+        load_task_set(_folder(tmp_path, "[" * 100_000 + "]" * 100_000))
