@@ -15,6 +15,9 @@ the dataclass's signature that fills the instance's `__dict__` directly, compile
 class's first instance is made. A test holds every class's equality, hash, repr, refusal
 to assign and `__init__` to those `@dataclass(frozen=True)` makes for the same fields.
 
+`__dataclass_params__` says what `dataclasses` was asked for (no methods of its own, not
+frozen): the methods are these. Nothing in the package reads it.
+
 For classes whose fields have plain defaults only: a `default_factory`, an `InitVar`, a
 keyword-only field, a field left out of `__init__` or a `__post_init__` is refused when
 the class is made rather than built wrong.

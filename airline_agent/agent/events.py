@@ -7,9 +7,9 @@ one): a class attribute, not a field, so it is never compared, copied or repeate
 `asdict`; writers of JSON lines (`mcp_server/event_log.py`) name events by it, and a
 reader of such a line dispatches on it.
 
-Each class has a docstring: for a dataclass without one, `@dataclass` writes one from
-`inspect.signature`, a cost every process that imports the events (the TUI's first
-screen) would pay for each.
+Each class is `@frozen` (airline_agent/frozen.py: a frozen dataclass, cheaper to make and
+to build), which requires a docstring: for a class without one, `dataclasses` writes one
+from `inspect.signature`, a cost every process that imports the events would pay.
 """
 
 from __future__ import annotations
