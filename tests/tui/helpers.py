@@ -22,6 +22,25 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: flo
     await pilot.pause()
 
 
+async def wait_until_steady(
+    pilot: Pilot, predicate: Callable[[], object], checks: int = 3, timeout: float = 10.0
+) -> None:
+    """`wait_until(predicate)`, then until it has held at `checks` looks in a row, a few
+    screen refreshes apart: for what Textual lays out again after a refresh (a footer
+    recomposes its keys when the focus moves, and is empty while it does)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    held = 0
+    while held < checks:
+        held = held + 1 if predicate() else 0
+        if loop.time() > deadline:
+            raise AssertionError(
+                f"timed out waiting for {getattr(predicate, '__name__', predicate)} to hold"
+            )
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
 def library_shown(app: App) -> bool:
     """The scenario picker is up and has read the library (it loads in a worker)."""
     from airline_agent.tui.screens.picker import ScenarioPicker

@@ -13,7 +13,7 @@ from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.status_bar import StatusBar
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_pane import UsagePane
-from tests.tui.helpers import library_shown, wait_until
+from tests.tui.helpers import library_shown, wait_until, wait_until_steady
 from tests.tui.scripted_events import two_turn_controller
 
 WIDE = (150, 42)
@@ -60,8 +60,9 @@ async def _inspector_open(pilot) -> None:
     await _mid_scenario(pilot)
     await pilot.press("i")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
-    # The inspector's footer composes its keys a moment after the screen shows.
-    await wait_until(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
+    # The inspector's footer composes its keys a moment after the screen shows, and again
+    # when its focus settles (empty while it does: a busy machine's snapshot caught that).
+    await wait_until_steady(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
 
 
 def test_inspector(snap_compare) -> None:
@@ -118,8 +119,7 @@ def test_inspector_raw_response(snap_compare) -> None:
         pilot.app.screen.query_one(TabbedContent).active = "response-tab"
         # The tab takes the focus, and the footer composes its keys again after a refresh:
         # on a busy machine the snapshot caught it empty.
-        await pilot.pause()
-        await wait_until(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
+        await wait_until_steady(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
         await pilot.wait_for_scheduled_animations()  # the tab's underline
         await pilot.pause()
 
