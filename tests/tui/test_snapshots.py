@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import TabbedContent
+from textual.widgets import Footer, TabbedContent
 from textual.widgets._footer import FooterKey
 
 from airline_agent.tui.app import AirlineApp
@@ -56,13 +56,20 @@ def test_narrow_layout(snap_compare) -> None:
     assert snap_compare(_app(), terminal_size=(80, 40), run_before=_mid_scenario)
 
 
+def _footers_composed(app) -> bool:
+    """Every footer of the screens shown (the modal's and the one under it) has its keys."""
+    footers = [footer for screen in app.screen_stack for footer in screen.query(Footer)]
+    return bool(footers) and all(footer.query(FooterKey) for footer in footers)
+
+
 async def _inspector_open(pilot) -> None:
     await _mid_scenario(pilot)
     await pilot.press("i")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, InspectorScreen))
-    # The inspector's footer composes its keys a moment after the screen shows, and again
-    # when its focus settles (empty while it does: a busy machine's snapshot caught that).
-    await wait_until_steady(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
+    # The inspector's footer composes its keys a moment after the screen shows, and the
+    # main screen's under it again when the focus moves (empty while it does: a busy
+    # machine's snapshot caught that).
+    await wait_until_steady(pilot, lambda: _footers_composed(pilot.app))
 
 
 def test_inspector(snap_compare) -> None:
@@ -119,7 +126,7 @@ def test_inspector_raw_response(snap_compare) -> None:
         pilot.app.screen.query_one(TabbedContent).active = "response-tab"
         # The tab takes the focus, and the footer composes its keys again after a refresh:
         # on a busy machine the snapshot caught it empty.
-        await wait_until_steady(pilot, lambda: bool(pilot.app.screen.query(FooterKey)))
+        await wait_until_steady(pilot, lambda: _footers_composed(pilot.app))
         await pilot.wait_for_scheduled_animations()  # the tab's underline
         await pilot.pause()
 
