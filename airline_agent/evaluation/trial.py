@@ -1,11 +1,14 @@
 """One trial: the agent and the simulated customer on one task, on its own database copy.
 
-The customer speaks first; each of its messages is one turn of the agent's loop (its
-system prompt, tools, guard as chosen, approvals answered yes: the customer consents in
-words, as in τ²). The call ends when the customer writes a stop signal, when the agent
-has transferred it to a human (`transfer_to_human_agents` succeeded), after
-`max_turns` customer messages, or on a failure. Then the final database is compared
-with the task's reference end state and the agent's messages with `communicate_info`.
+Each customer message is one turn of the agent's loop (approvals answered yes: the
+customer consents in words, as in τ²). As this project runs it (`--like ours`): our system
+prompt, tools and customer, the guard as chosen; the customer speaks first, and the call
+ends when the customer writes a stop signal, when the agent has transferred it to a human
+(`transfer_to_human_agents` succeeded), after `max_turns` customer messages, or on a
+failure. As τ²'s runner runs it (`--like tau2`, evaluation/like_tau2.py): τ²'s agent and
+customer, τ²'s greeting first, and τ²'s ends (steps, tool errors, the customer's stop).
+Then the final database is compared with the task's reference end state and the agent's
+messages with `communicate_info`.
 
 What a trial leaves: its record (`TrialRecord`, a line of results.json), its log (every
 customer message and agent event, for tau2_results.json) and its scenario file (the
@@ -16,6 +19,7 @@ database as the expectation: `replay` reproduces the run offline).
 from __future__ import annotations
 
 import time
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -31,6 +35,8 @@ from airline_agent.agent.events import (
     TurnStarted,
     Usage,
 )
+from airline_agent.agent.options import LoopOptions
+from airline_agent.agent.prompt import TAU2_GREETING
 from airline_agent.agent.usage import Spend
 from airline_agent.evaluation.customer import (
     CustomerMessage,
@@ -39,6 +45,7 @@ from airline_agent.evaluation.customer import (
     StopSignal,
 )
 from airline_agent.evaluation.customer_check import CustomerCheck, InventedFact
+from airline_agent.evaluation.like_tau2 import TEMPERATURE, Like, StepCount, Tau2Setting
 from airline_agent.evaluation.reward import (
     CommunicateCheck,
     DatabaseCheck,
@@ -51,6 +58,7 @@ from airline_agent.evaluation.reward import (
     touched,
 )
 from airline_agent.evaluation.tasks import EvalTask
+from airline_agent.scenarios.model import ScenarioSettings
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
@@ -63,7 +71,10 @@ Termination = Literal[
     "customer_out_of_scope",
     "agent_transfer",
     "max_turns",
+    "max_steps",
+    "too_many_errors",
     "customer_silent",
+    "agent_silent",
     "infrastructure_error",
     "context_window_exceeded",
     "unexpected_error",
@@ -75,7 +86,11 @@ TAU2_TERMINATION: dict[Termination, str] = {
     # τ²'s simulated customer answers a transfer with ###TRANSFER###: its user_stop.
     "agent_transfer": "user_stop",
     "max_turns": "max_steps",
+    "max_steps": "max_steps",
+    "too_many_errors": "too_many_errors",
     "customer_silent": "user_error",
+    # τ²'s orchestrator refuses an empty message (its run fails); said as the agent's error.
+    "agent_silent": "agent_error",
     "infrastructure_error": "infrastructure_error",
     "context_window_exceeded": "context_window_exceeded",
     "unexpected_error": "unexpected_error",
@@ -98,6 +113,28 @@ class TrialSettings:
     customer_model: str
     guard: bool
     max_turns: int
+    tau2: Tau2Setting | None = None  # run as τ²'s runner runs it (`--like tau2`)
+
+    @property
+    def like(self) -> Like:
+        return "ours" if self.tau2 is None else "tau2"
+
+    def agent_options(self, seed: int | None) -> LoopOptions | None:
+        """The loop's options for a trial as τ² runs it: its request parameters and no
+        limit of ours (τ²'s end the call); None: the settings' own."""
+        if self.tau2 is None:
+            return None
+        return LoopOptions(
+            model=self.agent.model,
+            tool_choice="auto",
+            temperature=TEMPERATURE,
+            seed=seed,
+            stream=False,
+            max_tool_calls=self.tau2.max_steps,
+            max_requests=self.tau2.max_steps,
+            approval="auto",
+            stall_notice=self.agent.stall_notice,
+        )
 
 
 @dataclass(frozen=True)
@@ -142,6 +179,9 @@ class TrialRecord:
     customer_error: bool = False
     infra_error: bool = False
     error: str | None = None
+    # `--like tau2`: τ²'s seed of the trial (a re-run after a customer error sends it plus
+    # 1000 per attempt before, as τ²'s re-runs do); None: no seed sent.
+    seed: int | None = None
     recovered_tool_calls: int = 0
     nl_assertions: list[str] = field(default_factory=list)
     started_at: str = ""
@@ -178,6 +218,7 @@ class TrialRun:
     scenario_yaml: str | None  # None when the agent never had a turn (nothing to replay)
     write_tools: frozenset[str]
     system_prompt: str
+    greeting: str | None = None  # what the agent said before the customer (`--like tau2`)
 
 
 def now_iso() -> str:
@@ -213,17 +254,32 @@ async def run_trial(
             database = open_existing_database(copy)
         except DatabaseUnavailable as exc:
             return _database_failed(task, trial, str(exc), attempt, started, clock)
+        tau2 = settings.tau2
+        seed = None if tau2 is None else tau2.trial_seed(trial, attempt)
         stack = live_stack(
-            settings.agent, guard=settings.guard, database=database, backend=backends.agent
+            settings.agent,
+            guard=settings.guard,
+            database=database,
+            backend=backends.agent,
+            options=settings.agent_options(seed),
+            texts=None if tau2 is None else tau2.runner.agent,
         )
         customer = CustomerSimulator(
-            backends.customer, task.instructions, model=settings.customer_model
+            backends.customer,
+            task.instructions,
+            model=settings.customer_model,
+            **({} if tau2 is None else _tau2_customer(tau2, task, seed)),
         )
         check = CustomerCheck(task.instructions.texts())
         log = TrialLog()
         write_tools = frozenset(n for n in stack.toolbox.names() if stack.toolbox.is_write(n))
         try:
-            termination, error, turns = await _converse(stack, customer, check, log, settings)
+            if tau2 is None:
+                termination, error, turns = await _converse(stack, customer, check, log, settings)
+            else:
+                termination, error, turns = await _converse_as_tau2(
+                    stack, customer, check, log, tau2
+                )
         finally:
             stack.close()
         keys = set(reference_touched) | touched(
@@ -244,7 +300,17 @@ async def run_trial(
     record.started_at, record.ended_at = started, now_iso()
     record.duration_s = round(time.perf_counter() - clock, 3)
     record.attempt = attempt
-    return TrialRun(record, log, scenario_yaml, write_tools, stack.session.system_prompt)
+    record.seed = None if tau2 is None else tau2.trial_seed(trial)
+    greeting = None if tau2 is None else TAU2_GREETING
+    return TrialRun(record, log, scenario_yaml, write_tools, stack.session.system_prompt, greeting)
+
+
+def _tau2_customer(tau2: Tau2Setting, task: EvalTask, seed: int | None) -> dict[str, Any]:
+    return {
+        "system_prompt": tau2.runner.user_prompts[task.id],
+        "temperature": TEMPERATURE,
+        "seed": seed,
+    }
 
 
 def _database_failed(
@@ -325,6 +391,67 @@ async def _converse(
             return "agent_transfer", None, turns
 
 
+async def _converse_as_tau2(
+    stack: Stack,
+    customer: CustomerSimulator,
+    check: CustomerCheck,
+    log: TrialLog,
+    tau2: Tau2Setting,
+) -> tuple[Termination, str | None, int]:
+    """The call as τ²'s orchestrator runs it: the agent's greeting first, then message by
+    message, counting its steps and tool errors (evaluation/like_tau2.py)."""
+    count = StepCount(tau2.max_steps, tau2.max_errors)
+    agent_said = TAU2_GREETING
+    turns = 0
+    while True:
+        try:
+            message = await customer.speak(agent_said)
+        except CustomerUnavailable as exc:
+            return "infrastructure_error", str(exc), turns
+        invented = check.said(message.said) if message.said else ()
+        log.entries.append(CustomerSaid(turns + 1, message, invented, now_iso()))
+        ending = count.step()
+        if message.stop is not None:
+            return ending or _BY_SIGNAL[message.stop], None, turns
+        if not message.said:
+            return "customer_silent", "the simulated customer sent an empty message", turns
+        if ending is not None:
+            return ending, None, turns
+        turns += 1
+        reply: str | None = None
+        failure: ErrorOccurred | None = None
+        waiting: set[str] = set()  # the calls of the agent's last message not answered yet
+        errors = 0
+        async with aclosing(stack.session.run_turn(message.said)) as events:
+            async for event in events:
+                log.entries.append(event)
+                log.event_times[id(event)] = now_iso()
+                match event:
+                    case AssistantMessage(tool_calls=calls) if calls:
+                        waiting, errors = {call.call_id for call in calls}, 0
+                        count.step(to_tools=True)
+                    case AssistantMessage(content=content):
+                        reply = content
+                        ending = count.step()
+                    case ToolFinished(call_id=call_id, error=error) if call_id in waiting:
+                        waiting.discard(call_id)
+                        errors += error is not None
+                        if not waiting:
+                            ending = count.step(errors=errors)
+                    case ErrorOccurred() as failure:
+                        pass
+                if ending is not None:
+                    break  # τ² sends nothing more: the turn is left where it is
+        if ending is not None:
+            return ending, None, turns
+        if failure is not None:
+            return _failure_termination(failure), failure.message, turns
+        if not (reply and reply.strip()):
+            return "agent_silent", "the agent sent an empty message", turns
+        agent_said = reply
+        check.heard(reply)
+
+
 def _failure_termination(failure: ErrorOccurred) -> Termination:
     text = f"{failure.kind} {failure.message}".lower()
     if any(marker in text for marker in _CONTEXT_MARKERS):
@@ -341,7 +468,6 @@ def _score(
     states: EndStates,
     log: TrialLog,
 ) -> tuple[TrialRecord, str | None]:
-    from airline_agent.scenarios.model import ScenarioSettings
     from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
 
     events = log.events
@@ -371,13 +497,7 @@ def _score(
             name=name,
             description=f"τ² airline task {task.id}, trial {trial}, as `airline-agent eval` ran.",
             dataset="tau2",
-            settings=ScenarioSettings(
-                guard=settings.guard,
-                approval="auto",
-                max_tool_calls=settings.agent.max_tool_calls,
-                model=settings.agent.model or "scripted",
-                now=settings.agent.now,
-            ),
+            settings=_scenario_settings(settings),
             changes=states.changes(),
         )
     record = TrialRecord(
@@ -399,6 +519,21 @@ def _score(
         nl_assertions=list(task.nl_assertions),
     )
     return record, scenario_to_yaml(scenario) if scenario else None
+
+
+def _scenario_settings(settings: TrialSettings) -> ScenarioSettings:
+    """How the trial's scenario replays as it ran: with τ²'s, its limits and the tools'
+    answers as τ²'s (the agent's texts do not matter to a replay: its replies are scripted)."""
+    common = {
+        "guard": settings.guard,
+        "approval": "auto",
+        "model": settings.agent.model or "scripted",
+        "now": settings.agent.now,
+    }
+    if settings.tau2 is None:
+        return ScenarioSettings(max_tool_calls=settings.agent.max_tool_calls, **common)
+    limit = settings.tau2.max_steps
+    return ScenarioSettings(max_tool_calls=limit, max_requests=limit, tool_results="tau2", **common)
 
 
 def _settle_reward(task: EvalTask, record: TrialRecord, termination: Termination) -> None:

@@ -217,8 +217,12 @@ class ScenarioSettings(Strict):
     guard: bool = True
     approval: Approval = "auto"
     max_tool_calls: int = Field(8, ge=1)
+    max_requests: int | None = Field(None, ge=1)  # per turn; None: the loop's default
     model: str = "scripted"  # the name used for pricing
     now: str | None = None  # the domain clock; None: the default (policy C1)
+    # "tau2": the tools answered as τ²'s where ours differ (search_direct_flight's dates
+    # null), as `eval --like tau2` runs them; None: ours.
+    tool_results: Literal["tau2"] | None = None
 
     @field_validator("now")
     @classmethod

@@ -38,6 +38,7 @@ class ToolContext(Protocol):
 
     database: Database
     clock: Clock
+    dated_direct_flights: bool
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,10 @@ def search_direct_flight(
 ) -> list[dict[str, Any]]:
     """Search bookable direct flights on a date: times (EST), seats and prices per
     cabin."""
-    return operations.search_direct(context.database, origin, destination, date)
+    flights = operations.search_direct(context.database, origin, destination, date)
+    if not context.dated_direct_flights:  # as τ²'s tool answers (`eval --like tau2`)
+        return [{**flight, "date": None} for flight in flights]
+    return flights
 
 
 @tool()
