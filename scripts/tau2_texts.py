@@ -62,7 +62,7 @@ def runner_texts() -> dict[str, str]:
     for task in registry.get_tasks_loader(DOMAIN)(None):  # every task, whatever the split
         try:
             user_tools = environment.get_user_tools(include=task.user_tools) or None
-        except Exception:  # noqa: BLE001 - as τ²'s build_user: a domain without user tools
+        except Exception:  # as τ²'s build_user: a domain without user tools
             user_tools = None
         user = UserSimulator(llm="unused", instructions=str(task.user_scenario), tools=user_tools)
         prompts[str(task.id)] = user.system_prompt
