@@ -142,8 +142,8 @@ class CustomerSimulator:
         return CustomerMessage(text, stop_signal(text), reply.usage, cost, latency_ms)
 
     async def _request(self) -> ModelReply:
+        # Not streamed: the whole reply is read (a body without `stream`, as τ²'s runner's).
         body: dict[str, Any] = {"model": self.model, "messages": list(self.history)}
-        body["stream"] = False
         if self.temperature is not None:
             body["temperature"] = self.temperature
         if self.seed is not None:

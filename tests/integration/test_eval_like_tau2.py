@@ -87,6 +87,8 @@ def test_the_first_requests_are_those_tau2s_runner_sends(
         assert first["messages"][2] == {"role": "user", "content": said_first}
         assert first["tools"] == tools  # all 14, τ²'s, in τ²'s order
         assert (first["temperature"], first["seed"], first["tool_choice"]) == (0.0, seed, "auto")
+        # nothing else: the fields τ²'s runner sends (`tau2 run` at a2c0247, on the wire)
+        assert set(first) == {"model", "messages", "tools", "tool_choice", "temperature", "seed"}
         (asked,) = [
             body
             for body in customer.requests
@@ -98,7 +100,7 @@ def test_the_first_requests_are_those_tau2s_runner_sends(
             {"role": "user", "content": GREETING},
         ]
         assert (asked["temperature"], asked["seed"]) == (0.0, seed)
-        assert "tools" not in asked
+        assert set(asked) == {"model", "messages", "temperature", "seed"}
     system_bytes = json.dumps(system_prompt)[1:-1].encode()
     assert all(system_bytes in raw for raw in agent.raw_requests)  # byte for byte on the wire
 
