@@ -390,6 +390,7 @@ def _run(
 ) -> int:
 
     from airline_agent.agent.backends import BackendConfigError
+    from airline_agent.agent.prefix import token_counter
     from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.evaluation.progress import progress_line
     from airline_agent.evaluation.reward import ReferenceStates
@@ -418,12 +419,17 @@ def _run(
         except DatabaseUnavailable as exc:
             typer.echo(f"eval: {exc}", err=True)
             return 1
+        # The tokenizer every session counts its prefix with, loaded once before any trial:
+        # loaded by the first trial's session, it held every trial under way meanwhile.
+        token_counter()
         previous = folder.read_json(RUN_FILE) or {}
         run_id = previous.get("run_id") or datetime.now().strftime("run-%Y%m%d-%H%M%S")
         folder.write_json(
             RUN_FILE, redactor.redact_json({**previous, "run_id": run_id, "settings": settings})
         )
-        trial_settings = TrialSettings(agent, customer.model or "", guard, max_turns, tau2)
+        trial_settings = TrialSettings(
+            agent, customer.model or "", guard, max_turns, tau2, redactor=redactor
+        )
         started = time.monotonic()
         show = _Progress(started)
 

@@ -62,6 +62,7 @@ from airline_agent.scenarios.model import ScenarioSettings
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
+    from airline_agent.redaction import Redactor
     from airline_agent.stack import EvalBackends, Stack
 
 # How a trial ended (results.json's `termination`), and τ²'s TerminationReason for it.
@@ -114,6 +115,9 @@ class TrialSettings:
     guard: bool
     max_turns: int
     tau2: Tau2Setting | None = None  # run as τ²'s runner runs it (`--like tau2`)
+    # What the scenario files are redacted with: the run's (None: the environment's, made
+    # again for every file).
+    redactor: Redactor | None = None
 
     @property
     def like(self) -> Like:
@@ -518,7 +522,7 @@ def _score(
         recovered_tool_calls=sum(len(e.calls) for e in events if isinstance(e, ToolCallsRecovered)),
         nl_assertions=list(task.nl_assertions),
     )
-    return record, scenario_to_yaml(scenario) if scenario else None
+    return record, scenario_to_yaml(scenario, settings.redactor) if scenario else None
 
 
 def _scenario_settings(settings: TrialSettings) -> ScenarioSettings:
