@@ -11,7 +11,8 @@ make them, and writes them where `eval --tasks FOLDER` reads them:
     FOLDER/runner/user_system_prompts.json   task id -> the customer's system message
     FOLDER/runner/user_simulation_guidelines.md   τ²'s global guidelines (for results' info)
 
-Run it with the Python where τ²-bench is installed (it imports `tau2`; not this project):
+Run it with the Python where τ²-bench is installed (it imports `tau2`; not this project),
+e.g. `uv run python …` in a checkout of τ²-bench (docs/eval-like-tau2.md):
 
     python scripts/tau2_texts.py FOLDER            # the runner texts
     python scripts/tau2_texts.py FOLDER --data     # and τ²'s airline data files beside them
@@ -33,7 +34,7 @@ from typing import Any
 
 DOMAIN = "airline"
 DATA_FILES = ("db.json", "tasks.json", "split_tasks.json", "policy.md")
-INSTALL = "pip install 'tau2 @ git+https://github.com/sierra-research/tau2-bench'"
+INSTALL = "git clone https://github.com/sierra-research/tau2-bench, then `uv sync` in it"
 
 
 def _write(path: Path, text: str) -> None:
