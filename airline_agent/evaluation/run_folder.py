@@ -103,8 +103,12 @@ class RunFolder:
         except OutputRefused as exc:
             raise RunFolderError(f"{exc}; not written") from None
 
-    def write_json(self, relative: str, value: Any) -> Path:
-        return self.write_text(relative, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    def write_json(self, relative: str, value: Any, *, indent: int | None = 2) -> Path:
+        """`indent=None`: on one line, for a file read back by the run only (a trial's): the
+        C encoder writes it, where an indented one is written by the pure-Python one."""
+        return self.write_text(
+            relative, json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
+        )
 
     # -- reading ------------------------------------------------------------------------
 

@@ -176,6 +176,7 @@ def _keep(folder: RunFolder, run: TrialRun, done: Finished, outcome: RunOutcome)
     folder.write_json(
         trial_file(run.record.task_id, run.record.trial),
         {"record": run.record.to_json(), "simulation": done.simulation},
+        indent=None,  # read by --resume only: results.json and tau2_results.json are indented
     )
     if outcome.system_prompt is None and run.system_prompt:  # "": no agent ran
         outcome.system_prompt = run.system_prompt

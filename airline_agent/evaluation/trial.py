@@ -528,16 +528,16 @@ def _score(
 def _scenario_settings(settings: TrialSettings) -> ScenarioSettings:
     """How the trial's scenario replays as it ran: with τ²'s, its limits and the tools'
     answers as τ²'s (the agent's texts do not matter to a replay: its replies are scripted)."""
-    common = {
-        "guard": settings.guard,
-        "approval": "auto",
-        "model": settings.agent.model or "scripted",
-        "now": settings.agent.now,
-    }
-    if settings.tau2 is None:
-        return ScenarioSettings(max_tool_calls=settings.agent.max_tool_calls, **common)
-    limit = settings.tau2.max_steps
-    return ScenarioSettings(max_tool_calls=limit, max_requests=limit, tool_results="tau2", **common)
+    tau2 = settings.tau2
+    return ScenarioSettings(
+        guard=settings.guard,
+        approval="auto",
+        max_tool_calls=settings.agent.max_tool_calls if tau2 is None else tau2.max_steps,
+        max_requests=None if tau2 is None else tau2.max_steps,
+        model=settings.agent.model or "scripted",
+        now=settings.agent.now,
+        tool_results=None if tau2 is None else "tau2",
+    )
 
 
 def _settle_reward(task: EvalTask, record: TrialRecord, termination: Termination) -> None:

@@ -215,7 +215,7 @@ class _Dumper(yaml.SafeDumper):
     """Multi-line text as `|` blocks, so that replies read like replies."""
 
 
-def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+def _represent_text(dumper: yaml.representer.SafeRepresenter, text: str) -> yaml.ScalarNode:
     style = "|" if "\n" in text else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
@@ -228,10 +228,11 @@ _Dumper.add_representer(str, _represent_text)
 _FastDumper: type[Any] | None = None
 if getattr(yaml, "__with_libyaml__", False):
 
-    class _FastDumper(yaml.CSafeDumper):  # type: ignore[no-redef]
+    class _LibyamlDumper(yaml.CSafeDumper):
         """Multi-line text as `|` blocks, written by libyaml's emitter."""
 
-    _FastDumper.add_representer(str, _represent_text)
+    _LibyamlDumper.add_representer(str, _represent_text)
+    _FastDumper = _LibyamlDumper
 
 
 def _dump(document: dict[str, Any]) -> str:
