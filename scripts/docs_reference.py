@@ -19,8 +19,8 @@ import types
 import typing
 from pathlib import Path
 
-import click
 import typer.main
+from typer.core import TyperArgument, TyperGroup, TyperOption
 from pydantic.fields import FieldInfo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,7 +168,7 @@ def settings_table() -> str:
     return "\n".join(rows)
 
 
-def _option_spelling(option: click.Option) -> str:
+def _option_spelling(option: TyperOption) -> str:
     spelling = " / ".join(f"`{opt}`" for opt in option.opts)
     if option.secondary_opts:
         spelling += " / " + " / ".join(f"`{opt}`" for opt in option.secondary_opts)
@@ -178,7 +178,7 @@ def _option_spelling(option: click.Option) -> str:
     return spelling
 
 
-def _option_default(option: click.Option) -> str:
+def _option_default(option: TyperOption) -> str:
     default = option.default
     if default is None or option.show_default is False or callable(default):
         return ""
@@ -194,7 +194,7 @@ def _option_default(option: click.Option) -> str:
 def commands_reference() -> str:
     """Every command with its arguments and options, as the typer app declares them."""
     group = typer.main.get_command(build_app())
-    assert isinstance(group, click.Group)
+    assert isinstance(group, TyperGroup)
     parts: list[str] = []
     for name, command in group.commands.items():
         usage = " ".join(
@@ -202,7 +202,7 @@ def commands_reference() -> str:
             + [
                 p.name.upper() + ("…" if p.nargs == -1 else "")
                 for p in command.params
-                if isinstance(p, click.Argument) and p.name
+                if isinstance(p, TyperArgument) and p.name
             ]
             + ["[OPTIONS]"]
         )
@@ -210,9 +210,9 @@ def commands_reference() -> str:
         rows = ["| argument or option | meaning | default |", "| --- | --- | --- |"]
         for param in command.params:
             help_text = _cell(getattr(param, "help", None) or "")
-            if isinstance(param, click.Argument) and param.name:
+            if isinstance(param, TyperArgument) and param.name:
                 rows.append(f"| `{param.name.upper()}` | {help_text} | |")
-            elif isinstance(param, click.Option) and param.name != "help":
+            elif isinstance(param, TyperOption) and param.name != "help":
                 rows.append(
                     f"| {_option_spelling(param)} | {help_text} | {_option_default(param)} |"
                 )
