@@ -20,8 +20,8 @@ import typing
 from pathlib import Path
 
 import typer.main
-from typer.core import TyperArgument, TyperGroup, TyperOption
 from pydantic.fields import FieldInfo
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,11 +44,10 @@ MEANINGS: dict[str, str] = {
     "database named here or with `--db` must exist: only `seed` creates one (a typo such "
     "as `prod.bd` never becomes a new database). The default location is built on first "
     "use (`scripts/demo` builds it).",
-    "now": "The domain clock: what the policy's rules take as now (C1: booked within "
-    "24 hours).",
+    "now": "The domain clock: what the policy's rules take as now (C1: booked within 24 hours).",
     "guard": "The policy guard (`on`/`off`): refuses writes the policy forbids and keeps a "
-    "conversation to its customer. Flags: `--no-guard` (`--guard/--no-guard`). `eval` "
-    "ignores it: there the guard is off unless `--guard` is given.",
+    "conversation to its customer. Flag: `--guard/--no-guard` (`call`, `chat`, `tui`, "
+    "`serve`, `mcp`). `eval` ignores it: there the guard is off unless `--guard` is given.",
     "approve": "Write tools: `ask` the customer first, run them (`auto`), or refuse them "
     "(`deny`). Flag: `--approve`.",
     "prompt": "The system prompt: `lean` (each rule once, with its id) or `full` (the "
@@ -63,12 +62,10 @@ MEANINGS: dict[str, str] = {
     "stall_notice": "Seconds without data during a request before the chat says so "
     "(`… no data for 20 s …; still waiting…`, again every as many seconds) and the TUI's "
     "status line counts them.",
-    "temperature": "Sampling temperature, sent only when set. Flag: `--temperature` "
-    "(`chat`).",
+    "temperature": "Sampling temperature, sent only when set. Flag: `--temperature` (`chat`).",
     "max_tokens": "Most tokens per model answer, sent only when set. Flag: `--max-tokens` "
     "(`chat`).",
-    "tool_choice": "`auto`, `none`, `required` or a tool's name. Flag: `--tool-choice` "
-    "(`chat`).",
+    "tool_choice": "`auto`, `none`, `required` or a tool's name. Flag: `--tool-choice` (`chat`).",
     "parallel_tool_calls": "Allow several tool calls in one answer; unset: the server's "
     "default. Flag: `--parallel-tool-calls/--no-parallel-tool-calls` (`chat`).",
     "token_budget": "Most tokens (prompt + completion) for the whole conversation; the "
@@ -76,7 +73,7 @@ MEANINGS: dict[str, str] = {
     "cost_budget": "Most US dollars for the whole conversation (priced from "
     "`data/prices.toml`). Flag: `--cost-budget` (`chat`).",
     "prompt_progress": "llama.cpp's `llama-server` only: ask for its prompt-reading "
-    "progress (`return_progress`), shown by the TUI while a request waits (\"prompt 1,024 "
+    'progress (`return_progress`), shown by the TUI while a request waits ("prompt 1,024 '
     'of 2,874 tokens read"). Other servers may refuse the field.',
     "recover_text_tool_calls": "Make a tool call that the model wrote as text "
     '(`{"name": …, "arguments": …}`, `tool(…)`) for it, when the tool exists and the '
@@ -103,12 +100,11 @@ OTHER_VARIABLES: list[tuple[str, str, str]] = [
     (
         "AIRLINE_AGENT_LLAMA_DIR",
         "the tests",
-        "Recorded `llama-server` responses the loop's HTTP tests replay; absent, those "
-        "tests skip.",
+        "Recorded `llama-server` responses the loop's HTTP tests replay; absent, those tests skip.",
     ),
     (
         "AIRLINE_AGENT_TAU2_SRC",
-        "`scripts/bench.py`",
+        "`scripts/benchmarks/tau2_prefix.py`",
         "A τ²-bench checkout, to count the tokens of τ²'s own prompt beside ours.",
     ),
 ]
@@ -191,19 +187,33 @@ def _option_default(option: TyperOption) -> str:
     return f"`{default}`"
 
 
+def examples(epilog: str | None) -> list[str]:
+    """The command lines of an `epilog=` ("Examples:" and blank lines left out)."""
+    lines = [line.strip() for line in (epilog or "").splitlines()]
+    return [line for line in lines if line and line != "Examples:"]
+
+
+def _examples(epilog: str | None) -> list[str]:
+    lines = examples(epilog)
+    if not lines:
+        return []
+    return ["Examples, as `--help` ends:", "", "```bash", *lines, "```", ""]
+
+
+def _argument(argument: TyperArgument) -> str:
+    name = (argument.name or "").upper() + ("…" if argument.nargs == -1 else "")
+    return name if argument.required else f"[{name}]"
+
+
 def commands_reference() -> str:
     """Every command with its arguments and options, as the typer app declares them."""
     group = typer.main.get_command(build_app())
     assert isinstance(group, TyperGroup)
-    parts: list[str] = []
+    parts: list[str] = [group.help or "", "", *_examples(group.epilog)]
     for name, command in group.commands.items():
         usage = " ".join(
             [f"airline-agent {name}"]
-            + [
-                p.name.upper() + ("…" if p.nargs == -1 else "")
-                for p in command.params
-                if isinstance(p, TyperArgument) and p.name
-            ]
+            + [_argument(p) for p in command.params if isinstance(p, TyperArgument) and p.name]
             + ["[OPTIONS]"]
         )
         parts += [f"### `{name}`", "", command.help or "", "", f"`{usage}`", ""]
@@ -216,13 +226,15 @@ def commands_reference() -> str:
                 rows.append(
                     f"| {_option_spelling(param)} | {help_text} | {_option_default(param)} |"
                 )
-        parts += rows + [""]
-        if command.epilog:
-            parts += ["Examples, as `--help` ends:", "", "```bash", command.epilog.strip(), "```", ""]
+        parts += [*rows, ""]
+        parts += _examples(command.epilog)
     return "\n".join(parts)
 
 
-GENERATED = {"<!-- generated: settings -->": settings_table, "<!-- generated: commands -->": commands_reference}
+GENERATED = {
+    "<!-- generated: settings -->": settings_table,
+    "<!-- generated: commands -->": commands_reference,
+}
 
 
 def on_page_markdown(markdown: str, **_: object) -> str:

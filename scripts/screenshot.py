@@ -95,9 +95,7 @@ async def _debugger(columns: int, rows: int) -> str:
         async with app.run_test(size=(columns, rows)) as pilot:
 
             def loaded() -> bool:
-                return (
-                    controller.run.scenario_name == "cancel-ehglp3" and not app.main.turn_running
-                )
+                return controller.run.scenario_name == "cancel-ehglp3" and not app.main.turn_running
 
             await _until(pilot, loaded)
             await pilot.press("space")  # the customer's message, then the request is held
