@@ -45,7 +45,7 @@ from airline_agent.evaluation.customer import (
     StopSignal,
 )
 from airline_agent.evaluation.customer_check import CustomerCheck, InventedFact
-from airline_agent.evaluation.like_tau2 import TEMPERATURE, Like, StepCount, Tau2Setting
+from airline_agent.evaluation.like_tau2 import TEMPERATURE, StepCount, Tau2Setting
 from airline_agent.evaluation.reward import (
     CommunicateCheck,
     DatabaseCheck,
@@ -118,10 +118,6 @@ class TrialSettings:
     # What the scenario files are redacted with: the run's (None: the environment's, made
     # again for every file).
     redactor: Redactor | None = None
-
-    @property
-    def like(self) -> Like:
-        return "ours" if self.tau2 is None else "tau2"
 
     def agent_options(self, seed: int | None) -> LoopOptions | None:
         """The loop's options for a trial as τ² runs it: its request parameters and no
