@@ -181,7 +181,9 @@ class ReferenceStates:
         self.now = now
         self.copies = copies or datasets.FileDatasets("tau2", tau2_directory)
         self._made: dict[str, tuple[Location, frozenset[RecordKey]]] = {}
-        self._lock = threading.Lock()
+        # One lock per task: a trial waits for its own task's reference, never another's.
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()  # over _locks
 
     def pristine(self) -> Location:
         return self.copies.pristine()
@@ -199,6 +201,8 @@ class ReferenceStates:
         """The reference end state's database, and the records its actions touched
         (made on first use; thread-safe)."""
         with self._lock:
+            lock = self._locks.setdefault(task.id, threading.Lock())
+        with lock:
             if task.id not in self._made:
                 self._made[task.id] = self._make(task)
             return self._made[task.id]

@@ -18,11 +18,13 @@ database as the expectation: `replay` reproduces the run offline).
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from airline_agent.agent.events import (
     AgentEvent,
@@ -64,6 +66,8 @@ if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.redaction import Redactor
     from airline_agent.stack import EvalBackends, Stack
+
+T = TypeVar("T")
 
 # How a trial ended (results.json's `termination`), and τ²'s TerminationReason for it.
 Termination = Literal[
@@ -244,14 +248,19 @@ async def run_trial(
     from airline_agent.stack import live_stack, open_existing_database
 
     started, clock = now_iso(), time.perf_counter()
+    name = scenario_name(task.id, trial)
     try:
-        reference, reference_touched = references.of(task)
-        copy = references.fresh_copy(scenario_name(task.id, trial))
+        reference, reference_touched, copy = await off_loop(
+            lambda: (*references.of(task), references.fresh_copy(name)),
+            undo=lambda made: references.discard(made[2]),
+        )
     except DatabaseUnavailable as exc:  # a database server that went away (eval --db)
         return _database_failed(task, trial, str(exc), attempt, started, clock)
     try:
         try:
-            database = open_existing_database(copy)
+            database = await off_loop(
+                lambda: open_existing_database(copy), undo=lambda opened: opened.close()
+            )
         except DatabaseUnavailable as exc:
             return _database_failed(task, trial, str(exc), attempt, started, clock)
         tau2 = settings.tau2
@@ -281,17 +290,20 @@ async def run_trial(
                     stack, customer, check, log, tau2
                 )
         finally:
-            stack.close()
+            await off_loop(stack.close)
         keys = set(reference_touched) | touched(
             c for e in log.events if isinstance(e, ToolFinished) for c in e.changes
         )
         try:
-            states = end_states(references.pristine(), reference, copy, keys)
+            states = await off_loop(
+                lambda: end_states(references.pristine(), reference, copy, keys)
+            )
         except DatabaseUnavailable as exc:
             return _database_failed(task, trial, str(exc), attempt, started, clock)
-        record, scenario_yaml = _score(task, trial, settings, states, log)
+        record, scenario_yaml = await off_loop(lambda: _score(task, trial, settings, states, log))
     finally:
-        references.discard(copy)  # also when cancelled: nothing of an unfinished trial stays
+        # Also when cancelled: nothing of an unfinished trial stays.
+        await off_loop(lambda: references.discard(copy))
     record.termination, record.error, record.turns = termination, error, turns
     _settle_reward(task, record, termination)
     record.user_tokens = _tokens(customer.spend.usage)
@@ -303,6 +315,23 @@ async def run_trial(
     record.seed = None if tau2 is None else tau2.trial_seed(trial)
     greeting = None if tau2 is None else TAU2_GREETING
     return TrialRun(record, log, scenario_yaml, write_tools, stack.session.system_prompt, greeting)
+
+
+async def off_loop(work: Callable[[], T], *, undo: Callable[[T], None] | None = None) -> T:
+    """`work()` in a worker thread, off the event loop. A trial's databases and files wait on
+    the disk (a copy made, SQLite's sync when a database closes, a file synced before it is
+    renamed into place); done on the loop, every other trial's requests waited too, longer
+    than for anything else a trial does. Cancelled meanwhile (Ctrl-C), the work is let end,
+    and what it made is undone (`undo`), before the cancellation goes on: nothing is left
+    half made."""
+    running = asyncio.ensure_future(asyncio.to_thread(work))
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        await asyncio.wait([running])
+        if undo is not None and not running.cancelled() and running.exception() is None:
+            undo(running.result())
+        raise
 
 
 def _tau2_customer(tau2: Tau2Setting, task: EvalTask, seed: int | None) -> dict[str, Any]:
