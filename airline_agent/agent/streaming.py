@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from airline_agent.agent.errors import (
@@ -38,27 +39,26 @@ from airline_agent.agent.raw_response import (
     ScriptedMessage,
     scripted_completion,
 )
-from airline_agent.frozen import frozen
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TextPiece:
     """Text of the answer, as it streams in."""
 
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ReasoningPiece:
     """Text of the model's reasoning, as it streams in."""
 
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolCallPiece:
     """A piece of one tool call of the answer (`index`): its id and name when they come,
     and a piece of its arguments' text."""
@@ -69,7 +69,7 @@ class ToolCallPiece:
     arguments: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ModelReply:
     """A complete model response, whatever the transport."""
 
@@ -87,7 +87,7 @@ class ModelReply:
         return self.raw is not None and self.raw.generated
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PromptProgressPiece:
     """llama-server's `prompt_progress` (sent when the request asks with
     `return_progress: true`): how much of the prompt it has read before the answer starts."""
@@ -122,11 +122,15 @@ def _to_dict(obj: Any) -> Any:
 
 def _prompt_progress(raw: Any) -> PromptProgressPiece | None:
     """A chunk's `prompt_progress` ({"total", "cache", "processed", "time_ms"}), if usable."""
-    counts = [_get(raw, name) if raw is not None else None for name in ("processed", "total")]
-    if not all(isinstance(count, int) and count >= 0 for count in counts) or not counts[1]:
+    if raw is None:
+        return None
+    processed, total = _get(raw, "processed"), _get(raw, "total")
+    if not (isinstance(processed, int) and isinstance(total, int)):
+        return None
+    if processed < 0 or total <= 0:
         return None
     cached = _get(raw, "cache")
-    return PromptProgressPiece(counts[0], counts[1], cached if isinstance(cached, int) else 0)
+    return PromptProgressPiece(processed, total, cached if isinstance(cached, int) else 0)
 
 
 def _reasoning_of(obj: Any) -> str | None:
