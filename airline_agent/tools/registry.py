@@ -16,10 +16,9 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
-from pydantic_core import SchemaValidator
 
 from airline_agent.domain.errors import DomainError, PolicyViolation
 from airline_agent.tools.outcome import error_result
@@ -45,14 +44,7 @@ class ToolSpec:
     function: Callable[..., Any]
     write: bool
     description: str
-    arguments: type[BaseModel]
-    # What validates a call's arguments: the model's own validation of its fields
-    # (`fields_validator`), which gives the tool's keyword arguments as a dict.
-    fields: SchemaValidator
-    # For a tool whose parameters are all required, the same with other arguments
-    # ignored instead of refused: what it gives holds every parameter, so as many
-    # entries as the arguments given exactly when they name no others (`validate`).
-    ignoring_others: SchemaValidator | None
+    arguments: type[BaseModel]  # validates a call's arguments (`validate`)
 
     def schema(self) -> dict[str, Any]:
         """One entry of the Chat Completions `tools` list: what a model needs to call the
@@ -87,12 +79,6 @@ def tool(*, write: bool = False) -> Callable[[Callable[..., Any]], Callable[...,
             # One line: the docstring's line breaks are layout, and tokens in the schema.
             description=" ".join((function.__doc__ or "").split()),
             arguments=arguments,
-            fields=fields_validator(arguments),
-            ignoring_others=(
-                fields_validator(arguments, extra="ignore")
-                if all(field.is_required() for field in arguments.model_fields.values())
-                else None
-            ),
         )
         return function
 
@@ -108,55 +94,6 @@ def _arguments_model(function: Callable[..., Any]) -> type[BaseModel]:
         fields[parameter.name] = (hints[parameter.name], default)
     name = "".join(part.title() for part in function.__name__.split("_")) + "Arguments"
     return create_model(name, __base__=Arguments, **fields)
-
-
-def fields_validator(
-    model: type[BaseModel], *, extra: Literal["forbid", "ignore"] = "forbid"
-) -> SchemaValidator:
-    """The model's validation without the model: its core schema is a `model` around
-    `model-fields`, and the fields' own validators, in a `typed-dict` that refuses other
-    arguments (the config goes with it), check the same fields the same way and report
-    the same errors, but give the fields as a dict instead of building an instance that
-    the call would only take apart again (a tool is called with keywords). A typed dict
-    rather than the `model-fields` alone: those also give the set of the fields given and
-    the extra arguments (none: they are refused), for nobody to read, at a fifth of the
-    validation's cost. `extra="ignore"` ignores other arguments instead of refusing
-    them (see `ToolSpec.ignoring_others`). A model with validators of its own (a
-    `model_validator`, a custom `__init__`), or a field with more than a validator (an
-    alias changes where its value is looked up), is wrapped differently, and refused
-    here rather than checked by less than itself."""
-    schema = model.__pydantic_core_schema__
-    inner = schema.get("schema", {})
-    if (
-        schema.get("type") != "model"
-        or schema.get("custom_init")
-        or inner.get("type") != ("model-fields")
-        or any(set(field) - _PLAIN_FIELD for field in inner["fields"].values())
-    ):
-        raise TypeError(f"{model.__name__}: arguments must be a plain model of fields")
-    fields = {
-        name: {
-            "type": "typed-dict-field",
-            "schema": field["schema"],
-            # A missing field takes its validator's default (as in the model), and is
-            # an error without one: required, unless its default is on top (the typed
-            # dict refuses a default there on a required field).
-            "required": not _has_default(field["schema"]),
-        }
-        for name, field in inner["fields"].items()
-    }
-    return SchemaValidator(
-        {"type": "typed-dict", "fields": fields, "extra_behavior": extra},
-        schema.get("config"),
-    )
-
-
-# What a `model-field` may hold for its validator alone to check it as the model does.
-_PLAIN_FIELD = frozenset({"type", "schema", "metadata", "frozen"})
-
-
-def _has_default(schema: dict[str, Any]) -> bool:
-    return schema["type"] == "default" and ("default" in schema or "default_factory" in schema)
 
 
 # Keywords the argument models validate but the schema does not advertise: the limits
@@ -359,25 +296,13 @@ def _rejected(message: str) -> ArgumentsRejected:
 def validate(
     spec: ToolSpec, arguments: dict[str, Any], scrub: Callable[[str], str] | None = None
 ) -> dict[str, Any]:
-    """The validated arguments, as the tool's keyword arguments (see `fields_validator`);
-    with `scrub`, of the arguments with it applied to every text (`Toolbox.scrub`).
-
-    A tool whose parameters are all required is validated ignoring other arguments, and
-    the result counted against the arguments (`ToolSpec.ignoring_others`): the search for
-    arguments it does not take is a third of the validation's cost. Arguments it
-    refuses, or that name others, are validated again in full, for the whole refusal."""
+    """The arguments validated by the tool's argument model, as the tool's keyword
+    arguments; with `scrub`, of the arguments with it applied to every text
+    (`Toolbox.scrub`)."""
     if scrub is not None:
         arguments = map_strings(arguments, scrub)
     try:
-        if spec.ignoring_others is not None:
-            try:
-                fields = spec.ignoring_others.validate_python(arguments)
-            except ValidationError:
-                pass
-            else:
-                if len(fields) == len(arguments):
-                    return fields
-        return spec.fields.validate_python(arguments)
+        return dict(spec.arguments.model_validate(arguments))
     except ValidationError as exc:
         raise ArgumentsRejected(
             error_result("INVALID_ARGUMENTS", f"{spec.name}: {plain_errors(spec, exc)}")
