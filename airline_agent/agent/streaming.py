@@ -39,7 +39,13 @@ from airline_agent.agent.raw_response import (
     ScriptedMessage,
     scripted_completion,
 )
-from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
+from airline_agent.tools.untrusted import (
+    SurrogateJoiner,
+    UnusableJson,
+    clean_strings,
+    clean_text,
+    parse_json,
+)
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -244,24 +250,20 @@ def _arguments_text(arguments: Any) -> str:
     return json.dumps(arguments)  # a few servers send an object instead of JSON text
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
 def clean_arguments(text: str) -> str:
     """Arguments text whose JSON holds no lone surrogate, written or escaped (`\\ud83d`).
 
-    Rewritten only when it must be (an escaped lone half, rare); text that is not JSON is
-    left for the loop to answer as invalid arguments.
+    Rewritten only when it must be (a lone half, rare), with each half replaced by
+    U+FFFD; text that is no usable JSON is left for the loop to answer as invalid
+    arguments.
     """
     text = clean_text(text)
-    if "\\u" not in text or _SURROGATE_ESCAPE.search(text) is None:
+    if "\\u" not in text:  # no escape, so no escaped half: the usual case
         return text
-    try:
-        value = json.loads(text)
-        cleaned = clean_strings(value)
-        return text if cleaned is value else json.dumps(cleaned, ensure_ascii=False)
-    except (ValueError, RecursionError):
+    parsed = parse_json(text)
+    if isinstance(parsed, UnusableJson) or parsed.lone_surrogate is None:
         return text
+    return json.dumps(parsed.safe_value(), ensure_ascii=False)
 
 
 class _CallSlot:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from airline_agent.terminal_text import escape_controls
-from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond, escape_surrogates
+from airline_agent.tools.untrusted import UnusableJson, escape_surrogates, parse_json
 
 
 def _echo(text: str, *, err: bool = False) -> None:
@@ -32,17 +32,14 @@ def _parse(arguments: str | None) -> dict[str, Any]:
     """The JSON object given on the command line; bad usage (exit 2) when it is not one."""
     if arguments is None or not arguments.strip():
         return {}
-    from airline_agent.tools.registry import ArgumentsRejected, load_json
-
-    try:  # the tools' own reading of JSON text: numbers no tool takes are refused too
-        parsed = load_json(arguments)
-    except ArgumentsRejected as rejected:
-        raise _usage(rejected.result["message"]) from None
-    if depth_beyond(parsed, MAX_DEPTH):
-        raise _usage(f"arguments are nested more than {MAX_DEPTH} levels deep; no tool takes that")
-    if not isinstance(parsed, dict):
+    parsed = parse_json(arguments)  # as a tool reads JSON text: same refusals
+    if isinstance(parsed, UnusableJson):
+        raise _usage(f"the arguments: {parsed.message}")
+    if not isinstance(parsed.value, dict):
         raise _usage('arguments must be a JSON object, e.g. \'{"user_id": "emma_kim_9957"}\'')
-    return parsed
+    # A lone surrogate goes on to the tool, which answers it with an error result naming
+    # where it is, as it would answer a model.
+    return parsed.value
 
 
 def call_command(
