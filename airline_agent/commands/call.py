@@ -52,9 +52,14 @@ def call_command(
         str | None,
         typer.Option("--as", help="Act for this customer (user id); writes on others are refused."),
     ] = None,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard",
+            help="The policy guard (default: on; AIRLINE_AGENT_GUARD); off: τ²'s lenient "
+            "semantics.",
+        ),
+    ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
 ) -> None:
     """Run one tool and print its JSON result."""
@@ -64,7 +69,7 @@ def call_command(
     from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.stack import tool_caller
 
-    settings = settings_or_exit(db=db, guard=False if no_guard else None)
+    settings = settings_or_exit(db=db, guard=guard)
     toolbox_names = _tool_names()
     if tool not in toolbox_names:
         raise _usage(f"no tool named {tool!r}; the tools are: {', '.join(toolbox_names)}")

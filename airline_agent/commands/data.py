@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from airline_agent.commands.flags import renamed
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
@@ -166,9 +168,10 @@ def export_command(
         ExportFormat, typer.Option("--format", help="Output format.")
     ] = ExportFormat.tau2,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+        Path | None, typer.Option("-o", "--out", help="Write here instead of stdout.")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing -o file.")] = False,
+    old_output: Annotated[Path | None, renamed("--output", "--out")] = None,
 ) -> None:
     """Write the database as a τ²-bench db.json (to stdout, or to -o FILE)."""
     import json

@@ -101,7 +101,8 @@ def eval_command(
         ),
     ] = 0,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Run folder (default runs/<timestamp>/).")
+        Path | None,
+        typer.Option("-o", "--out", help="Run folder (default runs/<timestamp>/)."),
     ] = None,
     db: Annotated[
         str | None,

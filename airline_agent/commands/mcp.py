@@ -105,9 +105,14 @@ def mcp_command(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing recordings.")] = False,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard",
+            help="The policy guard (default: on; AIRLINE_AGENT_GUARD); off: τ²'s lenient "
+            "semantics.",
+        ),
+    ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
 ) -> None:
     """Serve the airline's 14 tools to any MCP client, guard and approvals included."""
@@ -123,7 +128,7 @@ def mcp_command(
 
     from airline_agent.commands.settings import settings_or_exit
 
-    settings = settings_or_exit(db=db, guard=False if no_guard else None)
+    settings = settings_or_exit(db=db, guard=guard)
     from airline_agent.commands.outputs import file_or_exit
     from airline_agent.mcp_server.recording import RecordTarget
     from airline_agent.output_files import OutputPolicy

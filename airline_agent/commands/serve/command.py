@@ -50,9 +50,12 @@ def serve_command(
         str | None,
         typer.Option("--db", help="Database (live: each tab works on a copy of it)."),
     ] = None,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Switch the policy guard off.")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard", help="The policy guard (default: on; AIRLINE_AGENT_GUARD)."
+        ),
+    ] = None,
     approve: Annotated[
         str | None, typer.Option("--approve", help="Write approvals: ask, auto or deny.")
     ] = None,
@@ -67,7 +70,7 @@ def serve_command(
         "model": model,
         "base_url": base_url,
         "db": db,
-        "guard": False if no_guard else None,
+        "guard": guard,
         "approve": approve,
         "prompt": prompt,
     }
