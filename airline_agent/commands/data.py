@@ -59,7 +59,8 @@ def _progress_bar(label: str) -> Iterator[Callable[[str, int, int], None]]:
             )
             bar.start()
             task = bar.add_task(label, total=total)
-        bar.update(task, completed=done, total=total, description=f"{label}: {stage}")
+        if task is not None:
+            bar.update(task, completed=done, total=total, description=f"{label}: {stage}")
 
     try:
         yield update
@@ -155,7 +156,7 @@ def _counts(database) -> str:
             ("users", schema.User),
             ("reservations", schema.Reservation),
         ):
-            count = connection.execute(select(func.count()).select_from(model.__table__)).scalar()
+            count = connection.execute(select(func.count()).select_from(model)).scalar()
             parts.append(f"{count:,} {label}")
     return ", ".join(parts)
 
