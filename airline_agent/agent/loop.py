@@ -400,9 +400,9 @@ class AgentSession:
         )
         conversation.adopt_arguments_edit(edit)
         plan.edit, plan.arguments = edit, hist.parse_arguments(release.arguments)
-        plan.run, plan.error = True, None
+        plan.will_run, plan.error = True, None
         if write and self.options.approval == "deny":
-            plan.run, plan.error = False, texts.writes_switched_off()
+            plan.will_run, plan.error = False, texts.writes_switched_off()
         elif write and self.options.approval == "ask":
             async for event in ask_approval(
                 [plan], conversation.requests, self.toolbox, conversation, self._is_write

@@ -85,11 +85,11 @@ def chat_command(
     ] = None,
     record: Annotated[
         Path | None,
-        typer.Option("--record", help="Save the session as a scenario file (replayable)."),
+        typer.Option("--record", help="Save the conversation as a scenario file (replayable)."),
     ] = None,
     transcript: Annotated[
         Path | None,
-        typer.Option("--transcript", help="Write the session as JSONL and Markdown into DIR."),
+        typer.Option("--transcript", help="Write the conversation as JSONL and Markdown into DIR."),
     ] = None,
     force: Annotated[
         bool,

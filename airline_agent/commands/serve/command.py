@@ -172,7 +172,7 @@ def _live_database(settings: Settings) -> Path | TemplateCopies | None:
     except Exception as error:  # one clear line, never a traceback
         _fail(f"{settings.db}: cannot open the database ({_reason(error)})")
     try:
-        if database.backend == "postgresql":
+        if database.dialect == "postgresql":
             try:
                 return session_copies(database)
             except DatabaseUnavailable as error:
