@@ -2,7 +2,8 @@
 
 Exit status: 0 the tool succeeded, 1 it returned an error result (or the database is
 unusable), 2 bad usage (unknown option or tool, arguments that are not a JSON object).
-The domain and the tools are imported inside the command so `--help` stays fast.
+The settings, the domain and the tools are imported inside the command so that `--help`
+stays fast.
 """
 
 from __future__ import annotations
@@ -64,13 +65,15 @@ def call_command(
 ) -> None:
     """Run one tool and print its JSON result."""
     parsed = _parse(arguments)
-
+    # Here, not at the top: `--help` loads neither pydantic nor the tools and the database.
     from airline_agent.commands.settings import settings_or_exit
     from airline_agent.domain.errors import DatabaseUnavailable
+    from airline_agent.redaction import Redactor
     from airline_agent.stack import tool_caller
+    from airline_agent.tools.toolbox import tool_names
 
     settings = settings_or_exit(db=db, guard=guard)
-    toolbox_names = _tool_names()
+    toolbox_names = tool_names()
     if tool not in toolbox_names:
         raise _usage(f"no tool named {tool!r}; the tools are: {', '.join(toolbox_names)}")
     try:
@@ -86,17 +89,9 @@ def call_command(
         outcome = caller.call(tool, parsed)
     finally:
         caller.close()
-    from airline_agent.redaction import Redactor
-
     result = json.dumps(outcome.result, indent=2, ensure_ascii=False)
     _echo(Redactor.from_settings(settings).redact(result))
     raise typer.Exit(0 if outcome.ok else 1)
-
-
-def _tool_names() -> list[str]:
-    from airline_agent.tools.toolbox import tool_names
-
-    return tool_names()
 
 
 def register(app: typer.Typer) -> None:

@@ -126,12 +126,14 @@ def mcp_command(
         except ValueError as exc:
             raise _usage(f"--http: {exc}") from None
 
+    # Here, not at the top: `--help` loads neither the MCP SDK nor pydantic nor the domain.
+    from airline_agent.commands.outputs import file_or_exit
     from airline_agent.commands.settings import settings_or_exit
+    from airline_agent.mcp_server.recording import RecordTarget
+    from airline_agent.mcp_server.run import Server, ServerSetupError
+    from airline_agent.output_files import OutputPolicy
 
     settings = settings_or_exit(db=db, guard=guard)
-    from airline_agent.commands.outputs import file_or_exit
-    from airline_agent.mcp_server.recording import RecordTarget
-    from airline_agent.output_files import OutputPolicy
 
     target = None
     if record is not None:
@@ -139,8 +141,6 @@ def mcp_command(
         target = RecordTarget(record, file_or_exit(record, "--record", policy))
     if events is not None and (events.is_symlink() or (events.exists() and not events.is_file())):
         raise _usage(f"--events {events}: not a regular file")
-
-    from airline_agent.mcp_server.run import Server, ServerSetupError
 
     try:
         server = Server.open(
