@@ -97,12 +97,12 @@ def clean_strings(value: Any) -> Any:
     return map_strings(value, clean_text) if holds_surrogate(value) else value
 
 
-def holds_surrogate(value: Any) -> bool:
+def holds_surrogate(value: object) -> bool:
     """Whether any string of a JSON-like value (keys too) holds a surrogate (level by
     level, iteratively: any depth is fine)."""
     level = [value]
     while level:
-        below: list[Any] = []
+        below: list[object] = []
         for item in level:
             if isinstance(item, str):
                 if SURROGATE.search(item) is not None:
@@ -140,7 +140,7 @@ def map_strings(value: Any, change: Callable[[str], str]) -> Any:
     return holder[0]
 
 
-def depth_beyond(value: Any, limit: int) -> bool:
+def depth_beyond(value: object, limit: int) -> bool:
     """Whether lists and dicts are nested more than `limit` levels deep (a scalar is 0,
     `{"a": 1}` is 1). Level by level, iteratively; stops at the first level past the limit."""
     level = [value]
@@ -173,10 +173,10 @@ class LoneSurrogate:
         )
 
 
-def first_surrogate(value: Any) -> LoneSurrogate | None:
+def first_surrogate(value: object) -> LoneSurrogate | None:
     """Where a JSON-like value first holds a surrogate, in document order; None if
     nowhere. Keys are checked too."""
-    pending: list[tuple[Any, str]] = [(value, "")]
+    pending: list[tuple[object, str]] = [(value, "")]
     while pending:
         item, path = pending.pop()
         if isinstance(item, str):
@@ -279,7 +279,7 @@ def number_out_of_range(item: object) -> bool:
     return isinstance(item, float) and not math.isfinite(item)
 
 
-def first_number_out_of_range(value: Any) -> int | float | None:
+def first_number_out_of_range(value: object) -> int | float | None:
     """The first number out of range (`number_out_of_range`) at any depth, or None."""
     pending = [value]
     while pending:
@@ -288,9 +288,8 @@ def first_number_out_of_range(value: Any) -> int | float | None:
             pending.extend(item.values())
         elif isinstance(item, list | tuple):
             pending.extend(item)
-        elif number_out_of_range(item):
-            number: int | float = item
-            return number
+        elif isinstance(item, int | float) and number_out_of_range(item):
+            return item
     return None
 
 
