@@ -12,8 +12,10 @@ from typing import Any
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# The vocabularies of two settings, read from where they are defined: what the loop does
-# with a write (agent/options.py) and which system prompt it sends (agent/prompt.py).
+# The vocabularies of three settings, read from where they are defined: which wire the
+# requests go on (agent/events.py), what the loop does with a write (agent/options.py)
+# and which system prompt it sends (agent/prompt.py).
+from airline_agent.agent.events import Api
 from airline_agent.agent.options import ApprovalPolicy
 from airline_agent.agent.prompt import PromptStyle
 from airline_agent.domain.clock import DEFAULT_NOW
@@ -31,6 +33,8 @@ class Settings(BaseSettings):
     model: str | None = None
     base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
     api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
+    # The wire: Chat Completions (/v1/chat/completions) or the Responses API (/v1/responses).
+    api: Api = "chat"
     approve: ApprovalPolicy = "ask"
     prompt: PromptStyle = "lean"
     stream: bool = True

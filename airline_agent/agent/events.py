@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 # at the debugger, who edited a request body or a tool call's arguments before it went on.
 Producer = Literal["developer", "customer", "model", "framework", "api", "you"]
 
+# The wire a request goes on (`--api`): OpenAI's Chat Completions, or its Responses API
+# (agent/responses_wire.py). One conversation, one loop, the same events on either.
+Api = Literal["chat", "responses"]
+
 # Why the loop holds before a step (agent/debugger.py's breakpoints): stepping, before every
 # request, before a write tool, after a grounding finding, after an error result.
 HoldReason = Literal["step", "request", "write", "finding", "error"]
@@ -202,7 +206,13 @@ class TurnResumed:
 
 @frozen
 class RequestSent:
-    """The exact body of one Chat Completions request (never the API key)."""
+    """The exact body of one request (never the API key).
+
+    On Chat Completions `messages`, `tools` and `params` are the body. On the Responses
+    wire `body` is the body, exactly as sent, and `messages` and `tools` are what it was
+    made from: the loop's history and tool schemas in Chat Completions' form, which every
+    front end reads (agent/responses_wire.py maps one to the other); `params` are its own.
+    """
 
     type: ClassVar[Literal["request_sent"]] = "request_sent"
 
@@ -219,6 +229,12 @@ class RequestSent:
     # You edited the body at the debugger: what was sent is `edit.wire`, byte for byte
     # (`messages`, `tools` and `params` above are the edited body's).
     edit: RequestEdit | None = field(default=None, compare=False)
+    # The Responses wire's body as sent (None: Chat Completions, whose body is the above).
+    body: dict[str, Any] | None = None
+
+    @property
+    def api(self) -> Api:
+        return "chat" if self.body is None else "responses"
 
 
 @frozen
@@ -404,17 +420,18 @@ class RequestHeld:
         """Why `edited` would be refused as this request's body ([]: it would be sent)."""
         from airline_agent.agent.edits import body_problems
 
-        return body_problems(edited)
+        return body_problems(edited, like=self.body)
 
     def send(self, edited: str | dict[str, Any] | None = None) -> None:
         """Send it as assembled (None), or `edited`: JSON text goes on the wire byte for
-        byte, a body as the client would encode it. A body that is not a Chat Completions
-        body raises `edits.EditRefused`, saying why, and nothing is sent."""
+        byte, a body as the client would encode it. A body that is not one of the held
+        body's wire (Chat Completions or Responses) raises `edits.EditRefused`, saying
+        why, and nothing is sent."""
         from airline_agent.agent.edits import checked_body, wire_form
 
         release = RequestRelease()
         if edited is not None:
-            body, wire = checked_body(edited)
+            body, wire = checked_body(edited, like=self.body)
             if body != wire_form(self.body):
                 release = RequestRelease(body, wire)
         if not self.release.done():

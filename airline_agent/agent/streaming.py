@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent.errors import (
     CHECK_BASE_URL,
@@ -40,6 +40,9 @@ from airline_agent.agent.raw_response import (
 )
 from airline_agent.frozen import frozen
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
+
+if TYPE_CHECKING:
+    from openai.types.responses import ResponseReasoningItemParam
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -80,6 +83,9 @@ class ModelReply:
     usage: Usage | None
     model: str | None = None
     raw: RawResponse | None = None  # what came back, in the server's shape
+    # On the Responses wire: the reply's reasoning items that go back with it in the next
+    # request (agent/responses_reply.py says which can); () on Chat Completions.
+    reasoning_items: tuple[ResponseReasoningItemParam, ...] = ()
 
     @property
     def scripted(self) -> bool:
@@ -434,7 +440,7 @@ def reply_from_whole_body(data: bytes, content_type: str) -> ModelReply:
     if re.match(r"\s*(data|event|id|retry)?:", text):
         # An event stream under another content type (some servers send text/plain).
         assembler = StreamAssembler()
-        for chunk in _event_stream_chunks(text):
+        for chunk in event_stream_data(text):
             assembler.feed(chunk)
         return assembler.finish()
     try:
@@ -444,7 +450,7 @@ def reply_from_whole_body(data: bytes, content_type: str) -> ModelReply:
     return reply_from_completion(body)  # JSON that is no completion says so there
 
 
-def _event_stream_chunks(text: str) -> list[Any]:
+def event_stream_data(text: str) -> list[Any]:
     """The JSON `data:` of each server-sent event, up to `[DONE]`."""
     chunks: list[Any] = []
     for event in re.split(r"\r?\n\r?\n", text):
