@@ -20,6 +20,7 @@ from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 
 if TYPE_CHECKING:
+    from airline_agent.agent.events import Api
     from airline_agent.output_files import OutputPolicy
 
 # The τ² data is never in a clone; the README says where it comes from.
@@ -67,8 +68,18 @@ def replay_command(
     force: bool = typer.Option(
         False, "--force", help="Replace existing --transcript files (or the --db file)."
     ),
+    api: str = typer.Option(
+        "chat",
+        "--api",
+        help="The wire the scripted answers are generated on: chat (Chat Completions) or "
+        "responses (the Responses API). A scenario replays the same on either.",
+    ),
 ) -> None:
     """Replay scenarios offline and verify their expectations."""
+    if api not in ("chat", "responses"):
+        typer.echo(f"replay: --api must be chat or responses, not {api!r}", err=True)
+        raise typer.Exit(2)
+    wire: Api = "responses" if api == "responses" else "chat"
     if stop_at is not None or db is not None:
         if tau2 is not None or transcript is not None:
             typer.echo("replay: --stop-at cannot be combined with --tau2 or --transcript", err=True)
@@ -110,7 +121,7 @@ def replay_command(
                 }
             )
             continue
-        report = replay_scenario(item, keep_events=transcript is not None)
+        report = replay_scenario(item, keep_events=transcript is not None, api=wire)
         if transcript is not None and report.events:
             from airline_agent.scenarios.transcript import write_transcript
 

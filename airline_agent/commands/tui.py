@@ -38,6 +38,14 @@ def tui_command(
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="OpenAI-compatible server URL.")
     ] = None,
+    api: Annotated[
+        str | None,
+        typer.Option(
+            "--api",
+            help="chat (Chat Completions, the default) or responses (the Responses API); "
+            "scenarios play on it too.",
+        ),
+    ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or URL.")] = None,
     no_guard: Annotated[
         bool, typer.Option("--no-guard", help="Switch the policy guard off.")
@@ -64,6 +72,7 @@ def tui_command(
         customer=customer,
         model=model,
         base_url=base_url,
+        api=api,
         db=db,
         approve=approve,
         prompt=prompt,
