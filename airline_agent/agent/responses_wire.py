@@ -463,6 +463,33 @@ def reasoning_sent_back(body: Mapping[str, Any]) -> list[tuple[int, str]]:
     ]
 
 
+def reasoning_fate(body: Mapping[str, Any], reasoned: Mapping[int, tuple[str, ...]]) -> list[str]:
+    """What became of the reasoning of the responses `reasoned` (by request number, each
+    with its reasoning items' ids) in the request `body`: each item sent back, and where;
+    or why a response's reasoning did not go back."""
+    sent = dict((item_id, position) for position, item_id in reasoning_sent_back(body))
+    lines: list[str] = []
+    for number, ids in reasoned.items():
+        back = [item_id for item_id in ids if item_id in sent]
+        lines += [
+            f"reasoning item {item_id} of response #{number} sent back (input[{sent[item_id]}])"
+            for item_id in back
+        ]
+        if not back:
+            lines.append(
+                f"reasoning of response #{number} not sent back: no reasoning item of it "
+                "could go (one needs an id, and the message or call it led to)"
+            )
+    return lines
+
+
+def input_parts(body: Mapping[str, Any]) -> str:
+    """A Responses body's parts in words: "instructions + 5 input items"."""
+    count = len(body.get("input") or ())
+    parts = f"{count} input item{'s' * (count != 1)}"
+    return f"instructions + {parts}" if body.get("instructions") is not None else parts
+
+
 def reasoning_item_ids(response: Mapping[str, Any]) -> tuple[str, ...]:
     """The ids of a Responses response's reasoning items (its `output`, as it came)."""
     return tuple(

@@ -30,7 +30,7 @@ from airline_agent.agent.loop import AgentSession, LoopOptions
 from tests.support.events import of_type, run_turn
 from tests.support.fake_toolbox import FakeToolbox
 from tests.support.loopback import loopback_backend
-from tests.support.responses_server import ResponsesServer, responses_server  # noqa: F401
+from tests.support.responses_server import ResponsesServer
 
 LOOKUP = ("get_reservation_details", {"reservation_id": "EHGLP3"})
 USER = ("get_user_details", {"user_id": "emma_kim_9957"})

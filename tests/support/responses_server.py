@@ -26,8 +26,6 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import pytest
-
 from tests.support.chat_server import ChatServer, ToolCallSpec
 
 # (input, output[, cached[, reasoning]]) tokens, or a whole `usage` object, or None.
@@ -275,10 +273,3 @@ def _http_options(spec: dict[str, Any]) -> dict[str, Any]:
     """The HTTP options (`delay`, `held`, …) out of a response's spec."""
     names = ("delay", "held", "cut_after", "stall_after", "headers")
     return {name: spec.pop(name) for name in names if name in spec}
-
-
-@pytest.fixture
-def responses_server() -> Iterator[ResponsesServer]:
-    server = ResponsesServer()
-    yield server
-    server.close()
