@@ -98,7 +98,7 @@ def both_wires(
         if sent.body is not None
         else responses_wire.request_body(sent.model, kept, tools, options)
     )
-    made = "made here from the same round (not sent)"
+    made = "made here · not sent"
     chat_from = "as sent" if sent.api == "chat" else made
     responses_from = "as sent" if sent.api == "responses" else made
     chat_response, chat_said = _response("chat", answer, usage, responses_request)
@@ -144,10 +144,10 @@ def _response(
         return None, "no response yet"
     raw = answer.raw
     if raw is not None and raw.api == api:
-        streamed = f", the sum of its {len(raw.chunks)} " if raw.kind == "stream" else ""
+        streamed = f" · sum of {len(raw.chunks)} " if raw.kind == "stream" else ""
         if streamed:
             streamed += "events" if api == "responses" else "chunks"
-        source = "generated offline from the script (no server)" if raw.generated else "as it came"
+        source = "generated offline (script)" if raw.generated else "as it came"
         return raw.assembled, source + streamed
     message = ScriptedMessage(
         content=answer.content,
@@ -160,7 +160,7 @@ def _response(
     created = int(came.get("created") or came.get("created_at") or 0)
     model = str(came.get("model") or (usage.model if usage is not None else "") or "")
     tail = _id_tail(str(came.get("id") or f"request-{answer.request}"))
-    source = "generated here in this server's shape (not received)"
+    source = "generated here · not received"
     if api == "chat":
         envelope = Envelope(f"chatcmpl-{tail.replace('_', '-')}", created, model)
         return scripted_completion(envelope, message), source

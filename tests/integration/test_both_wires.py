@@ -44,7 +44,7 @@ def test_a_chat_round_made_for_the_responses_wire_is_what_that_wire_sends(name: 
         assert both.chat.request == exchange.request_body()  # as sent
         assert both.chat.request_source == "as sent"
         assert both.responses.request == other.sent.body
-        assert both.responses.request_source == "made here from the same round (not sent)"
+        assert both.responses.request_source == "made here · not sent"
         assert other.response is not None and other.response.raw is not None
         assert both.responses.response == other.response.raw.assembled
         assert both.responses.response_source.startswith("generated here")
