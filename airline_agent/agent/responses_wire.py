@@ -8,8 +8,8 @@ call answered once, by its id, arguments a JSON object). On the Responses wire
 for the history holds for the input:
 
     messages[0], role "system"          instructions
-    role "user"                         {"role": "user", "content": …}
-    role "assistant", its content       {"role": "assistant", "content": …}
+    role "user"                         {"type": "message", "role": "user", "content": …}
+    role "assistant", its content       {"type": "message", "role": "assistant", …}
     role "assistant", tool_calls[i]     {"type": "function_call", "call_id": tool_calls[i].id,
                                          "name": …, "arguments": …}
     role "tool", tool_call_id           {"type": "function_call_output", "call_id": …,
@@ -25,7 +25,9 @@ back — an item with an id, followed in the reply by a message or a call — an
 others (`responses_reply`); on Chat Completions `reasoning_content` is shown and not sent
 back (unless `send_reasoning`). The trace says which happened.
 
-Nothing here imports `openai` when it runs (its types are for the type checker): the loop
+Every message item says its `"type": "message"`, which the API lets a client leave out: a
+server that converts Responses to Chat Completions (llama.cpp's `llama-server`) takes an
+earlier assistant message only so. Nothing here imports `openai` when it runs (its types are for the type checker): the loop
 builds bodies on either wire without paying for the client.
 """
 
@@ -89,6 +91,7 @@ def placed_items(history: Sequence[Mapping[str, Any]]) -> Iterator[Placed]:
             yield from _assistant_items(position, entry)
         else:
             message: EasyInputMessageParam = {
+                "type": "message",
                 "role": _input_role(role),
                 "content": _text(entry.get("content")),
             }
@@ -101,7 +104,11 @@ def _assistant_items(position: int, entry: Mapping[str, Any]) -> Iterator[Placed
     for index, reasoning in enumerate(entry.get(hist.REASONING_ITEMS) or ()):
         yield Placed(position, f"reasoning[{index}]", cast("ResponseReasoningItemParam", reasoning))
     if content or not calls:  # text, or a reply with neither (its "" is kept, as in the history)
-        message: EasyInputMessageParam = {"role": "assistant", "content": _text(content)}
+        message: EasyInputMessageParam = {
+            "type": "message",
+            "role": "assistant",
+            "content": _text(content),
+        }
         yield Placed(position, "content", message)
     for index, call in enumerate(calls):
         function = call.get("function") or {}

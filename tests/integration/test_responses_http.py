@@ -81,7 +81,9 @@ async def test_a_conversation_with_a_tool_call(responses_server, streamed):
     opening, second = responses_server.requests
     # The Responses body: instructions, input items, flat function tools (never strict).
     assert opening["model"] == "gpt-4o-mini" and opening["instructions"]
-    assert opening["input"] == [{"role": "user", "content": "Look up EHGLP3 please"}]
+    assert opening["input"] == [
+        {"type": "message", "role": "user", "content": "Look up EHGLP3 please"}
+    ]
     assert {tool["type"] for tool in opening["tools"]} == {"function"}
     assert all(tool["strict"] is False and "function" not in tool for tool in opening["tools"])
     # The call answered by its call_id: function_call, then function_call_output.

@@ -87,7 +87,8 @@ async def test_an_edited_responses_body_is_what_the_server_receives_byte_for_byt
     task = asyncio.ensure_future(turn())
     held = await asyncio.wait_for(held_events.get(), DEADLINE)
     body = json.loads(held.text())
-    assert body["input"] == [{"role": "user", "content": "hi"}] and "messages" not in body
+    assert body["input"] == [{"type": "message", "role": "user", "content": "hi"}]
+    assert "messages" not in body
     # A Chat Completions body is no edit of a Responses request: refused, nothing sent.
     with pytest.raises(EditRefused, match="input"):
         held.send('{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}')

@@ -60,9 +60,9 @@ def test_the_history_becomes_instructions_and_input_items() -> None:
     body = responses_wire.request_body("gpt-4o-mini", a_round(), TOOLS, LoopOptions(stream=False))
     assert body["instructions"] == SYSTEM["content"]
     assert body["input"] == [
-        {"role": "user", "content": "Cancel EHGLP3"},
+        {"type": "message", "role": "user", "content": "Cancel EHGLP3"},
         REASONING,  # the reasoning item first, as it came, before what it led to
-        {"role": "assistant", "content": "Let me look."},
+        {"type": "message", "role": "assistant", "content": "Let me look."},
         {
             "type": "function_call",
             "call_id": "call_1",
@@ -77,7 +77,7 @@ def test_the_history_becomes_instructions_and_input_items() -> None:
         },
         {"type": "function_call_output", "call_id": "call_1", "output": '{"status": "active"}'},
         {"type": "function_call_output", "call_id": "call_2", "output": '{"name": "Emma"}'},
-        {"role": "assistant", "content": "It cannot be cancelled."},
+        {"type": "message", "role": "assistant", "content": "It cannot be cancelled."},
     ]
     # Each item is one the openai package's input types take.
     adapter = TypeAdapter(ResponseInputItemParam)
