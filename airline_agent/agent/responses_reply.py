@@ -59,6 +59,7 @@ from airline_agent.agent.streaming import (
     ToolCallPiece,
     clean_arguments,
     event_stream_data,
+    prompt_progress_of,
 )
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
 
@@ -329,7 +330,10 @@ class _Call:
 class ResponsesStreamReader:
     """Feed the events in order; `finish()` gives the reply, or raises (cut off, failed).
 
-    Each event is kept as it came, for the reply's `raw` (made into JSON when looked at).
+    An item is found by its `output_index`, or, from a server that sends none (llama.cpp's
+    `llama-server` names items only by id), by its id (`item.id`, a delta's `item_id`).
+    llama-server's `prompt_progress`, when asked for, is passed on as Chat's is. Each event
+    is kept as it came, for the reply's `raw` (made into JSON when looked at).
     `generated`: the events were made from a script, not sent by a server.
     """
 
@@ -337,8 +341,10 @@ class ResponsesStreamReader:
         self.generated = generated
         self.events = 0
         self._received: list[Any] = []
-        self._items: dict[int, Any] = {}  # output_index -> the item (added, then done)
-        self._calls: dict[int, _Call] = {}  # output_index -> the call there
+        # Where each item is (its output_index, or its id): the item, added then done; the
+        # calls among them. In the order they came.
+        self._items: dict[object, Any] = {}
+        self._calls: dict[object, _Call] = {}
         self._text = SurrogateJoiner()
         self._reasoning = SurrogateJoiner()
         self._final: Any = None  # the response of response.completed / .incomplete
@@ -347,10 +353,16 @@ class ResponsesStreamReader:
         self.events += 1
         self._received.append(event)
         kind = field_of(event, "type")
+        item = field_of(event, "item")
         index = field_of(event, "output_index")
+        if index is None:
+            index = field_of(item, "id") if item is not None else field_of(event, "item_id")
         pieces: list[Piece] = []
+        progress = prompt_progress_of(field_of(event, "prompt_progress"))
+        if progress is not None:
+            pieces.append(progress)
         if kind == "response.output_item.added":
-            self._items[index] = item = field_of(event, "item")
+            self._items[index] = item
             if field_of(item, "type") == "function_call":
                 call = self._call(index)
                 name, call_id = field_of(item, "name"), field_of(item, "call_id")
@@ -385,7 +397,7 @@ class ResponsesStreamReader:
             if thought:
                 pieces.append(ReasoningPiece(thought))
         elif kind == "response.output_item.done":
-            self._items[index] = field_of(event, "item")
+            self._items[index] = item
             pieces.extend(self._flush())
         elif kind in ("response.completed", "response.incomplete"):
             self._final = field_of(event, "response")
@@ -396,10 +408,10 @@ class ResponsesStreamReader:
             raise StreamError(body_excerpt(str(field_of(event, "message") or "no details")))
         return pieces
 
-    def _call(self, output_index: Any) -> _Call:
-        call = self._calls.get(output_index)
+    def _call(self, place: object) -> _Call:
+        call = self._calls.get(place)
         if call is None:
-            call = self._calls[output_index] = _Call(len(self._calls))
+            call = self._calls[place] = _Call(len(self._calls))
         return call
 
     def _flush(self) -> list[Piece]:
@@ -430,7 +442,7 @@ class ResponsesStreamReader:
             )
         output = list(field_of(final, "output") or ())
         if not output:  # a server that sends the items only as events
-            output = [self._items[index] for index in sorted(self._items)]
+            output = list(self._items.values())
         received = self._received
 
         def assembled() -> dict[str, Any]:

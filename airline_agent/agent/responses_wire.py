@@ -27,8 +27,9 @@ back (unless `send_reasoning`). The trace says which happened.
 
 Every message item says its `"type": "message"`, which the API lets a client leave out: a
 server that converts Responses to Chat Completions (llama.cpp's `llama-server`) takes an
-earlier assistant message only so. Nothing here imports `openai` when it runs (its types are for the type checker): the loop
-builds bodies on either wire without paying for the client.
+earlier assistant message only so. Nothing here imports `openai` when it runs (its types
+are for the type checker): the loop builds bodies on either wire without paying for the
+client.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def _to_dict(obj: Any) -> Any:
     return dump() if callable(dump) else str(obj)
 
 
-def _prompt_progress(raw: Any) -> PromptProgressPiece | None:
+def prompt_progress_of(raw: Any) -> PromptProgressPiece | None:
     """A chunk's `prompt_progress` ({"total", "cache", "processed", "time_ms"}), if usable."""
     counts = [_get(raw, name) if raw is not None else None for name in ("processed", "total")]
     if not all(isinstance(count, int) and count >= 0 for count in counts) or not counts[1]:
@@ -313,7 +313,7 @@ class StreamAssembler:
         usage = _get(chunk, "usage")
         if usage is not None:
             self._usage_raw = usage
-        progress = _prompt_progress(_get(chunk, "prompt_progress"))
+        progress = prompt_progress_of(_get(chunk, "prompt_progress"))
         if progress is not None:
             pieces.append(progress)
         for choice in _get(chunk, "choices") or ():

@@ -33,7 +33,12 @@ from airline_agent.agent.responses_reply import (
     reply_from_script,
     reply_from_whole_body,
 )
-from airline_agent.agent.streaming import ReasoningPiece, TextPiece, ToolCallPiece
+from airline_agent.agent.streaming import (
+    PromptProgressPiece,
+    ReasoningPiece,
+    TextPiece,
+    ToolCallPiece,
+)
 
 ENVELOPE = Envelope("resp_scripted_1", 1715785200, "gpt-4o-mini")
 REQUEST = {"model": "gpt-4o-mini", "instructions": "Be kind.", "input": [], "tools": []}
@@ -273,3 +278,31 @@ def test_a_body_read_whole_for_a_streamed_request() -> None:
     assert reply_from_whole_body(sse.encode(), "text/plain").content == "EHGLP3 flies PHX to JFK."
     with pytest.raises(NotACompletion, match="HTML page"):
         reply_from_whole_body(b"<html><body>Bad gateway</body></html>", "text/html")
+
+
+def llama_server_shaped(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events as llama.cpp's server streams them: items named only by their ids (no
+    `output_index`, `content_index` or `sequence_number`; its server-task.cpp)."""
+    dropped = ("output_index", "content_index", "sequence_number")
+    return [{k: v for k, v in event.items() if k not in dropped} for event in events]
+
+
+def test_a_stream_that_names_items_only_by_id_reads_the_same() -> None:
+    two_calls = scripted(
+        tool_calls=(CALL, ToolCall("call_2", "get_user_details", '{"user_id": "emma_kim_9957"}')),
+        reasoning="Both.",
+        finish_reason="tool_calls",
+    )
+    events = scripted_response_events(ENVELOPE, two_calls, REQUEST)
+    by_index, by_id = ResponsesStreamReader(), ResponsesStreamReader()
+    pieces = [p for e in events for p in by_index.feed(e)]
+    assert [p for e in llama_server_shaped(events) for p in by_id.feed(e)] == pieces
+    assert by_id.finish().tool_calls == by_index.finish().tool_calls == two_calls.tool_calls
+
+
+def test_llama_servers_prompt_progress_is_passed_on() -> None:
+    events = llama_server_shaped(scripted_response_events(ENVELOPE, MESSAGES["text"], REQUEST))
+    events[1] = {**events[1], "prompt_progress": {"total": 2300, "cache": 2000, "processed": 2100}}
+    reader = ResponsesStreamReader()
+    pieces = [p for e in events for p in reader.feed(e)]
+    assert PromptProgressPiece(2100, 2300, 2000) in pieces
