@@ -30,6 +30,9 @@ def build_app() -> typer.Typer:
         name="airline-agent",
         help="An airline customer-service agent whose every tool call, token and database "
         "change you can watch. With no command, opens the TUI.",
+        epilog="Examples:\n\n"
+        "  airline-agent    # the TUI: the scenario library offline, or a live chat\n\n"
+        "  airline-agent replay data/scenarios    # play every shipped scenario offline, checked",
         add_completion=False,
         no_args_is_help=False,
         pretty_exceptions_enable=False,

@@ -102,4 +102,9 @@ def register(app: typer.Typer) -> None:
         "call",
         help="Run one tool as the agent would and print its JSON result "
         "(exit 0 ok, 1 error result, 2 bad usage).",
+        epilog="Examples:\n\n"
+        '  airline-agent call get_reservation_details \'{"reservation_id": "EHGLP3"}\'\n\n'
+        "  airline-agent call cancel_reservation "
+        '\'{"reservation_id": "EHGLP3", "reason": "change_of_plan"}\' '
+        "--as emma_kim_9957    # refused by rule X3: exit 1",
     )(call_command)

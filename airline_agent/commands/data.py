@@ -217,5 +217,15 @@ def export_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("seed")(seed_command)
-    app.command("export")(export_command)
+    app.command(
+        "seed",
+        epilog="Examples:\n\n"
+        "  airline-agent seed --db big.db --scale 4    # four times the customers\n\n"
+        "  airline-agent seed --force    # put data/airline.db back as it was built",
+    )(seed_command)
+    app.command(
+        "export",
+        epilog="Examples:\n\n"
+        "  airline-agent export -o db.json    # the database as τ²'s db.json\n\n"
+        "  airline-agent seed --db copy.db --from-tau2 db.json    # and back, identically",
+    )(export_command)

@@ -30,7 +30,13 @@ DEFAULT_MAX_TURNS = 30  # customer messages per trial (τ²'s default max_steps 
 
 
 def register(app: typer.Typer) -> None:
-    app.command("eval")(eval_command)
+    app.command(
+        "eval",
+        epilog="Examples:\n\n"
+        "  airline-agent eval --agent-model gpt-4o-mini --trials 4 --out runs/a"
+        "    # the 50 tasks, 4 trials each\n\n"
+        "  airline-agent tui --results runs/a    # browse the trials, play one",
+    )(eval_command)
 
 
 def eval_command(

@@ -158,4 +158,7 @@ def register(app: typer.Typer) -> None:
         "mcp",
         help="Serve the 14 tools as a Model Context Protocol server (stdio, or --http), "
         "with the guard, approvals by elicitation, a database copy per session and a record.",
+        epilog="Examples:\n\n"
+        "  airline-agent mcp --db data/airline.db    # stdio, for Claude Desktop or any client\n\n"
+        "  airline-agent mcp --http 8000 --events ev.jsonl    # then: tui --watch ev.jsonl",
     )(mcp_command)

@@ -84,4 +84,9 @@ def tui_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("tui")(tui_command)
+    app.command(
+        "tui",
+        epilog="Examples:\n\n"
+        "  airline-agent tui --scenario cancel-ehglp3    # the showcase, offline: space steps\n\n"
+        "  airline-agent tui --model gpt-4o-mini --as emma_kim_9957    # live, for this customer",
+    )(tui_command)

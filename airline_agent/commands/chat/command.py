@@ -163,4 +163,8 @@ def register(app: typer.Typer) -> None:
         "chat",
         help="Chat with the agent line by line in any terminal or pipe "
         "(tool calls, usage and cost shown as they happen).",
+        epilog="Examples:\n\n"
+        "  OPENAI_API_KEY=sk-… airline-agent chat --model gpt-4o-mini --as emma_kim_9957\n\n"
+        "  airline-agent chat --model qwen2.5 --base-url http://localhost:11434/v1 "
+        "--record mine.yaml    # Ollama; replay mine.yaml later",
     )(chat_command)

@@ -236,4 +236,7 @@ def register(app: typer.Typer) -> None:
         "serve",
         help="Serve the TUI in a browser (textual-serve): one app per tab, each with its "
         "own conversation and database copy.",
+        epilog="Examples:\n\n"
+        "  airline-agent serve    # then open http://127.0.0.1:8000/\n\n"
+        "  airline-agent serve --port 0 --model gpt-4o-mini    # any free port, live",
     )(serve_command)
