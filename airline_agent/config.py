@@ -33,8 +33,13 @@ class Settings(BaseSettings):
     model: str | None = None
     base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
     api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
-    # The wire: Chat Completions (/v1/chat/completions) or the Responses API (/v1/responses).
-    api: Api = "chat"
+    api: Api = Field(
+        "chat",
+        description="The wire the agent speaks: `chat`, OpenAI's Chat Completions "
+        "(`/v1/chat/completions`), or `responses`, its Responses API (`/v1/responses`; "
+        "[the Responses API](responses-api.md)). Flag: `--api` (`chat`, `tui`, `eval`, "
+        "`replay`).",
+    )
     approve: ApprovalPolicy = "ask"
     prompt: PromptStyle = "lean"
     stream: bool = True
