@@ -38,7 +38,7 @@ import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from airline_agent.agent import history as hist
 
@@ -57,7 +57,13 @@ if TYPE_CHECKING:
 # The body's own fields beside its parameters: what the trace counts as "the request".
 BODY_PARTS = ("model", "instructions", "input", "tools")
 TOOL_CHOICES = ("auto", "none", "required")
-INPUT_ROLES = ("user", "assistant", "system", "developer")
+InputRole = Literal["user", "assistant", "system", "developer"]
+INPUT_ROLES: dict[str, InputRole] = {
+    "user": "user",
+    "assistant": "assistant",
+    "system": "system",
+    "developer": "developer",
+}
 
 
 # -- the history as input ------------------------------------------------------------------
@@ -122,10 +128,10 @@ def _assistant_items(position: int, entry: Mapping[str, Any]) -> Iterator[Placed
         yield Placed(position, f"tool_calls[{index}]", item)
 
 
-def _input_role(role: object) -> Any:
-    """A message's role as an input message has it (an unknown one as it is: the server
-    says what it makes of it)."""
-    return role if role in INPUT_ROLES else str(role)
+def _input_role(role: object) -> InputRole:
+    """A message's role as an input message has it (the loop's history holds no other
+    roles: history.problems says so of one that does)."""
+    return INPUT_ROLES.get(str(role), "user")
 
 
 def _text(content: object) -> str:

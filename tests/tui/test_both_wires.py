@@ -10,7 +10,10 @@ from textual.app import App
 from textual.widgets import Footer, TabbedContent
 from textual.widgets._footer import FooterKey
 
+from airline_agent.agent.events import RequestSent, TurnFinished
+from airline_agent.config import Settings
 from airline_agent.scenarios.library import SHOWCASE
+from airline_agent.tui.controller import AgentController
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.screens.both_wires import BothWiresScreen
@@ -105,3 +108,24 @@ async def test_w_in_the_inspector_opens_the_round_on_both_wires() -> None:
         assert app.screen.query_one(TabbedContent).active == "wires-request"
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+
+
+async def test_tui_api_responses_plays_a_scenario_on_the_responses_wire(tmp_path) -> None:
+    """`tui --api responses`: the showcase plays on the Responses wire (the debugger's
+    playback, streamed), and its inspector shows the Responses body."""
+    controller = AgentController(Settings(db=str(tmp_path / "unused.db"), api="responses"))
+    app = AirlineApp(controller, pace=0)
+    app.start_scenario = SHOWCASE
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: app.controller.run.scenario_name == SHOWCASE, 60)
+        await wait_until(pilot, lambda: not app.main.turn_running, 60)
+        await pilot.press(">")
+        await wait_until(
+            pilot, lambda: any(isinstance(e, TurnFinished) for e in app.controller.run.events), 60
+        )
+        sent = [e for e in app.controller.run.events if isinstance(e, RequestSent)]
+        assert sent and all(e.api == "responses" for e in sent)
+        await wait_until(pilot, lambda: not app.main.turn_running, 60)
+        await pilot.press("i")
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        assert '"input": [' in app.screen.shown_json
