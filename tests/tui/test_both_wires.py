@@ -13,8 +13,8 @@ from textual.widgets._footer import FooterKey
 from airline_agent.agent.events import RequestSent, TurnFinished
 from airline_agent.config import Settings
 from airline_agent.scenarios.library import SHOWCASE
-from airline_agent.tui.controller import AgentController
 from airline_agent.tui.app import AirlineApp
+from airline_agent.tui.controller import AgentController
 from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.screens.both_wires import BothWiresScreen
 from airline_agent.tui.screens.inspector import InspectorScreen
