@@ -26,6 +26,7 @@ from airline_agent.agent.errors import (
     RecordedFailure,
     ScriptExhausted,
     StreamCutOff,
+    body_excerpt,
 )
 from airline_agent.agent.events import Api, ToolCall, Usage
 from airline_agent.agent.raw_response import (
@@ -402,10 +403,13 @@ def _about_the_model(exc: Any) -> bool:
 
 
 def _not_found_detail(exc: Any) -> str:
+    """What the 404 said: an OpenAI-style error's message, a FastAPI server's `detail`
+    (vLLM's for a path it does not serve), or the body as it is."""
     body = getattr(exc, "body", None)
     error = body.get("error", body) if isinstance(body, dict) else body
-    message = error.get("message") if isinstance(error, dict) else error
-    return str(message or "not found")
+    if isinstance(error, dict):
+        error = error.get("message") or error.get("detail")
+    return body_excerpt(str(error or "not found"), 120)
 
 
 def backend_for(settings: Settings) -> OpenAIBackend:

@@ -244,6 +244,15 @@ async def test_a_server_without_v1_responses_is_said_so(responses_server, stream
     assert_history_valid(responses_server, session)
 
 
+async def test_a_fastapi_servers_404_is_said_with_its_detail(responses_server):
+    responses_server.json({"detail": "Not Found"}, status=404)
+    session = make_session(responses_server, stream=False)
+    events = await run_turn(session, "hello")
+    [error] = of_type(events, ErrorOccurred)
+    assert "does not serve the Responses API" in error.message
+    assert "answered 404 (Not Found)" in error.message
+
+
 async def test_a_404_about_the_model_says_the_model(responses_server):
     responses_server.error(
         404,
