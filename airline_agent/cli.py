@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 def build_app() -> typer.Typer:
+    # Here, not at the top: plain `airline-agent` opens the TUI without typer (see above).
     import typer
 
     from airline_agent.commands import call, chat, data, mcp, replay, serve, tui
@@ -59,6 +60,7 @@ def __getattr__(name: str) -> object:
 
 def main() -> None:
     if sys.argv[1:] in ([], ["tui"]):
+        # Only the TUI's first screen: nothing of typer or of the other commands.
         from airline_agent.tui.launch import run_tui
 
         sys.exit(run_tui())

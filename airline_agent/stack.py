@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend, ScriptedBackend, ScriptedResponse
     from airline_agent.agent.debugger import Debugger
-    from airline_agent.agent.events import Api
     from airline_agent.agent.loop import AgentSession, LoopOptions
+    from airline_agent.choices import Api
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
     from airline_agent.domain.loading import Progress

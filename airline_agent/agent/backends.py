@@ -28,7 +28,7 @@ from airline_agent.agent.errors import (
     StreamCutOff,
     body_excerpt,
 )
-from airline_agent.agent.events import Api, ToolCall, Usage
+from airline_agent.agent.events import ToolCall, Usage
 from airline_agent.agent.raw_response import (
     Envelope,
     ScriptedMessage,
@@ -43,6 +43,7 @@ from airline_agent.agent.streaming import (
     reply_from_script,
     reply_from_whole_body,
 )
+from airline_agent.choices import Api
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings

@@ -22,7 +22,7 @@ from typing import Any
 
 from airline_agent.agent import history as hist
 from airline_agent.agent import responses_wire
-from airline_agent.agent.events import Api, AssistantMessage, RequestSent, UsageReported
+from airline_agent.agent.events import AssistantMessage, RequestSent, UsageReported
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.raw_response import (
     INCOMPLETE_REASONS,
@@ -32,6 +32,7 @@ from airline_agent.agent.raw_response import (
     scripted_response,
 )
 from airline_agent.agent.requests import request_body
+from airline_agent.choices import Api
 
 WIRE_NAMES: dict[Api, str] = {"chat": "Chat Completions", "responses": "Responses API"}
 SUMMARY_CHARS = 60

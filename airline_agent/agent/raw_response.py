@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from airline_agent.agent.events import Api, ToolCall, Usage, received_message
+from airline_agent.agent.events import ToolCall, Usage, received_message
+from airline_agent.choices import Api
 
 GENERATED_BY = "airline-agent (scripted)"
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from airline_agent.agent import responses_wire
-from airline_agent.agent.events import Api
+from airline_agent.choices import Api
 
 
 def api_of(body: Mapping[str, Any]) -> Api:

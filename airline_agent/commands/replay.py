@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from airline_agent.choices import APIS
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 
 if TYPE_CHECKING:
-    from airline_agent.agent.events import Api
     from airline_agent.output_files import OutputPolicy
 
 # The τ² data is never in a clone; the README says where it comes from.
@@ -82,10 +82,10 @@ def replay_command(
     ),
 ) -> None:
     """Replay scenarios offline and verify their expectations."""
-    if api not in ("chat", "responses"):
-        typer.echo(f"replay: --api must be chat or responses, not {api!r}", err=True)
+    wire = next((known for known in APIS if known == api), None)
+    if wire is None:
+        typer.echo(f"replay: --api must be {' or '.join(APIS)}, not {api!r}", err=True)
         raise typer.Exit(2)
-    wire: Api = "responses" if api == "responses" else "chat"
     if stop_at is not None or db is not None:
         if tau2 is not None or transcript is not None:
             typer.echo("replay: --stop-at cannot be combined with --tau2 or --transcript", err=True)

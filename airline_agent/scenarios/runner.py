@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from airline_agent.agent.cancelled import cancelled_turn
 from airline_agent.agent.events import (
     AgentEvent,
-    Api,
     ToolFinished,
     ToolStarted,
     TurnFinished,
     Usage,
 )
+from airline_agent.choices import Api
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.checks import Drift, Failure, check_turn, same, show
 from airline_agent.scenarios.dbdiff import (

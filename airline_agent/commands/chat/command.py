@@ -83,16 +83,21 @@ def chat_command(
         ),
     ] = False,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard",
+            help="The policy guard (default: on; AIRLINE_AGENT_GUARD); off: τ²'s lenient "
+            "semantics.",
+        ),
+    ] = None,
     record: Annotated[
         Path | None,
-        typer.Option("--record", help="Save the session as a scenario file (replayable)."),
+        typer.Option("--record", help="Save the conversation as a scenario file (replayable)."),
     ] = None,
     transcript: Annotated[
         Path | None,
-        typer.Option("--transcript", help="Write the session as JSONL and Markdown into DIR."),
+        typer.Option("--transcript", help="Write the conversation as JSONL and Markdown into DIR."),
     ] = None,
     force: Annotated[
         bool,
@@ -129,7 +134,7 @@ def chat_command(
         cost_budget=cost_budget,
         prompt=prompt,
         db=db,
-        guard=False if no_guard else None,
+        guard=guard,
         recover_text_tool_calls=True if recover_text_tool_calls else None,
     )
     if not settings.model_configured:

@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from airline_agent.agent.both_wires import WIRE_NAMES, BothWires, WireSide, both_wires
-from airline_agent.agent.events import Api
+from airline_agent.choices import Api
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.request_log import RequestLog
