@@ -5,6 +5,7 @@ wire and a server without /v1/responses are one clear line each."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 from pathlib import Path
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from airline_agent.commands.chat import run_chat
+from airline_agent.config import Settings
 from tests.support.chat_server import ChatServer
 from tests.support.cli import invoke_cli, run_cli
 from tests.support.responses_server import ResponsesServer
@@ -132,3 +135,18 @@ def test_the_environment_chooses_the_wire_too(responses_server: ResponsesServer,
     assert result.returncode == 0, result.stderr
     assert responses_server.paths == ["/v1/responses"]
     assert "Hello, how can I help?" in result.stdout
+
+
+async def test_a_terminal_is_told_the_wire(responses_server: ResponsesServer, db: Path) -> None:
+    """The greeting says the chat goes over the Responses API (Chat Completions' says nothing
+    of a wire: it is the default)."""
+    responses_server.events("Hello.")
+    settings = Settings(
+        model="gpt-4o-mini", base_url=responses_server.url, db=str(db), api="responses"
+    )
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_chat(settings, stdin=Terminal("hi\n"), stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    assert out.getvalue().startswith(
+        "Chatting with gpt-4o-mini over the Responses API. /quit to leave, /new to start over."
+    )
