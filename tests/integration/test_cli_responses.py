@@ -25,6 +25,13 @@ CANCEL = ("cancel_reservation", {"reservation_id": "GWL0HE", "reason": "change_o
 LINES = "Please cancel GWL0HE, my plans changed.\nYes, cancel it.\n"
 
 
+class Terminal(io.StringIO):
+    """Input that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def run(
     *args: str, server: ChatServer | None = None, stdin: str = ""
 ) -> subprocess.CompletedProcess[str]:
