@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from airline_agent.evaluation.tasks import EvalTask
+from airline_agent.evaluation.tasks import EvalTask, file_stem
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.datasets import Location
 from airline_agent.scenarios.dbdiff import (
@@ -209,7 +209,7 @@ class ReferenceStates:
 
         if not task.actions:
             return self.pristine(), frozenset()
-        path = self.fresh_copy(f"reference-{task.id}")
+        path = self.fresh_copy(f"reference-{file_stem(task.id)}")
         database = open_existing_database(path)
         keys: set[RecordKey] = set()
         try:

@@ -50,7 +50,7 @@ from airline_agent.evaluation.reward import (
     reward_of,
     touched,
 )
-from airline_agent.evaluation.tasks import EvalTask
+from airline_agent.evaluation.tasks import EvalTask, file_stem
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
@@ -185,7 +185,8 @@ def now_iso() -> str:
 
 
 def scenario_name(task_id: str, trial: int) -> str:
-    return f"task-{task_id}-trial-{trial}"
+    """The name of a trial's files: one to one with (task id, trial), safe for any id."""
+    return f"task-{file_stem(task_id)}-trial-{trial}"
 
 
 async def run_trial(
