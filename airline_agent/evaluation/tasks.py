@@ -6,7 +6,7 @@ missing or malformed one is a `TaskSetError` that says what is wrong; nothing is
 
 A task id is data, text as τ² types it (`Task.id: str`), and names the files of its trials
 (`file_stem`): any text is kept ("a/b", "../x", ".", "Ünïcode"), and written in a file name
-so that two ids never name one file. Refused, in one line that shows the id escaped: an id
+so that two ids never name one file, even where a file system ignores case. Refused, in one line that shows the id escaped: an id
 that is not text, is empty, holds a character a terminal obeys or that reorders what
 follows (an escape sequence, a NUL, a bidirectional override: it is printed in tables and
 messages), is not valid Unicode, or is too long to name a file by.
@@ -15,6 +15,7 @@ messages), is not valid Unicode, or is too long to name a file by.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,13 +24,12 @@ from airline_agent.terminal_text import escape_controls
 
 REWARD_BASES = frozenset({"DB", "COMMUNICATE", "ENV_ASSERTION", "NL_ASSERTION", "ACTION"})
 SCORED_BASES = frozenset({"DB", "COMMUNICATE"})  # what the airline tasks are scored on
-# The longest a task id may be once written for a file name (`file_stem`): a file name
-# has at most 255 bytes, and the trial's number, suffix and temporary name take the rest.
+# The longest a task id may be once written for its trials' names (`file_stem`): a file
+# name has at most 255 bytes; the trial's number, suffix and temporary name take the rest.
 MAX_STEM = 200
-# Characters kept as they are in a file name; every other one is written as the %XX of
-# its UTF-8 bytes (`%` itself too, so the mapping is one to one). Upper-case letters are
-# written so too: a file system that ignores case would take "A" and "a" for one file.
-_KEPT_IN_NAMES = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+# An id of lower-case letters and digits names its files as it is; any other is written
+# as `x-` and the hex of its UTF-8 bytes (a plain id holds no dash: the two never meet).
+_PLAIN_ID = re.compile(r"[a-z0-9]+")
 _SHOWN = 40  # characters of an id shown in a message
 _JSON_KINDS = {
     list: "a list",
@@ -110,14 +110,12 @@ class TaskSet:
 
 
 def file_stem(task_id: str) -> str:
-    """The task id as part of a file name: safe for any id (no `/`, no NUL, no name of
-    its own such as `..`, since it is always inside a longer name) and one to one."""
-    return "".join(
-        character
-        if character in _KEPT_IN_NAMES
-        else "".join(f"%{byte:02X}" for byte in character.encode("utf-8", "surrogatepass"))
-        for character in task_id
-    )
+    """The task id as its trials' scenario name and part of their file names: one to one,
+    and only lower-case letters, digits and dashes (a scenario's name; no file system
+    takes two of them for one file, none reaches outside its folder)."""
+    if _PLAIN_ID.fullmatch(task_id):
+        return task_id
+    return "x-" + task_id.encode("utf-8", "surrogatepass").hex()
 
 
 def shown_id(task_id: str) -> str:
@@ -139,8 +137,8 @@ def _unusable_id(task_id: str) -> str | None:
         return "is not valid Unicode text (a lone surrogate)"
     if len(file_stem(task_id)) > MAX_STEM:
         return (
-            f"is too long: its trials' files are named after it, which allows {MAX_STEM} "
-            "characters of plain lower-case letters and digits, fewer of others"
+            f"is too long to name its trials' files by (at most {MAX_STEM} lower-case "
+            f"letters and digits, or {(MAX_STEM - 2) // 2} bytes of other text)"
         )
     return None
 
