@@ -6,10 +6,11 @@ missing or malformed one is a `TaskSetError` that says what is wrong; nothing is
 
 A task id is data, text as τ² types it (`Task.id: str`), and names the files of its trials
 (`file_stem`): any text is kept ("a/b", "../x", ".", "Ünïcode"), and written in a file name
-so that two ids never name one file, even where a file system ignores case. Refused, in one line that shows the id escaped: an id
-that is not text, is empty, holds a character a terminal obeys or that reorders what
-follows (an escape sequence, a NUL, a bidirectional override: it is printed in tables and
-messages), is not valid Unicode, or is too long to name a file by.
+so that two ids never name one file, even where a file system ignores case. Refused, in
+one line that shows the id escaped: an id that is not text, is empty, holds a character a
+terminal obeys or that reorders what follows (an escape sequence, a NUL, a bidirectional
+override: ids are printed in tables and messages), is not valid Unicode, or is too long to
+name a file by.
 """
 
 from __future__ import annotations
