@@ -81,7 +81,8 @@ def test_a_run_stopped_before_its_first_file_is_resumed(
 def _tasks_with_ids(tasks_dir: Path, folder: Path, ids: list[object]) -> Path:
     """A task folder: τ²'s db.json, and tasks of tasks.json with these ids."""
     tasks = {task["id"]: task for task in json.loads((tasks_dir / "tasks.json").read_text())}
-    chosen = [dict(tasks[source], id=given) for source, given in zip(NO_ACTION_TASKS, ids, strict=False)]
+    pairs = zip(NO_ACTION_TASKS, ids, strict=False)
+    chosen = [dict(tasks[source], id=given) for source, given in pairs]
     folder.mkdir()
     (folder / "tasks.json").write_text(json.dumps(chosen))
     (folder / "db.json").symlink_to(tasks_dir / "db.json")
