@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from airline_agent.domain.database_urls import mask_passwords, redact_url
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
@@ -118,9 +120,10 @@ def seed_command(
     except (DatabaseUnavailable, ValueError) as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:
-        raise _fail(f"{settings.db}: {exc.strerror or exc}") from None
+        raise _fail(f"{redact_url(settings.db)}: {exc.strerror or exc}") from None
     except SQLAlchemyError as exc:
-        raise _fail(f"{settings.db}: {getattr(exc, 'orig', None) or exc}") from None
+        said = mask_passwords(str(getattr(exc, "orig", None) or exc))
+        raise _fail(f"{redact_url(settings.db)}: {said}") from None
     try:
         counts = _counts(database)
         source = database.meta().get("source", "?")

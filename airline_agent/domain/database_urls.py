@@ -31,9 +31,10 @@ MASK = "***"  # a value in a credential's place
 URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/?#@:\"'<>]*:)([^\s/?#@\"'<>]+)(@)")
 # A database URL's (any scheme but the web's): SQLAlchemy's grammar, up to the last `@`.
 DATABASE_URL_PASSWORD = re.compile(
-    r"(\b(?!(?:https?|wss?|ftps?)://)[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/?#@:\"'<>]*:)"
+    r"(\b(?!(?i:https?|wss?|ftps?)://)[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/?#@:\"'<>]*:)"
     r"([^\s\"'<>]*)(@)"
 )
+_WEB_SCHEME = re.compile(r"(?i)https?|wss?|ftps?")
 # `NAME=VALUE` in a URL's query (the name may be percent-encoded) …
 _QUERY_PARAMETER = re.compile(r"([?&])([^=&#\s\"'<>]+)(=)([^&\s\"'<>]*)")
 # … and in a libpq connection string (`password = 'it\'s'`: quoted, with \' escapes).
@@ -44,15 +45,32 @@ _PASSWORD_NAMES = frozenset({"password", "sslpassword", "passwd", "pwd"})
 def redact_url(url: str) -> str:
     """`url` (the whole text is one URL, or a connection string) as it may be shown: its
     password masked in every place above."""
-    scheme, found, rest = url.partition("://")
-    if found and "@" in rest:
-        # The whole text is the URL: its login is up to the last `@`, whatever it holds
-        # (a space, a quote: SQLAlchemy takes them in a password).
-        login, _, after = rest.rpartition("@")
+    login, after = _login(url)
+    if login is not None:
         user, colon, password = login.partition(":")
-        if colon and "/" not in user and password != MASK:
-            url = f"{scheme}://{user}:{MASK}@{after}"
+        if colon and password != MASK:
+            url = f"{url.partition('://')[0]}://{user}:{MASK}@{after}"
     return mask_passwords(url)
+
+
+def _login(url: str) -> tuple[str | None, str]:
+    """The `user:password` of a URL that is the whole text, and what follows its `@`:
+    a web URL's login ends at its authority's last `@`; a database URL's, at the last
+    `@` of all (whatever it holds: SQLAlchemy takes a space, a quote, a `/` in it)."""
+    scheme, found, rest = url.partition("://")
+    if not found:
+        return None, url
+    if _WEB_SCHEME.fullmatch(scheme):
+        end = min((rest.find(c) for c in "/?#" if c in rest), default=len(rest))
+        authority, path = rest[:end], rest[end:]
+        if "@" not in authority:
+            return None, rest
+        login, _, host = authority.rpartition("@")
+        return login, host + path
+    if "@" not in rest:
+        return None, rest
+    login, _, after = rest.rpartition("@")
+    return (login if "/" not in login.partition(":")[0] else None), after
 
 
 def passwords_in(text: str) -> list[str]:
@@ -64,10 +82,9 @@ def passwords_in(text: str) -> list[str]:
         found.append(match.group(group).strip("'"))
         return match.group(0)
 
-    if "://" in text:
-        login = text.partition("://")[2].rpartition("@")[0]
-        if ":" in login and "/" not in login.partition(":")[0]:
-            found.append(login.partition(":")[2])
+    login = _login(text)[0]
+    if login is not None and ":" in login:
+        found.append(login.partition(":")[2])
     if "=" in text:
         _QUERY_PARAMETER.sub(_if_password(2, 4, lambda m: keep(m, 4)), text)
         _DSN_PARAMETER.sub(_if_password(1, 3, lambda m: keep(m, 3)), text)
@@ -91,7 +108,8 @@ def masked(value_group: int, kept: tuple[str, ...] = (MASK,)) -> Callable[[re.Ma
     (unless it is one of `kept`, a value masked already)."""
 
     def replace(match: re.Match[str]) -> str:
-        if match.group(value_group) in kept:
+        # Masked already, perhaps followed by the punctuation of the sentence around it.
+        if match.group(value_group).rstrip(":;,.)") in kept:
             return match.group(0)
         offset = match.start()
         start, end = match.span(value_group)

@@ -205,6 +205,10 @@ def make_engine(db: str | Path, *, sqlite_file: SqliteFile | None = None) -> Eng
         ) from exc
     except ArgumentError as exc:
         raise DatabaseUnavailable(f"{describe(db)}: not a usable database URL ({exc})") from exc
+    except ValueError:  # SQLAlchemy's int() of a port that is not a number
+        raise DatabaseUnavailable(
+            f"{describe(db)}: not a usable database URL (its port is not a number)."
+        ) from None
     if engine.dialect.name == "sqlite":
         read_only = sqlite_file is not None and sqlite_file.read_only
         pragmas = _sqlite_connected_read_only if read_only else _sqlite_connected
