@@ -44,6 +44,7 @@ from airline_agent.evaluation.reward import (
     DatabaseCheck,
     EndStates,
     ReferenceStates,
+    agent_messages,
     communicate_check,
     database_check,
     end_states,
@@ -346,9 +347,8 @@ def _score(
     from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
 
     events = log.events
-    agent_messages = [e.content for e in events if isinstance(e, AssistantMessage) and e.content]
     database = database_check(states)
-    communicate = communicate_check(task, agent_messages)
+    communicate = communicate_check(task, agent_messages(events))
     spend = Spend.of(events)
     usage = spend.usage
     agent_cost = None if spend.cost is None else round(spend.cost, 6)
