@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from airline_agent.domain.database_urls import mask_passwords, redact_url
+from airline_agent.terminal_text import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -134,6 +135,12 @@ def seed_command(
         f"{database.location}: {counts} ({source}) in {seconds:.2f} s",
         err=True,
     )
+    if from_tau2 is not None:
+        from airline_agent.domain.tau2 import listing_odd, read_tau2_file
+
+        odd = listing_odd(read_tau2_file(from_tau2))
+        if odd is not None:
+            typer.echo(f"warning: {from_tau2}: {escape_controls(odd)}", err=True)
 
 
 def _same_path(one: Path, other: Path) -> bool:

@@ -33,7 +33,10 @@ _USER_PASSENGERS = (
     f"SELECT {columns(PASSENGER_COLUMNS)} FROM savedpassenger "
     "WHERE user_id = :key ORDER BY position"
 )
-_USER_RESERVATIONS = "SELECT reservation_id FROM reservation WHERE user_id = :key ORDER BY seq"
+# The user's list as τ² keeps it (schema.UserReservation), not derived from the reservations.
+_USER_RESERVATIONS = (
+    "SELECT reservation_id FROM userreservation WHERE user_id = :key ORDER BY position"
+)
 
 _RESERVATION = f"SELECT {columns(RESERVATION_COLUMNS)} FROM reservation WHERE reservation_id = :key"
 _RESERVATION_SEGMENTS = (
