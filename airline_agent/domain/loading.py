@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, Table, delete, insert, text
+from sqlmodel import SQLModel
 
 from airline_agent.domain import schema
 from airline_agent.domain.db import Database
@@ -25,7 +26,7 @@ CHUNK = 50_000
 # Each user's list of reservations, made from the reservations a build wrote (one
 # statement, on SQLite and PostgreSQL alike: window functions).
 _LIST_RESERVATIONS = (
-    "INSERT INTO userreservation (user_id, position, reservation_id) "
+    f"INSERT INTO {schema.USER_RESERVATION} (user_id, position, reservation_id) "
     "SELECT user_id, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY seq) - 1, "
     "reservation_id FROM reservation"
 )
@@ -61,7 +62,7 @@ class TableRows:
             (schema.ReservationFlight.__table__, self.reservation_flights),
             (schema.ReservationPassenger.__table__, self.reservation_passengers),
             (schema.Payment.__table__, self.payments),
-            (schema.UserReservation.__table__, self.user_reservations or []),
+            (SQLModel.metadata.tables[schema.USER_RESERVATION], self.user_reservations or []),
         ]
 
     def total(self) -> int:

@@ -105,12 +105,17 @@ class SavedPassenger(SQLModel, table=True):
     dob: str
 
 
+USER_RESERVATION = "userreservation"  # its table, as plain SQL names it (lookups, loading)
+
+
 class UserReservation(SQLModel, table=True):
     """An entry of a user's list of reservations, as τ² keeps it on the user
     (`users.X.reservations`, which `get_user_details` returns as it is): the reservations
     the user booked, in order, in a database this project builds; in imported data, any
     list τ²'s model takes (an id of a reservation the user does not hold, or of none: so
     no key to `reservation`). A booking appends its id, as τ²'s does."""
+
+    __tablename__ = USER_RESERVATION
 
     user_id: str = Field(primary_key=True, foreign_key="user.user_id")
     position: int = Field(primary_key=True)

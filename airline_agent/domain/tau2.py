@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Table, select
+from sqlmodel import SQLModel
 
 from airline_agent.domain import schema
 from airline_agent.domain.airports import airport_rows
@@ -356,9 +357,8 @@ def export_tau2(database: Database) -> dict:
             connection, schema.ReservationPassenger.__table__, "reservation_id", PASSENGER_COLUMNS
         )
         payments = _grouped(connection, schema.Payment.__table__, "reservation_id", PAYMENT_COLUMNS)
-        listed = _grouped(
-            connection, schema.UserReservation.__table__, "user_id", ("reservation_id",)
-        )
+        lists = SQLModel.metadata.tables[schema.USER_RESERVATION]
+        listed = _grouped(connection, lists, "user_id", ("reservation_id",))
     owned = {user_id: [row[0] for row in rows] for user_id, rows in listed.items()}
     return {
         "flights": {f[0]: flight_record(f, dates.get(f[0], ())) for f in flights},

@@ -31,7 +31,7 @@ _OWNER: dict[str, tuple[Kind, str]] = {
     schema.User.__tablename__: ("users", "user_id"),
     schema.PaymentMethod.__tablename__: ("users", "user_id"),
     schema.SavedPassenger.__tablename__: ("users", "user_id"),
-    schema.UserReservation.__tablename__: ("users", "user_id"),
+    schema.USER_RESERVATION: ("users", "user_id"),
     schema.Reservation.__tablename__: ("reservations", "reservation_id"),
     schema.ReservationFlight.__tablename__: ("reservations", "reservation_id"),
     schema.ReservationPassenger.__tablename__: ("reservations", "reservation_id"),
@@ -179,9 +179,7 @@ def _users(query: _Query, keys: list[str]) -> dict[RecordKey, dict]:
     saved = _grouped(
         query, schema.SavedPassenger.__tablename__, "user_id", shape.PASSENGER_COLUMNS, keys
     )
-    listed = _grouped(
-        query, schema.UserReservation.__tablename__, "user_id", ("reservation_id",), keys
-    )
+    listed = _grouped(query, schema.USER_RESERVATION, "user_id", ("reservation_id",), keys)
     owned = {user_id: [row[0] for row in rows] for user_id, rows in listed.items()}
     return {
         ("users", u[0]): shape.user_record(
