@@ -190,7 +190,6 @@ class ReferenceStates:
         *,
         copies: datasets.DatasetCopies | None = None,
     ) -> None:
-        self.tau2_directory = tau2_directory
         self.now = now
         self.copies = copies or datasets.FileDatasets("tau2", tau2_directory)
         self._made: dict[str, tuple[Location, frozenset[RecordKey]]] = {}

@@ -84,9 +84,11 @@ def test_each_kind_of_fact_is_named_in_its_finding() -> None:
 
 def test_an_email_and_a_name_are_described_in_words() -> None:
     check = CustomerCheck(INSTRUCTIONS)
+    check.said("Hello.")
     email, name = check.said("Write to zed@other.org. The passenger is Noah Brown.")
+    assert (email.turn, name.turn) == (2, 2)
     assert email.describe().startswith("the customer invented email address zed@other.org")
-    assert name.describe().startswith("the customer invented name Noah Brown (message 1)")
+    assert name.describe().startswith("the customer invented name Noah Brown (message 2)")
     assert (
         InventedFact("x", "shoe size", 2)
         .describe()

@@ -99,7 +99,8 @@ def test_an_unknown_cost_makes_the_sum_unknown() -> None:
     cost = results_json(TASKS, 1, records, settings={}, complete=True)["cost"]
     assert cost == {"agent": None, "user": 0.625, "total": None}
     rounded = [_record("3", 0, cost={"agent": 0.1234564, "user": 0.0, "total": 0.1234564})]
-    assert results_json(TASKS, 1, rounded, settings={}, complete=True)["cost"]["agent"] == 0.123456
+    cost = results_json(TASKS, 1, rounded, settings={}, complete=True)["cost"]
+    assert cost == {"agent": 0.123456, "user": 0.0, "total": 0.123456}  # a free trial: 0
 
 
 def test_a_run_where_nothing_counted() -> None:
@@ -186,3 +187,14 @@ def test_compare_lists_each_task_whose_share_of_passes_changed() -> None:
     assert compare(after, after) == []
     change = TaskChange("3", (0, 1), None)
     assert (change.describe(change.before), change.describe(change.after)) == ("0/1", "–")
+
+
+def test_each_task_s_pass_k_is_of_its_own_trials() -> None:
+    """Tasks with different numbers of counted trials: each task's own outcomes."""
+    tasks = (_task("a"), _task("b"), _task("c"))
+    records = [_record("a", 0)]
+    records += [_record("b", n, 0.0) for n in range(2)]
+    records += [_record("c", n) for n in range(3)]
+    results = results_json(tasks, 3, records, settings={}, complete=True)
+    assert results["pass_hat_k"] == {"1": pytest.approx(2 / 3)}
+    assert results["pass_hat_k_strict"] == {"1": pytest.approx(2 / 3)}

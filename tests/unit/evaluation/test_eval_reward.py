@@ -6,6 +6,7 @@ On the small world of tests/support/world.py (no τ² data needed)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from airline_agent.evaluation.reward import (
 from airline_agent.evaluation.tasks import CustomerInstructions, EvalTask, ReferenceAction
 from airline_agent.scenarios.dbdiff import RecordChange
 from airline_agent.tools.outcome import RowChange
+from tests.support.world import world
 
 R1, R2, U1 = ("reservations", "R1"), ("reservations", "R2"), ("users", "u1")
 
@@ -223,3 +225,62 @@ def test_the_run_s_databases_come_from_its_copies(copies: Copies) -> None:
     assert copies.discarded == [copy]
     references.close()
     assert copies.closed == 1
+
+
+def test_a_record_on_one_side_only_does_not_stop_the_comparison() -> None:
+    made = {"reservation_id": "R1"}
+    check = database_check(_states({R2: {"x": 1}}, {R1: made, R2: {"x": 2}}))
+    assert check.differences == (
+        FieldDifference("reservations/R1", "", None, made),
+        FieldDifference("reservations/R2", "x", 1, 2),
+    )
+
+
+BOOKING = {
+    "user_id": "emma_kim_9957",
+    "origin": "PHX",
+    "destination": "SEA",
+    "flight_type": "one_way",
+    "cabin": "economy",
+    "flights": [{"flight_number": "HAT156", "date": "2024-05-20"}],
+    "passengers": [{"first_name": "Emma", "last_name": "Kim", "dob": "1990-02-02"}],
+    "payment_methods": [{"payment_id": "credit_card_5832574", "amount": 172}],
+    "total_baggages": 0,
+    "nonfree_baggages": 0,
+    "insurance": "no",
+}
+
+
+def test_every_action_s_records_are_touched_on_the_task_s_clock(copies: Copies) -> None:
+    """Two actions: the records both touched; a booking made at the run's time."""
+    references = ReferenceStates(Path("unused"), now="2024-05-12T08:30:00", copies=copies)
+    task = _task(
+        "9",
+        ("book_reservation", BOOKING),
+        ("cancel_reservation", {"reservation_id": "ECON01"}),
+    )
+    location, keys = references.of(task)
+    made = {key for key in keys if key[0] == "reservations"} - {("reservations", "ECON01")}
+    assert len(made) == 1
+    assert {("reservations", "ECON01"), ("users", "emma_kim_9957"), ("flights", "HAT156")} <= keys
+    (booked,) = made
+    states = end_states(copies.world, location, location, set(keys))
+    assert states.reference[booked]["created_at"] == "2024-05-12T08:30:00"
+
+
+def test_without_copies_the_run_s_databases_are_files_of_the_task_data(tmp_path) -> None:
+    """The default: the task folder's db.json imported once, copies of it made as files."""
+    folder = tmp_path / "tau2"
+    folder.mkdir()
+    (folder / "db.json").write_text(json.dumps(world()))
+    references = ReferenceStates(folder)
+    pristine = Path(references.pristine())
+    keys = {("reservations", "ECON01")}
+    assert (
+        end_states(pristine, pristine, pristine, keys).before[("reservations", "ECON01")]["user_id"]
+        == "noah_lee_1001"
+    )
+    copy = Path(references.fresh_copy("task-1-trial-0"))
+    assert copy.name.startswith("task-1-trial-0-") and copy.is_file()
+    references.discard(copy)
+    assert not copy.exists()
