@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from airline_agent.terminal_text import escape_controls
+
 if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.evaluation.runner import RunOutcome
@@ -470,7 +472,7 @@ def _print_table(results: dict[str, Any], folder: Path) -> None:
         )
         by_task.setdefault(trial["task_id"], []).append(mark)
     for task_id, marks in by_task.items():
-        typer.echo(f"{task_id:>4}  {' '.join(marks)}")
+        typer.echo(f"{escape_controls(task_id):>4}  {' '.join(marks)}")
     typer.echo(f"written to {folder}/ (results.json, tau2_results.json, summary.md, scenarios/)")
 
 
@@ -509,9 +511,9 @@ def _compare(run_a: Path, run_b: Path, *, as_json: bool) -> int:
         typer.echo("no task's outcome changed")
         return 0
     typer.echo(f"{'task':>4}  {'before':>7}  {'after':>7}  (passed/counted trials)")
-    for change in changes:
+    for change in changes:  # results.json files may come from anywhere: ids escaped
         typer.echo(
-            f"{change.task_id:>4}  {change.describe(change.before):>7}  "
+            f"{escape_controls(change.task_id):>4}  {change.describe(change.before):>7}  "
             f"{change.describe(change.after):>7}"
         )
     typer.echo(f"{len(changes)} task(s) changed")

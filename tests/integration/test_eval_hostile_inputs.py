@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from airline_agent.evaluation.results import FORMAT
 from tests.conftest import tau2_files
 from tests.support.chat_server import ChatServer
+from tests.support.cli import invoke_cli
 from tests.support.eval_roles import OracleAgent, ScriptedCustomer
 from tests.support.eval_run import run_eval
 
@@ -146,3 +148,18 @@ def test_ids_that_are_text_name_one_file_each_inside_the_run(
     assert again.exit_code == 0, again.stderr
     assert again.results["trials_run"] == len(KEPT_IDS)
     assert (len(agent.requests), len(customer.requests)) == asked  # none run again
+
+
+def test_compare_shows_a_hostile_task_id_escaped(tmp_path) -> None:
+    """Two results.json files from elsewhere, whose task id holds escape sequences:
+    `eval --compare` names the task without letting the terminal obey them."""
+    hostile = "\x1b]0;owned\x07\x1b[2J7"
+    for name, reward in (("a", 1.0), ("b", 0.0)):
+        trial = {"task_id": hostile, "reward": reward, "infra_error": False}
+        results = {"format": FORMAT, "trials": [trial | {"customer_error": False}]}
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(results))
+    result = invoke_cli("eval", "--compare", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert result.returncode == 0, result.stderr
+    assert "\\u001b]0;owned\\u0007\\u001b[2J7" in result.stdout
+    assert not any(c in result.stdout for c in "\x1b\x07")
