@@ -147,3 +147,17 @@ def test_eval_s_files_hold_no_password_given_in_the_query(
 def _shown_run(run) -> str:
     files = "".join(p.read_text() for p in run.out.rglob("*") if p.is_file())
     return run.stdout + run.stderr + files
+
+
+def test_replay_s_output_database_is_no_url(tmp_path, monkeypatch) -> None:
+    """`replay --stop-at N --db OUT` writes a new SQLite file: a URL given there is
+    refused in one line that shows no password (it was taken for a path: a folder
+    `postgresql:` made, the password printed as its name)."""
+    monkeypatch.chdir(tmp_path)
+    scenario = next(Path(__file__).parents[2].glob("data/scenarios/*.yaml"))
+    url = "postgresql://alice:S3cretpw@db.example/airline?password=S3cretpw"
+    result = invoke_cli("replay", str(scenario), "--stop-at", "1", "--db", url)
+    assert result.returncode == 2
+    assert "S3cret" not in result.stdout + result.stderr
+    assert "not a URL" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
