@@ -10,6 +10,7 @@ debugger's numbering, agent/steps.py) and writes the database as it was then to 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,9 @@ import typer
 from airline_agent.choices import APIS
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
+
+# A URL's scheme (two characters at least: `C:/` is a Windows drive, not a scheme).
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]+:/")
 
 if TYPE_CHECKING:
     from airline_agent.output_files import OutputPolicy
@@ -238,6 +242,9 @@ def _replay_to_step(
     if len(paths) != 1 or not paths[0].is_file():
         given = ", ".join(map(str, paths)) or "none"
         typer.echo(f"replay --stop-at: give one scenario file (given: {given})", err=True)
+        return 2
+    if _URL.match(str(target)):  # the path typer made of a URL: `postgresql:/user:…`
+        typer.echo("replay --stop-at: --db OUT is a new SQLite file, not a URL", err=True)
         return 2
     source = paths[0]
     try:

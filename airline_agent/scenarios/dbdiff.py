@@ -31,6 +31,7 @@ _OWNER: dict[str, tuple[Kind, str]] = {
     schema.User.__tablename__: ("users", "user_id"),
     schema.PaymentMethod.__tablename__: ("users", "user_id"),
     schema.SavedPassenger.__tablename__: ("users", "user_id"),
+    schema.USER_RESERVATION: ("users", "user_id"),
     schema.Reservation.__tablename__: ("reservations", "reservation_id"),
     schema.ReservationFlight.__tablename__: ("reservations", "reservation_id"),
     schema.ReservationPassenger.__tablename__: ("reservations", "reservation_id"),
@@ -178,11 +179,8 @@ def _users(query: _Query, keys: list[str]) -> dict[RecordKey, dict]:
     saved = _grouped(
         query, schema.SavedPassenger.__tablename__, "user_id", shape.PASSENGER_COLUMNS, keys
     )
-    owned: dict[str, list[str]] = {}
-    for reservation_id, user_id in _select(
-        query, _RESERVATION, ("reservation_id", "user_id"), "user_id", keys, "seq"
-    ):
-        owned.setdefault(user_id, []).append(reservation_id)
+    listed = _grouped(query, schema.USER_RESERVATION, "user_id", ("reservation_id",), keys)
+    owned = {user_id: [row[0] for row in rows] for user_id, rows in listed.items()}
     return {
         ("users", u[0]): shape.user_record(
             u, methods.get(u[0], ()), saved.get(u[0], ()), owned.get(u[0], ())

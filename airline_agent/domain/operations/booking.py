@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, func, select
 
 from airline_agent.domain import policy
 from airline_agent.domain.clock import Clock
@@ -36,6 +36,7 @@ from airline_agent.domain.schema import (
     Reservation,
     ReservationFlight,
     ReservationPassenger,
+    UserReservation,
 )
 
 Segment = tuple[Flight, FlightDate]
@@ -146,6 +147,12 @@ def book_reservation(
             insurance=insurance,
             status=None,
         )
+    )
+    # The user's list of reservations gains the new one at its end, as τ²'s booking
+    # appends it (the list is kept as τ² keeps it: schema.UserReservation).
+    listed = session.exec(select(func.count()).where(UserReservation.user_id == user.user_id)).one()
+    session.add(
+        UserReservation(user_id=user.user_id, position=listed, reservation_id=reservation_id)
     )
     session.flush()
     _add_parts(session, reservation_id, segments, cabin, passengers, payment_methods)

@@ -12,6 +12,7 @@ from typing import Any
 from airline_agent.domain.db import Database
 from airline_agent.domain.operations.ids import RESERVATION_ID, USER_ID, require, resolve
 from airline_agent.domain.read_snapshots import Reads
+from airline_agent.domain.schema import USER_RESERVATION
 from airline_agent.domain.tau2_shape import (
     PASSENGER_COLUMNS,
     PAYMENT_COLUMNS,
@@ -33,7 +34,10 @@ _USER_PASSENGERS = (
     f"SELECT {columns(PASSENGER_COLUMNS)} FROM savedpassenger "
     "WHERE user_id = :key ORDER BY position"
 )
-_USER_RESERVATIONS = "SELECT reservation_id FROM reservation WHERE user_id = :key ORDER BY seq"
+# The user's list as τ² keeps it (schema.UserReservation), not derived from the reservations.
+_USER_RESERVATIONS = (
+    f"SELECT reservation_id FROM {USER_RESERVATION} WHERE user_id = :key ORDER BY position"
+)
 
 _RESERVATION = f"SELECT {columns(RESERVATION_COLUMNS)} FROM reservation WHERE reservation_id = :key"
 _RESERVATION_SEGMENTS = (
