@@ -2,13 +2,14 @@
 
 A model that answers without calling a tool often tells a story of the calls it did not
 make (issue 12: "I looked up the reservation … I sent the certificate … The customer was
-transferred"). Each claim here names the tools that would back it (`BACKING`); the
-grounding check compares them with the calls the conversation really made. Every write
-tool of the registry backs some claim: a booking, a cancellation, a flight, cabin, bag or
-passenger change, a certificate, a payment or charge, and insurance or a passenger added
-with a booking (the finding names M5 or M6, which forbid them after one); "I updated your
-reservation" is backed by any of them (`write_tools`, read from the registry's
-`write=True`, never listed here).
+transferred"). A tool declares the claims its successful call backs (`@tool(claims=...)`,
+tools/airline.py; the vocabulary is `tools.declarations.ClaimedAction`); the grounding
+check compares them with the calls the conversation really made (`backing`). Every write
+tool backs some claim: a booking, a cancellation, a flight, cabin, bag or passenger
+change, a certificate, a payment or charge, and insurance or a passenger added with a
+booking (the finding names M5 or M6, which forbid them after one); "I updated your
+reservation" is backed by any of them (`write_tools`, the registry's `write=True`), and
+"I looked it up" by any call that ran.
 
 Some actions are claimed that no call may back (`IMPOSSIBLE`): what the policy forbids
 after booking (removing a bag, insurance or a passenger, changing a basic-economy flight,
@@ -28,64 +29,45 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
+import airline_agent.tools.airline  # noqa: F401  (declares the tools in the registry)
 from airline_agent.agent.pattern_cues import ascii_lowered, holds_all, required_words
+from airline_agent.tools.declarations import ClaimedAction
+from airline_agent.tools.registry import REGISTRY
 
-Action = Literal[
-    "look-up",
-    "calculation",
-    "booking",
-    "cancellation",
-    "flight change",
-    "cabin change",
-    "bag change",
-    "passenger change",
-    "certificate",
-    "transfer",
-    "refund",
-    "charge",
-    "payment",
-    "insurance addition",
-    "passenger addition",
-    "reservation change",
-    # What no call may back: the policy forbids it, or no tool does it.
-    "bag removal",
-    "insurance removal",
-    "passenger removal",
-    "basic economy flight change",
-    "route change",
-    "refund to another method",
-    "fee waiver",
-    "discount",
-    "seat assignment",
-    "email",
-    "profile change",
-    "special service",
-    "hold",
-]
+Action = (
+    ClaimedAction
+    | Literal[
+        "look-up",
+        "reservation change",
+        # What no call may back: the policy forbids it, or no tool does it.
+        "bag removal",
+        "insurance removal",
+        "passenger removal",
+        "basic economy flight change",
+        "route change",
+        "refund to another method",
+        "fee waiver",
+        "discount",
+        "seat assignment",
+        "email",
+        "profile change",
+        "special service",
+        "hold",
+    ]
+)
 
-# The writes that take a payment (charged, or refunded on a flight change).
-_PAYING = ("book_reservation", "update_reservation_flights", "update_reservation_baggages")
-# The tools whose successful call backs each claim. A look-up is backed by any call that
-# ran, whatever its result: "I looked it up and found no such reservation" is honest.
-# "reservation change" is backed by any write tool (`write_tools`).
+# The tools whose successful call backs each claim, as they declare it, in the
+# registry's order. A look-up is backed by any call that ran, whatever its result: "I
+# looked it up and found no such reservation" is honest. "reservation change" is backed
+# by any write tool (`write_tools`).
 BACKING: dict[Action, tuple[str, ...]] = {
     "look-up": (),
-    "calculation": ("calculate",),
-    "booking": ("book_reservation",),
-    "cancellation": ("cancel_reservation",),
-    "flight change": ("update_reservation_flights",),
-    "cabin change": ("update_reservation_flights",),  # M4: the cabin changes through it
-    "bag change": ("update_reservation_baggages",),
-    "passenger change": ("update_reservation_passengers",),
-    "certificate": ("send_certificate",),
-    "transfer": ("transfer_to_human_agents",),
-    "refund": ("cancel_reservation", "update_reservation_flights"),
-    "charge": _PAYING,
-    "payment": _PAYING,
-    "insurance addition": ("book_reservation",),  # M5: bought with a booking, never after
-    "passenger addition": ("book_reservation",),  # M6: a booking's, never added after
+    **{
+        action: tuple(name for name, spec in REGISTRY.items() if action in spec.claims)
+        for action in get_args(ClaimedAction)
+    },
 }
 # The rule a backed claim runs into when its tool did not run (said in the finding).
 RULES: dict[Action, str] = {
@@ -115,9 +97,6 @@ IMPOSSIBLE: dict[Action, str] = {
 @cache
 def write_tools() -> tuple[str, ...]:
     """The tools that change the database, as the registry marks them (`write=True`)."""
-    from airline_agent.tools import airline as _airline  # noqa: F401  (registers the tools)
-    from airline_agent.tools.registry import REGISTRY
-
     return tuple(name for name, spec in REGISTRY.items() if spec.write)
 
 

@@ -30,6 +30,7 @@ from sqlmodel import Session
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DomainError, failure_sentence
+from airline_agent.domain.operations import WriteRows
 from airline_agent.tools import guard as policy_guard
 from airline_agent.tools.airline import WriteContext  # importing it registers the tools
 from airline_agent.tools.changes import recording
@@ -107,11 +108,10 @@ class Toolbox:
                 if spec.write:
                     result, changes = self._write(spec, validated, conversation)
                 else:
-                    check = policy_guard.READ_CHECKS.get(name) if self.guard else None
-                    if check is not None:
-                        check(self.database, conversation, **validated)
+                    if self.guard:
+                        policy_guard.check_read(self.database, conversation, spec, validated)
                     result = spec.function(self, **validated)
-                    if name == PROFILE_LOOKUP and conversation.customer is None:
+                    if spec.identifies_customer and conversation.customer is None:
                         bound = _binds(result, conversation)
         except ArgumentsRejected as rejected:
             if spec is not None:
@@ -159,10 +159,12 @@ class Toolbox:
         conversation: ToolConversation,
     ) -> Any:
         """The guard's decision and the write, in one transaction (`session`): both see
-        the state as it is under the write lock."""
+        the state as it is under the write lock, and the write finds the rows the
+        decision read (`WriteRows`) without reading them again."""
+        rows = WriteRows(session)
         if self.guard:
-            policy_guard.check(session, self.clock, conversation, spec.name, arguments)
-        return spec.function(WriteContext(session, self.clock), **arguments)
+            policy_guard.check(rows, self.clock, conversation, spec, arguments)
+        return spec.function(WriteContext(rows, self.clock), **arguments)
 
     # ---------------------------------------------------------------- preview
 
@@ -177,9 +179,10 @@ class Toolbox:
                 return f"{name} only reads; it changes nothing."
             validated = validate(spec, parse_arguments(arguments), self.scrub)
             with recording() as log, self.database.rehearsal() as session:
+                rows = WriteRows(session)
                 if self.guard:
                     try:
-                        policy_guard.check(session, self.clock, conversation, name, validated)
+                        policy_guard.check(rows, self.clock, conversation, spec, validated)
                     except DomainError as exc:
                         refusal = domain_error_result(exc)
                         rule = f" {refusal['rule']}" if "rule" in refusal else ""
@@ -187,7 +190,7 @@ class Toolbox:
                             f"The guard would refuse this ({refusal['error']}{rule}): "
                             f"{refusal['message']}"
                         )
-                spec.function(WriteContext(session, self.clock), **validated)
+                spec.function(WriteContext(rows, self.clock), **validated)
             return describe_changes(name, log.changes())
         except ArgumentsRejected as rejected:
             return f"This call would be rejected: {rejected.result['message']}"
@@ -198,14 +201,10 @@ class Toolbox:
             return f"Cannot preview this call. {failure_sentence(exc)}"
 
 
-# I1: the one tool whose result can bind a conversation to a customer (`_binds`).
-PROFILE_LOOKUP = "get_user_details"
-
-
 def _binds(result: Any, conversation: ToolConversation) -> str | None:
     """I1: a profile looked up under the id the customer gave binds the conversation to it;
-    one the model chose by itself does not (it may have guessed, or misread). For a
-    `PROFILE_LOOKUP` in a conversation that acts for nobody yet."""
+    one the model chose by itself does not (it may have guessed, or misread). For a tool
+    declared `identifies_customer`, in a conversation that acts for nobody yet."""
     user_id = result.get("user_id") if isinstance(result, dict) else None
     if not isinstance(user_id, str) or not conversation.customer_gave(user_id):
         return None

@@ -1,68 +1,71 @@
 """Reads of flights: airports, bookable flights (direct and one-stop), flight status.
-Plain SQL in one snapshot, as in lookups.py. (The schedule facts the guard judges a write
-by are read in the write's transaction: rows.schedule.)
+One read transaction each, as in lookups.py. (The schedule facts the guard judges a
+write by are read in the write's transaction: rows.WriteRows.schedule.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
+from typing import TypedDict
+
+from sqlmodel import Session, col, select
 
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import NotFound
 from airline_agent.domain.operations.ids import FLIGHT_NUMBER, require
-
-_AIRPORTS = "SELECT iata, city FROM airport ORDER BY position, iata"
-
-
-def list_airports(database: Database) -> list[dict[str, str]]:
-    rows = database.statements().rows(_AIRPORTS)
-    return [{"iata": iata, "city": city} for iata, city in rows]
+from airline_agent.domain.schema import Airport, Flight, FlightDate
+from airline_agent.domain.tau2_shape import BookableFlight, bookable_flight
 
 
-# Bookable flights: the flight (by route, `ix_flight_route`) first, then its date by
-# primary key. CROSS JOIN fixes that order in SQLite, whose planner would otherwise
-# start from every flight of the date (`ix_flight_date_date_status`); other databases
-# plan it freely (it is an inner join either way).
-_BOOKABLE = (
-    "SELECT f.flight_number, f.origin, f.destination, f.scheduled_departure_time_est, "
-    "f.scheduled_arrival_time_est, d.date, d.seats_basic_economy, d.seats_economy, "
-    "d.seats_business, d.price_basic_economy, d.price_economy, d.price_business "
-    "FROM flight AS f CROSS JOIN flightdate AS d "
-    "WHERE d.flight_number = f.flight_number AND d.status = 'available' "
-)
-_DIRECT = (
-    _BOOKABLE + "AND f.origin = :origin AND f.destination = :destination AND d.date = :date "
-    "ORDER BY f.flight_number"
-)
-_FROM_ORIGIN = _BOOKABLE + "AND f.origin = :origin AND d.date = :date ORDER BY f.flight_number"
+class AirportRecord(TypedDict):
+    iata: str
+    city: str
 
 
-def _bookable(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
+def list_airports(database: Database) -> list[AirportRecord]:
+    with database.read() as session:
+        airports = session.exec(
+            select(Airport).order_by(col(Airport.position), col(Airport.iata))
+        ).all()
+    return [{"iata": airport.iata, "city": airport.city} for airport in airports]
+
+
+def _bookable(
+    session: Session, flights: Sequence[Flight], dates: Collection[str]
+) -> list[BookableFlight]:
+    """Each of `flights` on each of `dates` where it is bookable (status `available`), in
+    the order of `flights`. The flights come first (by route, `ix_flight_route`), then
+    their dates by primary key, the bookable ones kept here: with the status, or the
+    flights, in the same query SQLite's planner starts from every flight of the date
+    instead (`ix_flight_date_date_status`), as many as the schedule has."""
+    if not flights:
+        return []
+    days = session.exec(
+        select(FlightDate).where(
+            col(FlightDate.flight_number).in_([flight.flight_number for flight in flights]),
+            col(FlightDate.date).in_(dates),
+        )
+    ).all()
+    bookable = {(day.flight_number, day.date): day for day in days if day.status == "available"}
     return [
-        {
-            "flight_number": r[0],
-            "origin": r[1],
-            "destination": r[2],
-            "status": "available",
-            "scheduled_departure_time_est": r[3],
-            "scheduled_arrival_time_est": r[4],
-            "date": r[5],
-            "available_seats": {"basic_economy": r[6], "economy": r[7], "business": r[8]},
-            "prices": {"basic_economy": r[9], "economy": r[10], "business": r[11]},
-        }
-        for r in rows
+        bookable_flight(flight, bookable[(flight.flight_number, date)])
+        for flight in flights
+        for date in sorted(dates)
+        if (flight.flight_number, date) in bookable
     ]
 
 
 def search_direct(
     database: Database, origin: str, destination: str, date: str
-) -> list[dict[str, Any]]:
+) -> list[BookableFlight]:
     """Flights from `origin` to `destination` bookable (status `available`) on `date`."""
-    rows = database.statements().rows(
-        _DIRECT, {"origin": origin, "destination": destination, "date": date}
-    )
-    return _bookable(rows)
+    with database.read() as session:
+        route = session.exec(
+            select(Flight)
+            .where(Flight.origin == origin, Flight.destination == destination)
+            .order_by(col(Flight.flight_number))
+        ).all()
+        return _bookable(session, route, [date])
 
 
 def second_leg_date(date: str, first_arrival: str) -> str:
@@ -76,36 +79,26 @@ def second_leg_date(date: str, first_arrival: str) -> str:
         return date
 
 
-def _placeholders(prefix: str, values: Sequence[str], params: dict[str, str]) -> str:
-    names = []
-    for i, value in enumerate(values):
-        params[f"{prefix}{i}"] = value
-        names.append(f":{prefix}{i}")
-    return ", ".join(names)
-
-
 def search_onestop(
     database: Database, origin: str, destination: str, date: str
-) -> list[list[dict[str, Any]]]:
+) -> list[list[BookableFlight]]:
     """Pairs of bookable flights origin → X → destination; the second leg leaves at or
     after the first one's scheduled arrival (compared as text, as the reference does)."""
-    with database.reads() as reads:
-        first_legs = _bookable(reads.rows(_FROM_ORIGIN, {"origin": origin, "date": date}))
+    with database.read() as session:
+        leaving = session.exec(
+            select(Flight).where(Flight.origin == origin).order_by(col(Flight.flight_number))
+        ).all()
+        first_legs = _bookable(session, leaving, [date])
         if not first_legs:
             return []
-        stops = sorted({leg["destination"] for leg in first_legs})
-        dates = sorted(
-            {second_leg_date(date, leg["scheduled_arrival_time_est"]) for leg in first_legs}
-        )
-        params = {"destination": destination}
-        second_legs = _bookable(
-            reads.rows(
-                _BOOKABLE + f"AND f.origin IN ({_placeholders('s', stops, params)}) "
-                "AND f.destination = :destination "
-                f"AND d.date IN ({_placeholders('d', dates, params)}) ORDER BY f.flight_number",
-                params,
-            )
-        )
+        stops = {leg["destination"] for leg in first_legs}
+        dates = {second_leg_date(date, leg["scheduled_arrival_time_est"]) for leg in first_legs}
+        arriving = session.exec(
+            select(Flight)
+            .where(col(Flight.origin).in_(stops), Flight.destination == destination)
+            .order_by(col(Flight.flight_number))
+        ).all()
+        second_legs = _bookable(session, arriving, dates)
     pairs = []
     for first in first_legs:
         leg_date = second_leg_date(date, first["scheduled_arrival_time_est"])
@@ -119,16 +112,12 @@ def search_onestop(
     return pairs
 
 
-_STATUS = "SELECT status FROM flightdate WHERE flight_number = :number AND date = :date"
-
-
 def flight_status(database: Database, flight_number: str, date: str) -> str:
-    reads = database.statements()
-    status = reads.value(_STATUS, {"number": flight_number, "date": date})
-    if status is not None:
-        return status
-    number = require(reads, FLIGHT_NUMBER, flight_number, "Flight")
-    status = reads.value(_STATUS, {"number": number, "date": date})
-    if status is None:
-        raise NotFound(f"Flight {number} not found on date {date}")
-    return status
+    with database.read() as session:
+        day = session.get(FlightDate, (flight_number, date))
+        if day is None:
+            number = require(session, FLIGHT_NUMBER, flight_number, "Flight")
+            day = session.get(FlightDate, (number, date))
+            if day is None:
+                raise NotFound(f"Flight {number} not found on date {date}")
+        return day.status
