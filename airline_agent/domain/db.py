@@ -327,10 +327,6 @@ class Database:
             raise
         return cls(engine, name, sqlite_file=sqlite_file)
 
-    def session(self) -> Session:
-        """A session for reads; nothing it does is committed."""
-        return Session(self.engine, autoflush=False, expire_on_commit=False)
-
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A session in one read transaction, rolled back at the end: the several queries
@@ -582,7 +578,7 @@ class Database:
         return Database.open(location)
 
     def meta(self) -> dict[str, str]:
-        with self.session() as session:
+        with self.read() as session:
             return {m.key: m.value for m in session.exec(select(schema.Meta))}
 
     def disconnect(self) -> None:

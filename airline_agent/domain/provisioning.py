@@ -251,7 +251,9 @@ def _holds_our_meta(engine: Engine, tables: list[str]) -> bool:
         return False
     try:
         with engine.connect() as connection:
-            facts = dict(connection.execute(text("SELECT key, value FROM meta")).all())
+            facts: dict[str, str] = dict(
+                connection.execute(text("SELECT key, value FROM meta")).tuples().all()
+            )
     except DBAPIError:
         return False
     finally:
