@@ -26,7 +26,6 @@ from airline_agent.domain.cabins import Cabin
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.operations import WriteRows
-from airline_agent.domain.operations.flights import AirportRecord
 from airline_agent.domain.policy import CancellationReason, CompensationReason
 from airline_agent.domain.tau2_shape import BookableFlight, Tau2Reservation, Tau2User
 from airline_agent.tools import guard
@@ -91,7 +90,7 @@ def get_reservation_details(context: ToolContext, reservation_id: ReservationId)
 
 
 @tool(mcp=McpHints("List the airports"))
-def list_all_airports(context: ToolContext) -> list[AirportRecord]:
+def list_all_airports(context: ToolContext) -> list[operations.AirportRecord]:
     """List the airports served: IATA code and city."""
     return operations.list_airports(context.database)
 

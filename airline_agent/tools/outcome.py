@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +50,6 @@ class ToolOutcome:
 
     def content(self) -> str:
         """The `role: tool` message content."""
-        import json
-
         if isinstance(self.result, str):
             return self.result
         return json.dumps(self.result, ensure_ascii=False)

@@ -36,6 +36,7 @@ from airline_agent.domain.operations.amendments import (
 )
 from airline_agent.domain.operations.booking import book_reservation
 from airline_agent.domain.operations.flights import (
+    AirportRecord,
     flight_status,
     list_airports,
     search_direct,
@@ -63,6 +64,7 @@ from airline_agent.domain.operations.values import FlightRef, PassengerDetails, 
 __all__ = [
     "FIRST_CERTIFICATE_NUMBER",
     "FIRST_RESERVATION_ID",
+    "AirportRecord",
     "FlightRef",
     "PassengerDetails",
     "PaymentLine",

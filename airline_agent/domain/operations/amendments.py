@@ -13,7 +13,7 @@ from typing import TypedDict
 
 from airline_agent.domain import policy
 from airline_agent.domain.errors import Conflict
-from airline_agent.domain.operations import payments
+from airline_agent.domain.operations.payments import charge_for_update
 from airline_agent.domain.operations.rows import (
     WriteRows,
     check_cabin,
@@ -55,7 +55,7 @@ def update_baggages(
     user_row(rows, reservation.user_id)
     charge = policy.bag_price(max(0, nonfree_baggages - reservation.nonfree_baggages))
     methods = rows.payment_methods(reservation.user_id)
-    payments.charge_for_update(methods.get(payment_id), payment_id, charge)
+    charge_for_update(methods.get(payment_id), payment_id, charge)
     if charge != 0:
         rows.add_payment(reservation, payment_id, charge)
     reservation.total_baggages = total_baggages
@@ -165,7 +165,7 @@ def update_flights(
     new_segments, fare = _new_segments(rows, reservation, cabin, flights, old_segments, count)
     difference = fare - sum(s.price for s in old_segments) * count
     methods = rows.payment_methods(reservation.user_id)
-    payments.charge_for_update(methods.get(payment_id), payment_id, difference)
+    charge_for_update(methods.get(payment_id), payment_id, difference)
     if difference != 0:
         rows.add_payment(reservation, payment_id, difference)
     rows.set_segments(reservation, _rewrite_segments(rows, reservation, old_segments, new_segments))
