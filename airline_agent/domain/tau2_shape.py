@@ -11,7 +11,7 @@ is byte for byte τ²'s.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal, NotRequired, TypedDict, overload
+from typing import Literal, NotRequired, Protocol, TypedDict, overload
 
 from airline_agent.domain.cabins import CABINS
 from airline_agent.domain.schema import (
@@ -274,11 +274,11 @@ def flight_date_record(day: FlightDate) -> Tau2FlightDate:
     return record
 
 
-def seats_by_cabin(day: FlightDate) -> dict[str, int | None]:
+def seats_by_cabin(day: FlightOnDate) -> dict[str, int | None]:
     return {cabin: getattr(day, f"seats_{cabin}") for cabin in CABINS}
 
 
-def prices_by_cabin(day: FlightDate) -> dict[str, int | None]:
+def prices_by_cabin(day: FlightOnDate) -> dict[str, int | None]:
     return {cabin: getattr(day, f"price_{cabin}") for cabin in CABINS}
 
 
@@ -294,7 +294,31 @@ def flight_record(flight: Flight, dates: Iterable[FlightDate]) -> Tau2Flight:
     }
 
 
-def bookable_flight(flight: Flight, day: FlightDate) -> BookableFlight:
+class ScheduledFlight(Protocol):
+    """A flight as the schedule has it: a `Flight` row, or the row of its columns that a
+    search reads (operations/flights.py)."""
+
+    @property
+    def flight_number(self) -> str: ...
+    @property
+    def origin(self) -> str: ...
+    @property
+    def destination(self) -> str: ...
+    @property
+    def scheduled_departure_time_est(self) -> str: ...
+    @property
+    def scheduled_arrival_time_est(self) -> str: ...
+
+
+class FlightOnDate(Protocol):
+    """A flight on one date: a `FlightDate` row or its columns (`seats_<cabin>` and
+    `price_<cabin>` too, read by cabin)."""
+
+    @property
+    def date(self) -> str: ...
+
+
+def bookable_flight(flight: ScheduledFlight, day: FlightOnDate) -> BookableFlight:
     """A flight bookable on `day`, as τ²'s `search_direct_flight` lists it."""
     return {
         "flight_number": flight.flight_number,

@@ -1,6 +1,11 @@
 """Reads of flights: airports, bookable flights (direct and one-stop), flight status.
 One read transaction each, as in lookups.py. (The schedule facts the guard judges a
 write by are read in the write's transaction: rows.WriteRows.schedule.)
+
+The searches read dozens of flights and dates only to show them: they take the models'
+columns as plain rows (the same `select()`s, run on the read transaction's connection,
+SQLAlchemy Core), since a row that is never changed needs nothing the ORM keeps for one
+(its identity, its changes), and a model waiting for a search waits for all of it.
 """
 
 from __future__ import annotations
@@ -8,13 +13,19 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TypedDict
 
-from sqlmodel import Session, col, select
+from sqlalchemy import Connection, bindparam
+from sqlmodel import col, select
 
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import NotFound
 from airline_agent.domain.operations.ids import FLIGHT_NUMBER, require
 from airline_agent.domain.schema import Airport, Flight, FlightDate
-from airline_agent.domain.tau2_shape import BookableFlight, bookable_flight
+from airline_agent.domain.tau2_shape import (
+    BookableFlight,
+    FlightOnDate,
+    ScheduledFlight,
+    bookable_flight,
+)
 
 
 class AirportRecord(TypedDict):
@@ -22,33 +33,59 @@ class AirportRecord(TypedDict):
     city: str
 
 
+_AIRPORTS = select(Airport).order_by(col(Airport.position), col(Airport.iata))
+
+# Bookable flights: the flights first (by route, `ix_flight_route`), then their dates by
+# primary key, the bookable ones kept in Python. With the status, or the flights, in the
+# same query SQLite's planner starts from every flight of the date instead
+# (`ix_flight_date_date_status`), as many as the schedule has.
+_ROUTE = (
+    select(Flight)
+    .where(Flight.origin == bindparam("origin"), Flight.destination == bindparam("destination"))
+    .order_by(col(Flight.flight_number))
+)
+_LEAVING = (
+    select(Flight).where(Flight.origin == bindparam("origin")).order_by(col(Flight.flight_number))
+)
+_ARRIVING = (
+    select(Flight)
+    .where(
+        col(Flight.origin).in_(bindparam("origins", expanding=True)),
+        Flight.destination == bindparam("destination"),
+    )
+    .order_by(col(Flight.flight_number))
+)
+_DATES = select(FlightDate).where(
+    col(FlightDate.flight_number).in_(bindparam("numbers", expanding=True)),
+    col(FlightDate.date).in_(bindparam("dates", expanding=True)),
+)
+_STATUS = select(FlightDate.status).where(
+    FlightDate.flight_number == bindparam("number"), FlightDate.date == bindparam("date")
+)
+
+
 def list_airports(database: Database) -> list[AirportRecord]:
     with database.read() as session:
-        airports = session.exec(
-            select(Airport).order_by(col(Airport.position), col(Airport.iata))
-        ).all()
+        airports = session.exec(_AIRPORTS).all()
     return [{"iata": airport.iata, "city": airport.city} for airport in airports]
 
 
+# A flight on one date.
+Leg = tuple[ScheduledFlight, FlightOnDate]
+
+
 def _bookable(
-    session: Session, flights: Sequence[Flight], dates: Collection[str]
-) -> list[BookableFlight]:
+    schedule: Connection, flights: Sequence[ScheduledFlight], dates: Collection[str]
+) -> list[Leg]:
     """Each of `flights` on each of `dates` where it is bookable (status `available`), in
-    the order of `flights`. The flights come first (by route, `ix_flight_route`), then
-    their dates by primary key, the bookable ones kept here: with the status, or the
-    flights, in the same query SQLite's planner starts from every flight of the date
-    instead (`ix_flight_date_date_status`), as many as the schedule has."""
+    the order of `flights`."""
     if not flights:
         return []
-    days = session.exec(
-        select(FlightDate).where(
-            col(FlightDate.flight_number).in_([flight.flight_number for flight in flights]),
-            col(FlightDate.date).in_(dates),
-        )
-    ).all()
+    numbers = [flight.flight_number for flight in flights]
+    days = schedule.execute(_DATES, {"numbers": numbers, "dates": list(dates)}).all()
     bookable = {(day.flight_number, day.date): day for day in days if day.status == "available"}
     return [
-        bookable_flight(flight, bookable[(flight.flight_number, date)])
+        (flight, bookable[(flight.flight_number, date)])
         for flight in flights
         for date in sorted(dates)
         if (flight.flight_number, date) in bookable
@@ -60,12 +97,9 @@ def search_direct(
 ) -> list[BookableFlight]:
     """Flights from `origin` to `destination` bookable (status `available`) on `date`."""
     with database.read() as session:
-        route = session.exec(
-            select(Flight)
-            .where(Flight.origin == origin, Flight.destination == destination)
-            .order_by(col(Flight.flight_number))
-        ).all()
-        return _bookable(session, route, [date])
+        schedule = session.connection()
+        route = schedule.execute(_ROUTE, {"origin": origin, "destination": destination}).all()
+        return [bookable_flight(*leg) for leg in _bookable(schedule, route, [date])]
 
 
 def second_leg_date(date: str, first_arrival: str) -> str:
@@ -85,39 +119,43 @@ def search_onestop(
     """Pairs of bookable flights origin → X → destination; the second leg leaves at or
     after the first one's scheduled arrival (compared as text, as the reference does)."""
     with database.read() as session:
-        leaving = session.exec(
-            select(Flight).where(Flight.origin == origin).order_by(col(Flight.flight_number))
-        ).all()
-        first_legs = _bookable(session, leaving, [date])
+        schedule = session.connection()
+        leaving = schedule.execute(_LEAVING, {"origin": origin}).all()
+        first_legs = _bookable(schedule, leaving, [date])
         if not first_legs:
             return []
-        stops = {leg["destination"] for leg in first_legs}
-        dates = {second_leg_date(date, leg["scheduled_arrival_time_est"]) for leg in first_legs}
-        arriving = session.exec(
-            select(Flight)
-            .where(col(Flight.origin).in_(stops), Flight.destination == destination)
-            .order_by(col(Flight.flight_number))
-        ).all()
-        second_legs = _bookable(session, arriving, dates)
+        stops = sorted({flight.destination for flight, _ in first_legs})
+        dates = {second_leg_date(date, f.scheduled_arrival_time_est) for f, _ in first_legs}
+        arriving = schedule.execute(_ARRIVING, {"origins": stops, "destination": destination})
+        second_legs = _bookable(schedule, arriving.all(), dates)
+    onward: dict[tuple[str, str], list[Leg]] = {}  # by where and when they leave
+    for second, day in second_legs:
+        onward.setdefault((second.origin, day.date), []).append((second, day))
+    shown: dict[tuple[str, str], BookableFlight] = {}
+
+    def as_shown(flight: ScheduledFlight, day: FlightOnDate) -> BookableFlight:
+        key = (flight.flight_number, day.date)
+        if key not in shown:
+            shown[key] = bookable_flight(flight, day)
+        return shown[key]
+
     pairs = []
-    for first in first_legs:
-        leg_date = second_leg_date(date, first["scheduled_arrival_time_est"])
-        for second in second_legs:
-            if (
-                second["origin"] == first["destination"]
-                and second["date"] == leg_date
-                and second["scheduled_departure_time_est"] >= first["scheduled_arrival_time_est"]
-            ):
-                pairs.append([first, second])
+    for first, first_day in first_legs:
+        arrival = first.scheduled_arrival_time_est
+        for second, second_day in onward.get(
+            (first.destination, second_leg_date(date, arrival)), []
+        ):
+            if second.scheduled_departure_time_est >= arrival:
+                pairs.append([as_shown(first, first_day), as_shown(second, second_day)])
     return pairs
 
 
 def flight_status(database: Database, flight_number: str, date: str) -> str:
     with database.read() as session:
-        day = session.get(FlightDate, (flight_number, date))
-        if day is None:
+        status = session.exec(_STATUS, params={"number": flight_number, "date": date}).first()
+        if status is None:
             number = require(session, FLIGHT_NUMBER, flight_number, "Flight")
-            day = session.get(FlightDate, (number, date))
-            if day is None:
+            status = session.exec(_STATUS, params={"number": number, "date": date}).first()
+            if status is None:
                 raise NotFound(f"Flight {number} not found on date {date}")
-        return day.status
+        return status

@@ -1,14 +1,15 @@
 """Reads of customers and reservations, in τ² shape (`tau2_shape`, shared with export).
 
 Each lookup is one read transaction (`Database.read`): its queries see one committed
-state. Every query is served by an index (see schema.py; tests/unit/domain/test_reads.py
-checks the plans).
+state. Each query is written once, below, its values bound when it runs. Every query is
+served by an index (see schema.py; tests/unit/domain/test_reads.py checks the plans).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from airline_agent.domain.db import Database
@@ -36,45 +37,68 @@ from airline_agent.domain.tau2_shape import (
     user_record,
 )
 
+_USER = select(User).where(User.user_id == bindparam("user_id"))
+_PAYMENT_METHODS = (
+    select(PaymentMethod)
+    .where(PaymentMethod.user_id == bindparam("user_id"))
+    .order_by(col(PaymentMethod.position))
+)
+_SAVED_PASSENGERS = (
+    select(SavedPassenger)
+    .where(SavedPassenger.user_id == bindparam("user_id"))
+    .order_by(col(SavedPassenger.position))
+)
+_RESERVATIONS_OF = (
+    select(Reservation.reservation_id)
+    .where(Reservation.user_id == bindparam("user_id"))
+    .order_by(col(Reservation.seq))
+)
+
+_RESERVATION = select(Reservation).where(Reservation.reservation_id == bindparam("reservation_id"))
+_SEGMENTS = (
+    select(ReservationFlight)
+    .where(ReservationFlight.reservation_id == bindparam("reservation_id"))
+    .order_by(col(ReservationFlight.position))
+)
+_PASSENGERS = (
+    select(ReservationPassenger)
+    .where(ReservationPassenger.reservation_id == bindparam("reservation_id"))
+    .order_by(col(ReservationPassenger.position))
+)
+_PAYMENTS = (
+    select(Payment)
+    .where(Payment.reservation_id == bindparam("reservation_id"))
+    .order_by(col(Payment.position))
+)
+
+_CUSTOMERS = select(User.user_id, User.first_name, User.last_name).order_by(col(User.user_id))
+
 
 def get_user(database: Database, user_id: str) -> Tau2User:
     """The customer's profile in τ² shape, with payment methods, passengers, reservations."""
     with database.read() as session:
         # The exact id is the common case: one query; tolerant resolution only on a miss.
-        user = session.get(User, user_id)
+        user = session.exec(_USER, params={"user_id": user_id}).first()
         if user is None:
-            user = session.get(User, require(session, USER_ID, user_id, "User"))
-            assert user is not None  # just resolved, in the same snapshot
-        key = user.user_id
-        methods = session.exec(
-            select(PaymentMethod)
-            .where(PaymentMethod.user_id == key)
-            .order_by(col(PaymentMethod.position))
-        ).all()
-        saved = session.exec(
-            select(SavedPassenger)
-            .where(SavedPassenger.user_id == key)
-            .order_by(col(SavedPassenger.position))
-        ).all()
-        reservations = session.exec(
-            select(Reservation.reservation_id)
-            .where(Reservation.user_id == key)
-            .order_by(col(Reservation.seq))
-        ).all()
-    return user_record(user, methods, saved, reservations)
+            key = require(session, USER_ID, user_id, "User")
+            user = session.exec(_USER, params={"user_id": key}).one()
+        of_user = {"user_id": user.user_id}
+        return user_record(
+            user,
+            session.exec(_PAYMENT_METHODS, params=of_user).all(),
+            session.exec(_SAVED_PASSENGERS, params=of_user).all(),
+            session.exec(_RESERVATIONS_OF, params=of_user).all(),
+        )
 
 
 def find_reservation(session: Session, reservation_id: str) -> Reservation | None:
     """The reservation with this id: exactly (the common case, one query), else as
     `ids.resolve` finds it."""
-    query = select(Reservation).where(Reservation.reservation_id == reservation_id)
-    reservation = session.exec(query).first()
+    reservation = session.exec(_RESERVATION, params={"reservation_id": reservation_id}).first()
     if reservation is None:
         key = resolve_tolerantly(session, RESERVATION_ID, reservation_id)
         if key is not None:
-            reservation = session.exec(
-                select(Reservation).where(Reservation.reservation_id == key)
-            ).one()
+            reservation = session.exec(_RESERVATION, params={"reservation_id": key}).one()
     return reservation
 
 
@@ -82,22 +106,11 @@ def reservation_parts(
     session: Session, reservation_id: str
 ) -> tuple[Sequence[ReservationFlight], Sequence[ReservationPassenger], Sequence[Payment]]:
     """A reservation's segments, passengers and payments, each in its stored order."""
+    key = {"reservation_id": reservation_id}
     return (
-        session.exec(
-            select(ReservationFlight)
-            .where(ReservationFlight.reservation_id == reservation_id)
-            .order_by(col(ReservationFlight.position))
-        ).all(),
-        session.exec(
-            select(ReservationPassenger)
-            .where(ReservationPassenger.reservation_id == reservation_id)
-            .order_by(col(ReservationPassenger.position))
-        ).all(),
-        session.exec(
-            select(Payment)
-            .where(Payment.reservation_id == reservation_id)
-            .order_by(col(Payment.position))
-        ).all(),
+        session.exec(_SEGMENTS, params=key).all(),
+        session.exec(_PASSENGERS, params=key).all(),
+        session.exec(_PAYMENTS, params=key).all(),
     )
 
 
@@ -126,7 +139,5 @@ def resolve_user_id(database: Database, user_id: str) -> str | None:
 def list_customers(database: Database) -> list[tuple[str, str]]:
     """Every customer's id and full name, by id (the TUI's customer picker searches them)."""
     with database.read() as session:
-        rows = session.exec(
-            select(User.user_id, User.first_name, User.last_name).order_by(col(User.user_id))
-        ).all()
+        rows = session.exec(_CUSTOMERS).all()
     return [(user_id, f"{first} {last}") for user_id, first, last in rows]
