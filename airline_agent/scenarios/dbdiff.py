@@ -201,14 +201,3 @@ class _attached:
 
     def __exit__(self, *exc: object) -> None:
         self.conn.close()
-
-
-def _copy(conn: sqlite3.Connection, table: str, key: str, values: list[str]) -> None:
-    if not values:
-        return
-    marks = ",".join("?" * len(values))
-    conn.execute(
-        f'INSERT OR IGNORE INTO main."{table}" SELECT * FROM source."{table}" '
-        f'WHERE "{key}" IN ({marks})',
-        values,
-    )

@@ -51,7 +51,7 @@ class ToolContext(Protocol):
     clock: Clock
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WriteContext:
     """What a write tool writes in: the rows of the open write transaction (those its
     guard read among them) and the clock."""

@@ -76,7 +76,7 @@ IDENTIFY_FIRST = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ReadDecision:
     """What a read's check decides on: the database it would read, the conversation."""
 
@@ -84,7 +84,7 @@ class ReadDecision:
     conversation: ToolConversation
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WriteDecision:
     """What a write's check decides on: the rows of the write's own transaction (the
     write lock taken; what is read here the write finds read), the clock, the

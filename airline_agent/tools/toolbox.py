@@ -87,23 +87,21 @@ class Toolbox:
     def call(
         self, name: str, arguments: str | dict | None, conversation: ToolConversation
     ) -> ToolOutcome:
-        # One frame for the whole path of a read: its fixed cost is most of what a
-        # one-row lookup costs (scripts/benchmarks/domain_reads.py).
         start = time.perf_counter()
         parsed: dict[str, Any] | None = None
         changes: tuple[RowChange, ...] = ()
         bound: str | None = None
         spec = REGISTRY.get(name) if isinstance(name, str) else None
+        result: Any
         try:
-            try:
+            if spec is None:
+                result = error_result(
+                    "UNKNOWN_TOOL",
+                    f"there is no tool named {name!r}; the tools are: {', '.join(REGISTRY)}",
+                )
+                parsed = parse_arguments(arguments)  # what was asked, for the record
+            else:
                 parsed = parse_arguments(arguments)
-            finally:
-                if spec is None:
-                    result: Any = error_result(
-                        "UNKNOWN_TOOL",
-                        f"there is no tool named {name!r}; the tools are: {', '.join(REGISTRY)}",
-                    )
-            if spec is not None:
                 validated = validate(spec, parsed, self.scrub)
                 if spec.write:
                     result, changes = self._write(spec, validated, conversation)
@@ -121,16 +119,14 @@ class Toolbox:
         except Exception as exc:  # a tool never raises into the loop
             result = error_result("INTERNAL_ERROR", failure_sentence(exc))
         error = result.get("error") if isinstance(result, dict) else None
-        if error is not None:
-            changes = ()
-        return ToolOutcome(  # by position: keywords cost a dict built and taken apart
-            name if spec is not None or isinstance(name, str) else repr(name),
-            parsed,
-            result,
-            error,
-            (time.perf_counter() - start) * 1000,
-            changes,
-            bound if error is None else None,
+        return ToolOutcome(
+            name=name if isinstance(name, str) else repr(name),
+            arguments=parsed,
+            result=result,
+            error=error,
+            elapsed_ms=(time.perf_counter() - start) * 1000,
+            changes=() if error is not None else changes,
+            bound_customer=bound if error is None else None,
         )
 
     def _write(
