@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from sqlalchemy import and_, or_
+from sqlalchemy import and_, bindparam, or_
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
@@ -54,6 +54,40 @@ from airline_agent.domain.tau2_shape import Tau2Reservation, reservation_record
 _Keyed = TypeVar("_Keyed", Reservation, User, Flight)
 _Part = TypeVar("_Part", ReservationFlight, ReservationPassenger, Payment)
 
+# Each query written once, its values bound when it runs. What a write may change is
+# locked (`FOR UPDATE`); a flight's route and times, which only decide, are shared.
+_RESERVATION = (
+    select(Reservation).where(Reservation.reservation_id == bindparam("key")).with_for_update()
+)
+_USER = select(User).where(User.user_id == bindparam("key")).with_for_update()
+_FLIGHT = select(Flight).where(Flight.flight_number == bindparam("key")).with_for_update(read=True)
+_FLIGHTS = (
+    select(Flight)
+    .where(col(Flight.flight_number).in_(bindparam("keys", expanding=True)))
+    .with_for_update(read=True)
+)
+_SEGMENTS = (
+    select(ReservationFlight)
+    .where(ReservationFlight.reservation_id == bindparam("key"))
+    .order_by(col(ReservationFlight.position))
+)
+_PASSENGERS = (
+    select(ReservationPassenger)
+    .where(ReservationPassenger.reservation_id == bindparam("key"))
+    .order_by(col(ReservationPassenger.position))
+)
+_PAYMENTS = (
+    select(Payment)
+    .where(Payment.reservation_id == bindparam("key"))
+    .order_by(col(Payment.position))
+)
+_PAYMENT_METHODS = (
+    select(PaymentMethod)
+    .where(PaymentMethod.user_id == bindparam("key"))
+    .order_by(col(PaymentMethod.position))
+    .with_for_update()
+)
+
 
 class WriteRows:
     """What one write transaction has read, by key (see the module docstring)."""
@@ -73,68 +107,56 @@ class WriteRows:
 
     def reservation(self, reservation_id: str) -> Reservation | None:
         """The reservation, found as `ids.resolve` finds ids, locked; None when unknown."""
-        return self._by_id(Reservation, RESERVATION_ID, reservation_id, self._reservations)
+        return self._by_id(_RESERVATION, RESERVATION_ID, reservation_id, self._reservations)
 
     def user(self, user_id: str) -> User | None:
         """The customer, found as `ids.resolve` finds ids, locked; None when unknown."""
-        return self._by_id(User, USER_ID, user_id, self._users)
+        return self._by_id(_USER, USER_ID, user_id, self._users)
 
     def flight(self, flight_number: str) -> Flight | None:
         """The scheduled flight (its route and times, which no write changes)."""
-        return self._by_id(Flight, FLIGHT_NUMBER, flight_number, self._flights, shared=True)
+        return self._by_id(_FLIGHT, FLIGHT_NUMBER, flight_number, self._flights)
 
     def _by_id(
         self,
-        model: type[_Keyed],
+        query: SelectOfScalar[_Keyed],
         column: IdColumn,
         key: str,
         known: dict[str, _Keyed | None],
-        *,
-        shared: bool = False,
     ) -> _Keyed | None:
-        """The row whose id is `key` exactly (one query, the common case), else stripped
-        or case-folded (`ids.resolve_tolerantly`), read once under either spelling."""
+        """The row whose id (`column`) is `key` exactly (one query, the common case), else
+        stripped or case-folded (`ids.resolve_tolerantly`), read once under either
+        spelling."""
         if key in known:
             return known[key]
-        found = self._first(select(model).where(column == key), shared=shared)
+        found = self.session.exec(query, params={"key": key}).first()
         if found is None:
             stored = resolve_tolerantly(self.session, column, key)
             if stored is not None:
                 if stored not in known:
-                    known[stored] = self._first(
-                        select(model).where(column == stored), shared=shared
-                    )
+                    known[stored] = self.session.exec(query, params={"key": stored}).first()
                 found = known[stored]
         known[key] = found
         return found
-
-    def _first(self, query: SelectOfScalar[_Keyed], *, shared: bool) -> _Keyed | None:
-        return self.session.exec(query.with_for_update(read=shared)).first()
 
     # ---------------------------------------------------------------- a reservation's parts
 
     def segments(self, reservation: Reservation) -> list[ReservationFlight]:
         """Its flights, in order, with the price paid per passenger."""
-        return self._parts(ReservationFlight, reservation.reservation_id, self._segments)
+        return self._parts(_SEGMENTS, reservation.reservation_id, self._segments)
 
     def passengers(self, reservation: Reservation) -> list[ReservationPassenger]:
-        return self._parts(ReservationPassenger, reservation.reservation_id, self._passengers)
+        return self._parts(_PASSENGERS, reservation.reservation_id, self._passengers)
 
     def payments(self, reservation: Reservation) -> list[Payment]:
         """Its payment history, in order; refunds are negative lines."""
-        return self._parts(Payment, reservation.reservation_id, self._payments)
+        return self._parts(_PAYMENTS, reservation.reservation_id, self._payments)
 
     def _parts(
-        self, table: type[_Part], reservation_id: str, known: dict[str, list[_Part]]
+        self, query: SelectOfScalar[_Part], reservation_id: str, known: dict[str, list[_Part]]
     ) -> list[_Part]:
         if reservation_id not in known:
-            known[reservation_id] = list(
-                self.session.exec(
-                    select(table)
-                    .where(col(table.reservation_id) == reservation_id)
-                    .order_by(col(table.position))
-                )
-            )
+            known[reservation_id] = list(self.session.exec(query, params={"key": reservation_id}))
         return known[reservation_id]
 
     def add_payment(self, reservation: Reservation, payment_id: str, amount: float) -> None:
@@ -170,13 +192,8 @@ class WriteRows:
     def payment_methods(self, user_id: str) -> dict[str, PaymentMethod]:
         """The customer's payment methods by id, in profile order, locked."""
         if user_id not in self._methods:
-            query = (
-                select(PaymentMethod)
-                .where(PaymentMethod.user_id == user_id)
-                .order_by(col(PaymentMethod.position))
-                .with_for_update()
-            )
-            self._methods[user_id] = {m.payment_id: m for m in self.session.exec(query)}
+            methods = self.session.exec(_PAYMENT_METHODS, params={"key": user_id})
+            self._methods[user_id] = {method.payment_id: method for method in methods}
         return self._methods[user_id]
 
     def add_payment_method(self, method: PaymentMethod) -> None:
@@ -206,8 +223,7 @@ class WriteRows:
         deadlock), and writers of the same flights queue instead of deadlocking."""
         unread = sorted({ref.flight_number for ref in flights} - self._flights.keys())
         if unread:
-            query = select(Flight).where(col(Flight.flight_number).in_(unread))
-            for row in self.session.exec(query.with_for_update(read=True)):
+            for row in self.session.exec(_FLIGHTS, params={"keys": unread}):
                 self._flights[row.flight_number] = row
         found = [self.flight(ref.flight_number) for ref in flights]
         self._read_days(
