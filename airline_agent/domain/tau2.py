@@ -9,13 +9,14 @@ records are shaped by `tau2_shape`, the same builders the read tools answer with
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sqlalchemy import Connection, Row
 from sqlalchemy.orm import Mapped
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import SQLModel, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
 from airline_agent.domain.airports import airport_rows
@@ -293,32 +294,43 @@ def import_tau2(
 # ---- rows → τ² dicts -------------------------------------------------------------
 
 
-_Row = TypeVar("_Row", bound=SQLModel)
+# Export reads every row of the database only to show it: the models' columns as plain
+# rows (SQLAlchemy Core on the read transaction's connection), which the builders of
+# tau2_shape take as they take SQLModel objects; a row never changed needs nothing the
+# ORM keeps for one, and an export of ten times the reference airline waits for it all.
+_Model = TypeVar("_Model", bound=SQLModel)
 Ids = Collection[str] | None  # the records' ids, or None for all of them
 
 
-def _of(session: Session, query: SelectOfScalar[_Row], key: Mapped[str], ids: Ids) -> list[_Row]:
+def _of(
+    rows: Connection, query: SelectOfScalar[_Model], key: Mapped[str], ids: Ids
+) -> Sequence[Row[_Model]]:
     """The query's rows, only those whose `key` is one of `ids` unless all are asked for."""
     if ids is not None:
         query = query.where(key.in_(ids))
-    return list(session.exec(query))
+    return rows.execute(query).all()
 
 
-def _by_owner(rows: Iterable[_Row], owner: Callable[[_Row], str]) -> dict[str, list[_Row]]:
+_Grouped = TypeVar("_Grouped")
+
+
+def _by_owner(
+    rows: Iterable[_Grouped], owner: Callable[[_Grouped], str]
+) -> dict[str, list[_Grouped]]:
     """Rows of a child table by their parent's key, in the order read."""
-    groups: dict[str, list[_Row]] = {}
+    groups: dict[str, list[_Grouped]] = {}
     for row in rows:
         groups.setdefault(owner(row), []).append(row)
     return groups
 
 
-def _flights(session: Session, ids: Ids) -> dict[str, Tau2Flight]:
+def _flights(rows: Connection, ids: Ids) -> dict[str, Tau2Flight]:
     flights = _of(
-        session, select(Flight).order_by(col(Flight.flight_number)), col(Flight.flight_number), ids
+        rows, select(Flight).order_by(col(Flight.flight_number)), col(Flight.flight_number), ids
     )
     dates = _by_owner(
         _of(
-            session,
+            rows,
             select(FlightDate).order_by(col(FlightDate.flight_number), col(FlightDate.date)),
             col(FlightDate.flight_number),
             ids,
@@ -328,11 +340,11 @@ def _flights(session: Session, ids: Ids) -> dict[str, Tau2Flight]:
     return {f.flight_number: flight_record(f, dates.get(f.flight_number, ())) for f in flights}
 
 
-def _users(session: Session, ids: Ids) -> dict[str, Tau2User]:
-    users = _of(session, select(User).order_by(col(User.user_id)), col(User.user_id), ids)
+def _users(rows: Connection, ids: Ids) -> dict[str, Tau2User]:
+    users = _of(rows, select(User).order_by(col(User.user_id)), col(User.user_id), ids)
     methods = _by_owner(
         _of(
-            session,
+            rows,
             select(PaymentMethod).order_by(col(PaymentMethod.user_id), col(PaymentMethod.position)),
             col(PaymentMethod.user_id),
             ids,
@@ -341,7 +353,7 @@ def _users(session: Session, ids: Ids) -> dict[str, Tau2User]:
     )
     saved = _by_owner(
         _of(
-            session,
+            rows,
             select(SavedPassenger).order_by(
                 col(SavedPassenger.user_id), col(SavedPassenger.position)
             ),
@@ -356,7 +368,7 @@ def _users(session: Session, ids: Ids) -> dict[str, Tau2User]:
     )
     if ids is not None:
         reservations = reservations.where(col(Reservation.user_id).in_(ids))
-    for user_id, reservation_id in session.exec(reservations):
+    for user_id, reservation_id in rows.execute(reservations):
         owned.setdefault(user_id, []).append(reservation_id)
     return {
         u.user_id: user_record(
@@ -366,16 +378,16 @@ def _users(session: Session, ids: Ids) -> dict[str, Tau2User]:
     }
 
 
-def _reservations(session: Session, ids: Ids) -> dict[str, Tau2Reservation]:
+def _reservations(rows: Connection, ids: Ids) -> dict[str, Tau2Reservation]:
     reservations = _of(
-        session,
+        rows,
         select(Reservation).order_by(col(Reservation.seq)),
         col(Reservation.reservation_id),
         ids,
     )
     segments = _by_owner(
         _of(
-            session,
+            rows,
             select(ReservationFlight).order_by(
                 col(ReservationFlight.reservation_id), col(ReservationFlight.position)
             ),
@@ -386,7 +398,7 @@ def _reservations(session: Session, ids: Ids) -> dict[str, Tau2Reservation]:
     )
     passengers = _by_owner(
         _of(
-            session,
+            rows,
             select(ReservationPassenger).order_by(
                 col(ReservationPassenger.reservation_id), col(ReservationPassenger.position)
             ),
@@ -397,7 +409,7 @@ def _reservations(session: Session, ids: Ids) -> dict[str, Tau2Reservation]:
     )
     payments = _by_owner(
         _of(
-            session,
+            rows,
             select(Payment).order_by(col(Payment.reservation_id), col(Payment.position)),
             col(Payment.reservation_id),
             ids,
@@ -426,8 +438,9 @@ def export_tau2(
     read transaction (a consistent copy, even while others write). Each kind whole, or only
     the records of the ids given for it (what a run changed: scenarios/dbdiff.py)."""
     with database.read() as session:
+        rows = session.connection()
         return {
-            "flights": _flights(session, flights) if flights != () else {},
-            "users": _users(session, users) if users != () else {},
-            "reservations": (_reservations(session, reservations) if reservations != () else {}),
+            "flights": _flights(rows, flights) if flights != () else {},
+            "users": _users(rows, users) if users != () else {},
+            "reservations": _reservations(rows, reservations) if reservations != () else {},
         }

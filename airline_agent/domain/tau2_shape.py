@@ -3,9 +3,11 @@
 The tools answer with a user, a reservation or a bookable flight exactly as τ²'s tools do
 (a reservation, read or written, always has `status`, null when none), and `export
 --format tau2` writes every record as τ²'s `db.json` has it (`status` only when set): both
-build their dicts here, from the SQLModel rows of schema.py. The TypedDicts say what a
-model, a test or an export reader gets; their keys are built in τ²'s order, so the JSON
-is byte for byte τ²'s.
+build their dicts here, from the rows of schema.py's tables: SQLModel objects (what a
+lookup or a write holds), or rows of the same columns (what a search or an export reads
+in bulk, SQLAlchemy Core): the `*Row` protocols below say which columns a builder reads.
+The TypedDicts say what a model, a test or an export reader gets; their keys are built in
+τ²'s order, so the JSON is byte for byte τ²'s.
 """
 
 from __future__ import annotations
@@ -14,19 +16,98 @@ from collections.abc import Iterable
 from typing import Literal, NotRequired, Protocol, TypedDict, overload
 
 from airline_agent.domain.cabins import CABINS
-from airline_agent.domain.schema import (
-    Flight,
-    FlightDate,
-    Payment,
-    PaymentMethod,
-    Reservation,
-    ReservationFlight,
-    ReservationPassenger,
-    SavedPassenger,
-    User,
-)
 
 Amount = float | int
+
+
+class UserRow(Protocol):
+    """A customer (`schema.User`)."""
+
+    user_id: str
+    first_name: str
+    last_name: str
+    address1: str
+    address2: str
+    city: str
+    country: str
+    state: str
+    zip: str
+    email: str
+    dob: str
+    membership: str
+
+
+class PaymentMethodRow(Protocol):
+    """One of a customer's payment methods (`schema.PaymentMethod`)."""
+
+    payment_id: str
+    source: str
+    brand: str | None
+    last_four: str | None
+    amount: float | None
+
+
+class PersonRow(Protocol):
+    """A saved passenger or a reservation's (`SavedPassenger`, `ReservationPassenger`)."""
+
+    first_name: str
+    last_name: str
+    dob: str
+
+
+class ReservationRow(Protocol):
+    """A reservation (`schema.Reservation`)."""
+
+    reservation_id: str
+    user_id: str
+    origin: str
+    destination: str
+    flight_type: str
+    cabin: str
+    created_at: str
+    total_baggages: int
+    nonfree_baggages: int
+    insurance: str
+    status: str | None
+
+
+class SegmentRow(Protocol):
+    """A reservation's flight (`schema.ReservationFlight`)."""
+
+    origin: str
+    destination: str
+    flight_number: str
+    date: str
+    price: int
+
+
+class PaymentRow(Protocol):
+    """A line of a reservation's payment history (`schema.Payment`)."""
+
+    payment_id: str
+    amount: float
+
+
+class FlightRow(Protocol):
+    """A scheduled flight (`schema.Flight`)."""
+
+    flight_number: str
+    origin: str
+    destination: str
+    scheduled_departure_time_est: str
+    scheduled_arrival_time_est: str
+
+
+class FlightDateRow(Protocol):
+    """A flight on one date (`schema.FlightDate`; its `seats_<cabin>` and
+    `price_<cabin>` are read by cabin)."""
+
+    date: str
+    status: str
+    actual_departure_time_est: str | None
+    actual_arrival_time_est: str | None
+    estimated_departure_time_est: str | None
+    estimated_arrival_time_est: str | None
 
 
 class Tau2Name(TypedDict):
@@ -176,11 +257,11 @@ def tau2_amount(amount: Amount | None) -> Amount | None:
     return amount
 
 
-def _person(person: SavedPassenger | ReservationPassenger) -> Tau2Person:
+def _person(person: PersonRow) -> Tau2Person:
     return {"first_name": person.first_name, "last_name": person.last_name, "dob": person.dob}
 
 
-def _payment_method(method: PaymentMethod) -> Tau2CreditCard | Tau2Balance:
+def _payment_method(method: PaymentMethodRow) -> Tau2CreditCard | Tau2Balance:
     if method.source == "credit_card":
         return {
             "source": "credit_card",
@@ -192,9 +273,9 @@ def _payment_method(method: PaymentMethod) -> Tau2CreditCard | Tau2Balance:
 
 
 def user_record(
-    user: User,
-    methods: Iterable[PaymentMethod],
-    saved_passengers: Iterable[SavedPassenger],
+    user: UserRow,
+    methods: Iterable[PaymentMethodRow],
+    saved_passengers: Iterable[PersonRow],
     reservation_ids: Iterable[str],
 ) -> Tau2User:
     """A user as in τ²'s `users`: profile, payment methods by id (in profile order),
@@ -220,10 +301,10 @@ def user_record(
 
 
 def reservation_record(
-    reservation: Reservation,
-    segments: Iterable[ReservationFlight],
-    passengers: Iterable[ReservationPassenger],
-    payments: Iterable[Payment],
+    reservation: ReservationRow,
+    segments: Iterable[SegmentRow],
+    passengers: Iterable[PersonRow],
+    payments: Iterable[PaymentRow],
     *,
     as_tool_result: bool = False,
 ) -> Tau2Reservation:
@@ -262,7 +343,7 @@ def reservation_record(
     return record
 
 
-def flight_date_record(day: FlightDate) -> Tau2FlightDate:
+def flight_date_record(day: FlightDateRow) -> Tau2FlightDate:
     """One date of a flight as in τ²: seats and prices while bookable, else its times."""
     record: Tau2FlightDate = {"status": day.status}
     if day.status == "available":
@@ -274,15 +355,15 @@ def flight_date_record(day: FlightDate) -> Tau2FlightDate:
     return record
 
 
-def seats_by_cabin(day: FlightOnDate) -> dict[str, int | None]:
+def seats_by_cabin(day: FlightDateRow) -> dict[str, int | None]:
     return {cabin: getattr(day, f"seats_{cabin}") for cabin in CABINS}
 
 
-def prices_by_cabin(day: FlightOnDate) -> dict[str, int | None]:
+def prices_by_cabin(day: FlightDateRow) -> dict[str, int | None]:
     return {cabin: getattr(day, f"price_{cabin}") for cabin in CABINS}
 
 
-def flight_record(flight: Flight, dates: Iterable[FlightDate]) -> Tau2Flight:
+def flight_record(flight: FlightRow, dates: Iterable[FlightDateRow]) -> Tau2Flight:
     """A flight as in τ²'s `flights`, with its dates keyed by date."""
     return {
         "flight_number": flight.flight_number,
@@ -294,31 +375,7 @@ def flight_record(flight: Flight, dates: Iterable[FlightDate]) -> Tau2Flight:
     }
 
 
-class ScheduledFlight(Protocol):
-    """A flight as the schedule has it: a `Flight` row, or the row of its columns that a
-    search reads (operations/flights.py)."""
-
-    @property
-    def flight_number(self) -> str: ...
-    @property
-    def origin(self) -> str: ...
-    @property
-    def destination(self) -> str: ...
-    @property
-    def scheduled_departure_time_est(self) -> str: ...
-    @property
-    def scheduled_arrival_time_est(self) -> str: ...
-
-
-class FlightOnDate(Protocol):
-    """A flight on one date: a `FlightDate` row or its columns (`seats_<cabin>` and
-    `price_<cabin>` too, read by cabin)."""
-
-    @property
-    def date(self) -> str: ...
-
-
-def bookable_flight(flight: ScheduledFlight, day: FlightOnDate) -> BookableFlight:
+def bookable_flight(flight: FlightRow, day: FlightDateRow) -> BookableFlight:
     """A flight bookable on `day`, as τ²'s `search_direct_flight` lists it."""
     return {
         "flight_number": flight.flight_number,

@@ -22,8 +22,8 @@ from airline_agent.domain.operations.ids import FLIGHT_NUMBER, require
 from airline_agent.domain.schema import Airport, Flight, FlightDate
 from airline_agent.domain.tau2_shape import (
     BookableFlight,
-    FlightOnDate,
-    ScheduledFlight,
+    FlightDateRow,
+    FlightRow,
     bookable_flight,
 )
 
@@ -71,11 +71,11 @@ def list_airports(database: Database) -> list[AirportRecord]:
 
 
 # A flight on one date.
-Leg = tuple[ScheduledFlight, FlightOnDate]
+Leg = tuple[FlightRow, FlightDateRow]
 
 
 def _bookable(
-    schedule: Connection, flights: Sequence[ScheduledFlight], dates: Collection[str]
+    schedule: Connection, flights: Sequence[FlightRow], dates: Collection[str]
 ) -> list[Leg]:
     """Each of `flights` on each of `dates` where it is bookable (status `available`), in
     the order of `flights`."""
@@ -133,7 +133,7 @@ def search_onestop(
         onward.setdefault((second.origin, day.date), []).append((second, day))
     shown: dict[tuple[str, str], BookableFlight] = {}
 
-    def as_shown(flight: ScheduledFlight, day: FlightOnDate) -> BookableFlight:
+    def as_shown(flight: FlightRow, day: FlightDateRow) -> BookableFlight:
         key = (flight.flight_number, day.date)
         if key not in shown:
             shown[key] = bookable_flight(flight, day)
