@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal, NamedTuple, get_args
@@ -130,6 +131,29 @@ _ELSEWHERE = (
     r"credit|cash|gift\s+card)\b|in\s+cash\b)"
 )
 
+# A passenger added or taken off (M6): the verbs, and the word before the reservation.
+_PASSENGER_VERBS: tuple[tuple[Action, str, str], ...] = (
+    ("passenger removal", r"(?:removed|dropped|taken|took)", r"(?:from|off|of)"),
+    ("passenger addition", r"added", r"(?:to|on)"),
+)
+# What "I was able to …" or "we managed to …" says was done.
+_ABLE_TO_VERBS: tuple[tuple[Action, str], ...] = (
+    ("look-up", r"(?:look\s+up|find|locate|confirm|verify|see)"),
+    ("bag removal", r"remove\s+(?:\w+\s+){0,3}" + _BAG),
+    ("fee waiver", r"waive"),
+    ("booking", r"(?:book|reserve)"),
+    ("cancellation", r"cancel"),
+    ("cabin change", r"(?:upgrade|downgrade)"),
+    ("flight change", r"(?:rebook|change|move|switch)"),
+    ("bag change", r"add\s+(?:\w+\s+){0,3}(?:bags?|baggages?|luggage)"),
+    (
+        "certificate",
+        r"(?:send|issue)\s+(?:you\s+)?(?:a|an|the)\s+(?:\w+\s+){0,2}certificate",
+    ),
+    ("transfer", r"transfer"),
+    ("refund", r"refund"),
+)
+
 # In order: where two patterns match at one place, the first names the claim (what no
 # tool may do before the write that looks like it: "I've removed a bag" before "I've
 # added a bag", "I cancelled your insurance" before "I cancelled").
@@ -193,10 +217,7 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
     # A passenger added or taken off (M6); added, it may be a new booking's (backed by it).
     *(
         (action, pattern)
-        for action, verbs, to in (
-            ("passenger removal", r"(?:removed|dropped|taken|took)", r"(?:from|off|of)"),
-            ("passenger addition", r"added", r"(?:to|on)"),
-        )
+        for action, verbs, to in _PASSENGER_VERBS
         for pattern in (
             _AGENT + verbs + r"(?:\s+off)?\s+(?:\w+\s+){0,3}" + _PERSON + r"\b",
             _AGENT + verbs + r"\s+(?:your\s+\w+(?:\s+" + _NAME + r")?|" + _NAME + r")\s+"
@@ -414,25 +435,7 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
         r"\b(?:reservation|booking)\b" + _CLAUSE + r"\b(?:(?:has|have)\s+been|is\s+now|"
         r"was\s+successfully)\s+(?:updated|modified|changed)\b",
     ),
-    *(
-        (action, _ABLE_TO + verb + r"\b")
-        for action, verb in (
-            ("look-up", r"(?:look\s+up|find|locate|confirm|verify|see)"),
-            ("bag removal", r"remove\s+(?:\w+\s+){0,3}" + _BAG),
-            ("fee waiver", r"waive"),
-            ("booking", r"(?:book|reserve)"),
-            ("cancellation", r"cancel"),
-            ("cabin change", r"(?:upgrade|downgrade)"),
-            ("flight change", r"(?:rebook|change|move|switch)"),
-            ("bag change", r"add\s+(?:\w+\s+){0,3}(?:bags?|baggages?|luggage)"),
-            (
-                "certificate",
-                r"(?:send|issue)\s+(?:you\s+)?(?:a|an|the)\s+(?:\w+\s+){0,2}certificate",
-            ),
-            ("transfer", r"transfer"),
-            ("refund", r"refund"),
-        )
-    ),
+    *((action, _ABLE_TO + verb + r"\b") for action, verb in _ABLE_TO_VERBS),
 )
 
 
@@ -493,7 +496,7 @@ def _matches(text: str) -> Iterator[tuple[Action, re.Match[str]]]:
         # Without "I" or "we" in the reply, only the words of the patterns not led by them.
         cued = patterns.by_cue if agent_at else patterns.unled_by_cue
         present = [word for word in cued if word in lowered]  # a few, mostly
-        tried = patterns.uncued.union(*(cued[word] for word in present))
+        tried: AbstractSet[int] = patterns.uncued.union(*(cued[word] for word in present))
     else:  # ignoring case, Unicode matches other letters too: every pattern is tried
         tried = set(range(len(patterns.claims)))
     for index in sorted(tried):
@@ -523,21 +526,21 @@ def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> Itera
 # reservation, booked on May 4", "HAT030, cancelled by the airline") is no claim.
 _THEN = r"(?:,\s*(?:and\s+)?|\s+and\s+)(?:then\s+|also\s+)?"
 _ITS_OBJECT = r"(?:\s+(?:it|them|you|your|the|this|that|its|their|a|an)\b|(?=\s*\$))"
+_COORDINATED_VERBS: tuple[tuple[Action, str], ...] = (
+    ("cancellation", r"cancell?ed"),
+    ("refund", r"refunded"),
+    ("booking", r"booked"),
+    ("flight change", r"(?:changed|moved|rebooked)"),
+    ("cabin change", r"(?:upgraded|downgraded)"),
+    ("bag change", r"added"),
+    ("certificate", r"(?:sent|issued)"),
+    ("transfer", r"transferred"),
+    ("charge", r"charged"),
+    ("payment", r"processed"),
+    ("calculation", r"(?:calculated|computed)"),
+)
 _COORDINATED = tuple(
-    (action, re.compile(_THEN + verb + _ITS_OBJECT, re.I))
-    for action, verb in (
-        ("cancellation", r"cancell?ed"),
-        ("refund", r"refunded"),
-        ("booking", r"booked"),
-        ("flight change", r"(?:changed|moved|rebooked)"),
-        ("cabin change", r"(?:upgraded|downgraded)"),
-        ("bag change", r"added"),
-        ("certificate", r"(?:sent|issued)"),
-        ("transfer", r"transferred"),
-        ("charge", r"charged"),
-        ("payment", r"processed"),
-        ("calculation", r"(?:calculated|computed)"),
-    )
+    (action, re.compile(_THEN + verb + _ITS_OBJECT, re.I)) for action, verb in _COORDINATED_VERBS
 )
 _AGENT_FIRST = re.compile(r"(?:I|we)\b", re.I)
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|[!?;\n]")
