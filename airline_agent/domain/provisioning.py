@@ -245,9 +245,8 @@ def _holds_our_meta(engine: Engine, tables: list[str]) -> bool:
         return False
     try:
         with engine.connect() as connection:
-            facts: dict[str, str] = dict(
-                connection.execute(text("SELECT key, value FROM meta")).tuples().all()
-            )
+            meta = connection.execute(text("SELECT key, value FROM meta"))
+            facts: dict[str, str] = {key: value for key, value in meta}
     except DBAPIError:
         return False
     finally:
