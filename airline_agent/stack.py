@@ -23,6 +23,8 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from airline_agent.domain.database_urls import redact_url
+
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend, ScriptedBackend, ScriptedResponse
     from airline_agent.agent.debugger import Debugger
@@ -293,7 +295,7 @@ def eval_databases(location: str | None, tau2_directory: Path) -> DatasetCopies:
         return FileDatasets("tau2", tau2_directory)
     if postgres_url(location) is None:
         raise DatabaseUnavailable(
-            f"--db {location}: eval makes its databases on a PostgreSQL server "
+            f"--db {redact_url(location)}: eval makes its databases on a PostgreSQL server "
             "(postgresql://user@host/NAME); without --db they are files of the run"
         )
     return ServerDatasets(location, "tau2", tau2_directory)

@@ -13,24 +13,31 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import sys
 import threading
-import time
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from airline_agent.terminal_text import escape_controls
+
 if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.evaluation.runner import RunOutcome
+    from airline_agent.redaction import Redactor
 
 DEFAULT_MAX_TURNS = 30  # customer messages per trial (τ²'s default max_steps is 100 messages)
 
 
 def register(app: typer.Typer) -> None:
-    app.command("eval")(eval_command)
+    app.command(
+        "eval",
+        epilog="Examples:\n\n"
+        "  airline-agent eval --agent-model gpt-4o-mini --trials 4 --out runs/a"
+        "    # the 50 tasks, 4 trials each\n\n"
+        "  airline-agent tui --results runs/a    # browse the trials, play one",
+    )(eval_command)
 
 
 def eval_command(
@@ -103,7 +110,8 @@ def eval_command(
         ),
     ] = 0,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Run folder (default runs/<timestamp>/).")
+        Path | None,
+        typer.Option("-o", "--out", help="Run folder (default runs/<timestamp>/)."),
     ] = None,
     db: Annotated[
         str | None,
@@ -161,7 +169,13 @@ def eval_command(
     settings = _run_settings(agent, customer, guard, max_turns, directory, concurrency, db)
     out = out or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
-        folder = RunFolder.open(out, resume=resume, force=force, inputs=(directory,))
+        folder = RunFolder.open(
+            out,
+            resume=resume,
+            force=force,
+            inputs=(directory,),
+            redactor=_redactor(agent, customer, db),
+        )
     except RunFolderError as exc:
         _usage(str(exc))
     if resume:
@@ -183,6 +197,22 @@ def eval_command(
         db,
     )
     raise typer.Exit(status)
+
+
+def _redactor(agent: Settings, customer: Settings, db: str | None) -> Redactor:
+    """What the run's files and messages must not hold: the API key and the passwords of
+    both servers (each also as HTTP Basic sends it) and of the database server."""
+    from airline_agent.domain.database_urls import passwords_in
+    from airline_agent.redaction import Redactor, url_login, url_password
+
+    key = agent.api_key.get_secret_value() if agent.api_key else None
+    servers = (agent.base_url, customer.base_url)
+    return Redactor.of(
+        key,
+        *(url_password(url) for url in servers),
+        *passwords_in(db or ""),
+        logins=[url_login(url) for url in servers],
+    )
 
 
 def _usage(message: str) -> None:
@@ -276,16 +306,14 @@ def _run(
 
     from airline_agent.agent.backends import BackendConfigError
     from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.evaluation.progress import progress_line
+    from airline_agent.evaluation.progress import EvalProgress
     from airline_agent.evaluation.reward import ReferenceStates
     from airline_agent.evaluation.run_folder import RUN_FILE
     from airline_agent.evaluation.runner import run_eval
     from airline_agent.evaluation.trial import TrialSettings
-    from airline_agent.redaction import Redactor
     from airline_agent.scenarios.datasets import DatasetUnavailable
     from airline_agent.stack import eval_backends, eval_databases
 
-    redactor = Redactor.from_environment()
     try:
         databases = eval_databases(db, tau2_directory)
     except DatabaseUnavailable as exc:
@@ -305,12 +333,9 @@ def _run(
             return 1
         previous = folder.read_json(RUN_FILE) or {}
         run_id = previous.get("run_id") or datetime.now().strftime("run-%Y%m%d-%H%M%S")
-        folder.write_json(
-            RUN_FILE, redactor.redact_json({**previous, "run_id": run_id, "settings": settings})
-        )
+        folder.write_json(RUN_FILE, {**previous, "run_id": run_id, "settings": settings})
         trial_settings = TrialSettings(agent, customer.model or "", guard, max_turns)
-        started = time.monotonic()
-        show = _Progress(started)
+        show = EvalProgress()
 
         async def main() -> RunOutcome:
             _take_ctrl_c(asyncio.get_running_loop(), asyncio.current_task())
@@ -326,9 +351,7 @@ def _run(
                     concurrency=concurrency,
                     rerun_customer_errors=rerun_customer_errors,
                     resume=resume,
-                    on_progress=lambda state: show(
-                        progress_line(state, time.monotonic() - started)
-                    ),
+                    on_progress=show.update,
                 )
             finally:
                 await backends.aclose()
@@ -342,7 +365,7 @@ def _run(
             )
             return 130
         show.end()
-        _write_results(folder, outcome, chosen, trials, settings, redactor, run_id)
+        _write_results(folder, outcome, chosen, trials, settings, run_id)
         results = folder.read_json("results.json")
         if as_json:
             typer.echo((folder.path / "results.json").read_text(encoding="utf-8"), nl=False)
@@ -367,9 +390,9 @@ def _write_results(
     chosen: tuple[Any, ...],
     trials: int,
     settings: dict[str, Any],
-    redactor: Any,
     run_id: str,
 ) -> None:
+    """results.json, tau2_results.json and summary.md (the folder redacts each)."""
     from airline_agent.evaluation.customer import SYSTEM_PROMPT
     from airline_agent.evaluation.results import results_json, summary_markdown
     from airline_agent.evaluation.run_folder import RUN_FILE
@@ -381,9 +404,7 @@ def _write_results(
     }
     records = [done.record for done in kept.values()]
     complete = not outcome.interrupted and len(records) == len(chosen) * trials
-    results = redactor.redact_json(
-        results_json(chosen, trials, records, settings=settings, complete=complete)
-    )
+    results = results_json(chosen, trials, records, settings=settings, complete=complete)
     order = {task.id: position for position, task in enumerate(chosen)}
     simulations = [
         done.simulation
@@ -405,8 +426,8 @@ def _write_results(
         info = folder.read_json(RUN_FILE) or {}
         folder.write_json(RUN_FILE, {**info, "system_prompt": outcome.system_prompt})
     folder.write_json("results.json", results)
-    folder.write_json("tau2_results.json", redactor.redact_json(tau2))
-    folder.write_text("summary.md", redactor.redact(summary_markdown(results)))
+    folder.write_json("tau2_results.json", tau2)
+    folder.write_text("summary.md", summary_markdown(results))
 
 
 def _commit() -> str:
@@ -453,7 +474,7 @@ def _print_table(results: dict[str, Any], folder: Path) -> None:
         )
         by_task.setdefault(trial["task_id"], []).append(mark)
     for task_id, marks in by_task.items():
-        typer.echo(f"{task_id:>4}  {' '.join(marks)}")
+        typer.echo(f"{escape_controls(task_id):>4}  {' '.join(marks)}")
     typer.echo(f"written to {folder}/ (results.json, tau2_results.json, summary.md, scenarios/)")
 
 
@@ -492,38 +513,10 @@ def _compare(run_a: Path, run_b: Path, *, as_json: bool) -> int:
         typer.echo("no task's outcome changed")
         return 0
     typer.echo(f"{'task':>4}  {'before':>7}  {'after':>7}  (passed/counted trials)")
-    for change in changes:
+    for change in changes:  # results.json files may come from anywhere: ids escaped
         typer.echo(
-            f"{change.task_id:>4}  {change.describe(change.before):>7}  "
+            f"{escape_controls(change.task_id):>4}  {change.describe(change.before):>7}  "
             f"{change.describe(change.after):>7}"
         )
     typer.echo(f"{len(changes)} task(s) changed")
     return 0
-
-
-class _Progress:
-    """The progress line on stderr: rewritten in place on a terminal, else one line per
-    change of the finished count."""
-
-    def __init__(self, started: float) -> None:
-        self.started = started
-        self.tty = sys.stderr.isatty()
-        self.last = ""
-        self.shown = False
-
-    def __call__(self, line: str) -> None:
-        if line == self.last:
-            return
-        if self.tty:
-            sys.stderr.write("\r\x1b[2K" + line)
-            sys.stderr.flush()
-            self.shown = True
-        elif line.split(" · ")[0] != self.last.split(" · ")[0]:
-            print(line, file=sys.stderr, flush=True)
-        self.last = line
-
-    def end(self) -> None:
-        if self.tty and self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-            self.shown = False

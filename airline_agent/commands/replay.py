@@ -10,6 +10,7 @@ debugger's numbering, agent/steps.py) and writes the database as it was then to 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,9 @@ import typer
 
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
+
+# A URL's scheme (two characters at least: `C:/` is a Windows drive, not a scheme).
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]+:/")
 
 if TYPE_CHECKING:
     from airline_agent.output_files import OutputPolicy
@@ -37,7 +41,13 @@ def _echo(text: str) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("replay")(replay_command)
+    app.command(
+        "replay",
+        epilog="Examples:\n\n"
+        "  airline-agent replay data/scenarios    # every shipped scenario, offline, checked\n\n"
+        "  airline-agent replay data/scenarios/cancel-ehglp3.yaml --stop-at 4 --db after.db"
+        "    # the database after step 4",
+    )(replay_command)
 
 
 def replay_command(
@@ -221,6 +231,9 @@ def _replay_to_step(
     if len(paths) != 1 or not paths[0].is_file():
         given = ", ".join(map(str, paths)) or "none"
         typer.echo(f"replay --stop-at: give one scenario file (given: {given})", err=True)
+        return 2
+    if _URL.match(str(target)):  # the path typer made of a URL: `postgresql:/user:…`
+        typer.echo("replay --stop-at: --db OUT is a new SQLite file, not a URL", err=True)
         return 2
     source = paths[0]
     try:

@@ -47,6 +47,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 from sqlmodel import Session, SQLModel, col, create_engine, select
 
 from airline_agent.domain import schema
+from airline_agent.domain.database_urls import redact_url
 from airline_agent.domain.errors import (
     CommitUncertain,
     Conflict,
@@ -101,14 +102,10 @@ def database_url(db: str | Path) -> str:
 
 
 def describe(db: str | Path) -> str:
-    """How to name the database to a user: the path for files, the URL without password."""
-    text = str(db)
-    if "://" not in text:
-        return text
-    try:
-        return make_url(text).render_as_string(hide_password=True)
-    except ArgumentError:
-        return text
+    """How to name the database to a user: the path for files, the URL as written with
+    its password masked in every place a URL (or a connection string given as a path) can
+    carry one (database_urls.py), also when the URL cannot be parsed."""
+    return redact_url(str(db))
 
 
 def _sqlite_connected(dbapi_connection: sqlite3.Connection, _record: object) -> None:
@@ -216,6 +213,10 @@ def make_engine(db: str | Path, *, sqlite_file: SqliteFile | None = None) -> Eng
         ) from exc
     except ArgumentError as exc:
         raise DatabaseUnavailable(f"{describe(db)}: not a usable database URL ({exc})") from exc
+    except ValueError:  # SQLAlchemy's int() of a port that is not a number
+        raise DatabaseUnavailable(
+            f"{describe(db)}: not a usable database URL (its port is not a number)."
+        ) from None
     if engine.dialect.name == "sqlite":
         read_only = sqlite_file is not None and sqlite_file.read_only
         pragmas = _sqlite_connected_read_only if read_only else _sqlite_connected
@@ -256,8 +257,9 @@ class Database:
         return self.sqlite_file is not None and self.sqlite_file.read_only
 
     @property
-    def backend(self) -> str:
-        """`sqlite`, `postgresql`, …: SQLAlchemy's name for the kind of database."""
+    def dialect(self) -> str:
+        """`sqlite`, `postgresql`, …: SQLAlchemy's name for the kind of database (its SQL
+        dialect; a `ChatBackend` is the model's side)."""
         return self.engine.dialect.name
 
     @classmethod

@@ -29,6 +29,7 @@ from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.pool import NullPool
 
+from airline_agent.domain.database_urls import mask_passwords, redact_url
 from airline_agent.domain.errors import ConnectionLost, DatabaseUnavailable, ServerUnreachable
 from airline_agent.domain.schema import Reservation, SQLModel
 
@@ -58,7 +59,11 @@ _CONNECTION_GONE = ("08", "57P01", "57P02", "57P03")
 
 def postgres_url(location: str) -> URL | None:
     """The URL, driver made explicit (psycopg 3), when `location` names a PostgreSQL
-    database; None for anything else (a path, another database, not a URL)."""
+    database; None for anything else (a path, another database, not a URL). A URL that
+    cannot be used as written is a DatabaseUnavailable that says why (its password
+    masked): a port that is not a number, an `@` in the password not written `%40`
+    (SQLAlchemy would take what follows it for the host, and the server's error would
+    name that part of the password)."""
     if "://" not in location:
         return None
     if location.startswith("postgres://"):
@@ -67,8 +72,17 @@ def postgres_url(location: str) -> URL | None:
         url = make_url(location)
     except ArgumentError:
         return None
+    except ValueError:  # SQLAlchemy's int() of the port
+        raise DatabaseUnavailable(
+            f"{redact_url(location)}: not a usable database URL (its port is not a number)."
+        ) from None
     if url.get_backend_name() != "postgresql":
         return None
+    if url.host is not None and "@" in url.host:
+        raise DatabaseUnavailable(
+            f"{redact_url(location)}: the URL holds an `@` after its login's: write an `@` "
+            "of the user name or password as %40."
+        )
     if url.drivername == "postgresql":
         url = url.set(drivername=DRIVER)
     return url
@@ -93,11 +107,11 @@ def sqlstate(exc: BaseException) -> str | None:
 
 def first_line(exc: BaseException) -> str:
     """The server's message without SQLAlchemy's SQL and parameters, or psycopg's
-    connection details after the first line."""
+    connection details after the first line; any password it quotes masked."""
     driver_error = getattr(exc, "orig", None) or exc
     text = str(driver_error).split("[SQL:")[0].strip()
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else type(driver_error).__name__
+    return mask_passwords(lines[0]) if lines else type(driver_error).__name__
 
 
 def connection_lost(exc: BaseException) -> bool:
@@ -227,7 +241,7 @@ class Server:
 
     def describe(self, database: str | None = None) -> str:
         url = self.url if database is None else self.url.set(database=database)
-        return url.render_as_string(hide_password=True)
+        return redact_url(url.render_as_string(hide_password=True))
 
     def _engine(self) -> Engine:
         maintenance = self.url.set(database=MAINTENANCE_DATABASE)
@@ -350,7 +364,7 @@ class TemplateCopies:
 
     @staticmethod
     def _prefix_for(url: URL) -> str:
-        named = database_name(url, url.render_as_string(hide_password=True))
+        named = database_name(url, Server(url).describe())
         return f"{_short(_label(named), _PREFIX_BYTES)}_{secrets.token_hex(3)}"
 
     @classmethod

@@ -82,7 +82,7 @@ def sqlite_path(location: str | Path) -> Path | None:
 
     try:
         url = make_url(text)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
         return None
     if url.get_backend_name() != "sqlite" or url.query:
         return None

@@ -4,6 +4,12 @@ Import then export gives back the input JSON up to dict key order and `1` vs `1.
 list orders (saved passengers, a user's reservations, segments, passengers, payment
 history) and payment-method order are kept through `position` / `seq` columns. The
 records are shaped by `tau2_shape`, the same builders the read tools answer with.
+
+What τ²'s data model (`FlightDB`) takes is taken, as it is: a user's `reservations` is
+any list of ids (τ²'s own airline test data lists three the user does not hold and omits
+the one it holds), kept as written and returned so by `get_user_details`; `listing_odd`
+says in one line what was odd about them, for the command to warn (not refuse). A user's
+`address2` may be null or absent (τ²'s `Optional[str]`).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from airline_agent.domain.schema import (
     ReservationPassenger,
     SavedPassenger,
     User,
+    UserReservation,
 )
 from airline_agent.domain.tau2_shape import (
     DATE_TIMES,
@@ -128,7 +135,7 @@ def user_rows(user: dict, rows: TableRows) -> None:
                 "first_name": name["first_name"],
                 "last_name": name["last_name"],
                 "address1": address["address1"],
-                "address2": address["address2"],
+                "address2": address.get("address2"),
                 "city": address["city"],
                 "country": address["country"],
                 "state": address["state"],
@@ -160,6 +167,15 @@ def user_rows(user: dict, rows: TableRows) -> None:
                     "dob": passenger["dob"],
                 }
             )
+        if rows.user_reservations is None:
+            return  # a build's rows: the load lists each user's reservations (loading.py)
+        listed = user["reservations"]
+        if not isinstance(listed, list) or not all(isinstance(i, str) for i in listed):
+            raise Tau2FormatError(f"users.{user_id}.reservations: not a list of ids")
+        rows.user_reservations += [
+            {"user_id": user_id, "position": position, "reservation_id": reservation_id}
+            for position, reservation_id in enumerate(listed)
+        ]
 
 
 def reservation_rows(reservation: dict, seq: int, rows: TableRows) -> None:
@@ -221,31 +237,44 @@ def rows_from_tau2(data: Any) -> TableRows:
     flights = _section(data, "flights")
     users = _section(data, "users")
     reservations = _section(data, "reservations")
-    rows = TableRows(airports=airport_rows())
+    rows = TableRows(airports=airport_rows(), user_reservations=[])
     for flight in flights.values():
         with _at("flights"):
             flight_rows(flight, rows)
     for user in users.values():
         with _at("users"):
             user_rows(user, rows)
-    owners: dict[str, str] = {}
     for seq, reservation in enumerate(reservations.values(), start=1):
         with _at("reservations"):
             reservation_rows(reservation, seq, rows)
-            owners[reservation["reservation_id"]] = reservation["user_id"]
-    # A user's reservation list is derived from the reservations themselves, so it has
-    # to name exactly the reservations that belong to the user.
-    for user in users.values():
-        with _at(f"users.{user['user_id']}"):
-            listed = set(user["reservations"])
-        owned = {rid for rid, owner in owners.items() if owner == user["user_id"]}
-        if listed != owned:
-            extra = sorted(listed - owned) or sorted(owned - listed)
-            raise Tau2FormatError(
-                f"users.{user['user_id']}.reservations does not match the reservations "
-                f"of that user (e.g. {extra[0]})"
-            )
     return rows
+
+
+def listing_odd(data: dict) -> str | None:
+    """What τ²'s model takes but a consistent database would not hold, in one line: the
+    users whose list of reservations names ones they do not hold, or leaves out ones they
+    hold (the first such user named); None when every list is its user's reservations."""
+    held: dict[str, list[str]] = {}
+    for reservation in data["reservations"].values():
+        held.setdefault(reservation["user_id"], []).append(reservation["reservation_id"])
+    odd = [
+        (user_id, user["reservations"], held.get(user_id, []))
+        for user_id, user in data["users"].items()
+        if set(user["reservations"]) != set(held.get(user_id, []))
+    ]
+    if not odd:
+        return None
+    user_id, listed, owned = odd[0]
+    parts = []
+    if extra := [i for i in listed if i not in owned]:
+        parts.append(f"lists {', '.join(extra)}, which it does not hold")
+    if missing := [i for i in owned if i not in listed]:
+        parts.append(f"does not list {', '.join(missing)}, which it holds")
+    others = f" (and {len(odd) - 1} more users)" if len(odd) > 1 else ""
+    return (
+        f"users.{user_id}.reservations {' and '.join(parts)}{others}; kept as written, as "
+        "τ² keeps it (get_user_details returns the list as it is)"
+    )
 
 
 def read_tau2_file(path: Path) -> dict:
@@ -362,14 +391,22 @@ def _users(rows: Connection, ids: Ids) -> dict[str, Tau2User]:
         ),
         lambda passenger: passenger.user_id,
     )
-    owned: dict[str, list[str]] = {}
-    reservations = select(Reservation.user_id, Reservation.reservation_id).order_by(
-        col(Reservation.seq)
+    # The user's list as τ² keeps it (schema.UserReservation), not derived from the
+    # reservations.
+    listed = _by_owner(
+        _of(
+            rows,
+            select(UserReservation).order_by(
+                col(UserReservation.user_id), col(UserReservation.position)
+            ),
+            col(UserReservation.user_id),
+            ids,
+        ),
+        lambda entry: entry.user_id,
     )
-    if ids is not None:
-        reservations = reservations.where(col(Reservation.user_id).in_(ids))
-    for user_id, reservation_id in rows.execute(reservations):
-        owned.setdefault(user_id, []).append(reservation_id)
+    owned = {
+        user_id: [entry.reservation_id for entry in entries] for user_id, entries in listed.items()
+    }
     return {
         u.user_id: user_record(
             u, methods.get(u.user_id, ()), saved.get(u.user_id, ()), owned.get(u.user_id, ())

@@ -27,7 +27,7 @@ class UserRow(Protocol):
     first_name: str
     last_name: str
     address1: str
-    address2: str
+    address2: str | None
     city: str
     country: str
     state: str
@@ -117,7 +117,7 @@ class Tau2Name(TypedDict):
 
 class Tau2Address(TypedDict):
     address1: str
-    address2: str
+    address2: str | None  # τ²'s Optional[str]
     city: str
     country: str
     state: str

@@ -28,6 +28,7 @@ _OWNER: dict[str, tuple[Kind, str]] = {
     schema.User.__tablename__: ("users", "user_id"),
     schema.PaymentMethod.__tablename__: ("users", "user_id"),
     schema.SavedPassenger.__tablename__: ("users", "user_id"),
+    schema.USER_RESERVATION: ("users", "user_id"),
     schema.Reservation.__tablename__: ("reservations", "reservation_id"),
     schema.ReservationFlight.__tablename__: ("reservations", "reservation_id"),
     schema.ReservationPassenger.__tablename__: ("reservations", "reservation_id"),

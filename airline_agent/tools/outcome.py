@@ -19,7 +19,7 @@ ERROR_CODES = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RowChange:
     """One database row a write changed: `before` is None for an insert, `after` for a delete."""
 
@@ -29,7 +29,7 @@ class RowChange:
     after: dict[str, Any] | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """A tool call's result as the model sees it, its error code, what it changed, and
     the customer it bound the conversation to."""

@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 
 import typer
 
+from airline_agent.domain.database_urls import redact_url
+
 if TYPE_CHECKING:
     from airline_agent.commands.serve.server import TuiServer
     from airline_agent.config import Settings
@@ -50,9 +52,12 @@ def serve_command(
         str | None,
         typer.Option("--db", help="Database (live: each tab works on a copy of it)."),
     ] = None,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Switch the policy guard off.")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard", help="The policy guard (default: on; AIRLINE_AGENT_GUARD)."
+        ),
+    ] = None,
     approve: Annotated[
         str | None, typer.Option("--approve", help="Write approvals: ask, auto or deny.")
     ] = None,
@@ -67,7 +72,7 @@ def serve_command(
         "model": model,
         "base_url": base_url,
         "db": db,
-        "guard": False if no_guard else None,
+        "guard": guard,
         "approve": approve,
         "prompt": prompt,
     }
@@ -167,9 +172,9 @@ def _live_database(settings: Settings) -> Path | TemplateCopies | None:
     except DatabaseUnavailable as error:
         _fail(str(error))
     except Exception as error:  # one clear line, never a traceback
-        _fail(f"{settings.db}: cannot open the database ({_reason(error)})")
+        _fail(f"{redact_url(settings.db)}: cannot open the database ({_reason(error)})")
     try:
-        if database.backend == "postgresql":
+        if database.dialect == "postgresql":
             try:
                 return session_copies(database)
             except DatabaseUnavailable as error:
@@ -192,7 +197,8 @@ def _warning(server: TuiServer, settings: Settings, copied: str | None) -> str:
     elif copied is not None:
         given = f"each tab a copy of {copied}; and the model you configured, at your cost"
     else:
-        given = f"{settings.db}, shared by every tab; and the model you configured, at your cost"
+        shared = redact_url(settings.db)
+        given = f"{shared}, shared by every tab; and the model you configured, at your cost"
     return (
         f"warning: {exposed}: anyone who can reach {reach} controls the app and the database "
         f"it is given ({given}), and saves files (s, t) wherever this user may write. Serve "
@@ -236,4 +242,7 @@ def register(app: typer.Typer) -> None:
         "serve",
         help="Serve the TUI in a browser (textual-serve): one app per tab, each with its "
         "own conversation and database copy.",
+        epilog="Examples:\n\n"
+        "  airline-agent serve    # then open http://127.0.0.1:8000/\n\n"
+        "  airline-agent serve --port 0 --model gpt-4o-mini    # any free port, live",
     )(serve_command)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from sqlmodel import func, select
+
 from airline_agent.domain import policy
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.errors import Conflict
@@ -32,6 +34,7 @@ from airline_agent.domain.schema import (
     Reservation,
     ReservationFlight,
     ReservationPassenger,
+    UserReservation,
 )
 from airline_agent.domain.tau2_shape import Tau2Reservation, reservation_record
 
@@ -144,6 +147,14 @@ def book_reservation(
         status=None,
     )
     rows.session.add(reservation)
+    # The user's list of reservations gains the new one at its end, as τ²'s booking
+    # appends it (the list is kept as τ² keeps it: schema.UserReservation).
+    listed = rows.session.exec(
+        select(func.count()).where(UserReservation.user_id == user.user_id)
+    ).one()
+    rows.session.add(
+        UserReservation(user_id=user.user_id, position=listed, reservation_id=reservation_id)
+    )
     rows.session.flush()  # the reservation first: its parts refer to it
     parts = _parts(reservation_id, segments, cabin, passengers, payment_methods)
     for part in parts:

@@ -29,6 +29,7 @@ from airline_agent.domain.schema import (
     ReservationPassenger,
     SavedPassenger,
     User,
+    UserReservation,
 )
 from airline_agent.domain.tau2_shape import (
     Tau2Reservation,
@@ -48,10 +49,11 @@ _SAVED_PASSENGERS = (
     .where(SavedPassenger.user_id == bindparam("user_id"))
     .order_by(col(SavedPassenger.position))
 )
+# The user's list as τ² keeps it (schema.UserReservation), not derived from the reservations.
 _RESERVATIONS_OF = (
-    select(Reservation.reservation_id)
-    .where(Reservation.user_id == bindparam("user_id"))
-    .order_by(col(Reservation.seq))
+    select(UserReservation.reservation_id)
+    .where(UserReservation.user_id == bindparam("user_id"))
+    .order_by(col(UserReservation.position))
 )
 
 _RESERVATION = select(Reservation).where(Reservation.reservation_id == bindparam("reservation_id"))
