@@ -18,20 +18,20 @@ except where the server gives none: a connection that never got to the server.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy import Connection, create_engine, text
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.pool import NullPool
 
 from airline_agent.domain.database_urls import mask_passwords, redact_url
 from airline_agent.domain.errors import ConnectionLost, DatabaseUnavailable, ServerUnreachable
-
-if TYPE_CHECKING:
-    from sqlalchemy import Connection
-    from sqlalchemy.engine import Engine
+from airline_agent.domain.schema import Reservation, SQLModel
 
 DRIVER = "postgresql+psycopg"
 # A connection attempt that gets no answer gives up after this long (the server is down,
@@ -244,9 +244,6 @@ class Server:
         return redact_url(url.render_as_string(hide_password=True))
 
     def _engine(self) -> Engine:
-        from sqlalchemy import create_engine
-        from sqlalchemy.pool import NullPool
-
         maintenance = self.url.set(database=MAINTENANCE_DATABASE)
         return create_engine(
             maintenance,
@@ -258,9 +255,6 @@ class Server:
     def _execute(self, statement: str, **params: Any) -> list[Any]:
         """One statement on the maintenance database, in autocommit (CREATE and DROP
         DATABASE cannot run in a transaction); a failure to connect is said plainly."""
-        from sqlalchemy import text
-        from sqlalchemy.exc import DBAPIError
-
         engine = self._engine()
         try:
             try:
@@ -302,8 +296,6 @@ class Server:
         return int(found[0][0])
 
     def _run_ddl(self, statement: str, database: str, *, source: str | None = None) -> None:
-        from sqlalchemy.exc import DBAPIError
-
         try:
             self._execute(statement)
         except DBAPIError as exc:
@@ -372,8 +364,6 @@ class TemplateCopies:
 
     @staticmethod
     def _prefix_for(url: URL) -> str:
-        import secrets
-
         named = database_name(url, Server(url).describe())
         return f"{_short(_label(named), _PREFIX_BYTES)}_{secrets.token_hex(3)}"
 
@@ -462,8 +452,6 @@ def _server_url(location: str) -> URL:
 def columns_present(connection: Connection) -> dict[str, set[str]]:
     """Every table of the connection's schema (`search_path`'s first) and its columns,
     in one query."""
-    from sqlalchemy import text
-
     rows = connection.execute(
         text(
             "SELECT table_name, column_name FROM information_schema.columns "
@@ -479,10 +467,6 @@ def columns_present(connection: Connection) -> dict[str, set[str]]:
 def advance_sequences(connection: Connection) -> None:
     """After rows were loaded with their own keys (`reservation.seq`), the key sequences
     continue after the largest (SQLite's INTEGER PRIMARY KEY does so by itself)."""
-    from sqlalchemy import text
-
-    from airline_agent.domain.schema import Reservation
-
     table = Reservation.__tablename__
     connection.execute(
         text(
@@ -497,9 +481,5 @@ def gather_statistics(connection: Connection) -> None:
     planner takes a new table for nearly empty until autovacuum gets to it (a minute or
     more) and picks plans for that: the one-stop search, 300 nested index scans of the
     flights, took ~10 ms instead of under one. A TEMPLATE copy carries the statistics."""
-    from sqlalchemy import text
-
-    from airline_agent.domain.schema import SQLModel
-
     for table in SQLModel.metadata.sorted_tables:
         connection.execute(text(f'ANALYZE "{table.name}"'))

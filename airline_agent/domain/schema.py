@@ -7,8 +7,9 @@ back the same order, and every lookup a tool makes has an index.
 
 from __future__ import annotations
 
-from sqlalchemy import Index
+from sqlalchemy import Index, String
 from sqlmodel import Field, SQLModel
+from sqlmodel.sql.sqltypes import AutoString
 
 FLIGHT_STATUSES = ("available", "on time", "delayed", "flying", "landed", "cancelled")
 MEMBERSHIPS = ("regular", "silver", "gold")
@@ -176,9 +177,6 @@ def _text_compares_bytewise() -> None:
     SQLite's BINARY collation does, whatever the server's default: ids, names and dates
     then sort the same on both (`export` is byte-identical; a customer list, a search
     result comes in the same order), and lower() folds ASCII only, on both."""
-    from sqlalchemy import String
-    from sqlmodel.sql.sqltypes import AutoString
-
     for table in SQLModel.metadata.tables.values():
         for column in table.columns:
             if isinstance(column.type, AutoString):

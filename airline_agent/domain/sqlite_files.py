@@ -173,6 +173,7 @@ class SqliteFile:
             "immutable": f"{address}?immutable=1",
         }[self.access]
 
-    def connect(self, **options: object) -> sqlite3.Connection:
-        """A new driver connection with this access (usable from any thread)."""
-        return sqlite3.connect(self.uri(), uri=True, check_same_thread=False, **options)
+    def connect(self) -> sqlite3.Connection:
+        """A new driver connection with this access (usable from any thread): the engine's
+        connections to a file that is opened read-only."""
+        return sqlite3.connect(self.uri(), uri=True, check_same_thread=False)
