@@ -71,6 +71,14 @@ def eval_command(
         str | None,
         typer.Option("--user-base-url", help="The customer's server (default: the agent's)."),
     ] = None,
+    api: Annotated[
+        str | None,
+        typer.Option(
+            "--api",
+            help="The agent's wire: chat (Chat Completions, the default) or responses (the "
+            "Responses API); the simulated customer speaks Chat Completions.",
+        ),
+    ] = None,
     guard: Annotated[
         bool,
         typer.Option(
@@ -150,6 +158,7 @@ def eval_command(
     agent = settings_or_exit(
         model=agent_model,
         base_url=agent_base_url,
+        api=api,
         prompt=prompt,
         approve="auto",  # the simulated customer consents in words, as in τ²
         max_tool_calls=max_tool_calls,
@@ -159,7 +168,8 @@ def eval_command(
     )
     if not agent.model:
         _usage("no model for the agent: --agent-model or AIRLINE_AGENT_MODEL")
-    customer = agent.with_overrides(model=user_model, base_url=user_base_url)
+    # The simulated customer speaks Chat Completions, whatever the agent's wire.
+    customer = agent.with_overrides(model=user_model, base_url=user_base_url, api="chat")
     directory = tasks or tau2_dir()
     try:
         task_set = load_task_set(directory)
@@ -243,6 +253,7 @@ def _run_settings(
     return {
         "agent_model": agent.model,
         "agent_base_url": agent.base_url,
+        "api": agent.api,  # the agent's wire (the customer's is Chat Completions)
         "user_model": customer.model,
         "user_base_url": customer.base_url,
         "guard": guard,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from airline_agent.choices import APIS
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 
@@ -77,8 +78,18 @@ def replay_command(
     force: bool = typer.Option(
         False, "--force", help="Replace existing --transcript files (or the --db file)."
     ),
+    api: str = typer.Option(
+        "chat",
+        "--api",
+        help="The wire the scripted answers are generated on: chat (Chat Completions) or "
+        "responses (the Responses API). A scenario replays the same on either.",
+    ),
 ) -> None:
     """Replay scenarios offline and verify their expectations."""
+    wire = next((known for known in APIS if known == api), None)
+    if wire is None:
+        typer.echo(f"replay: --api must be {' or '.join(APIS)}, not {api!r}", err=True)
+        raise typer.Exit(2)
     if stop_at is not None or db is not None:
         if tau2 is not None or transcript is not None:
             typer.echo("replay: --stop-at cannot be combined with --tau2 or --transcript", err=True)
@@ -120,7 +131,7 @@ def replay_command(
                 }
             )
             continue
-        report = replay_scenario(item, keep_events=transcript is not None)
+        report = replay_scenario(item, keep_events=transcript is not None, api=wire)
         if transcript is not None and report.events:
             from airline_agent.scenarios.transcript import write_transcript
 
