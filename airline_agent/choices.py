@@ -17,6 +17,12 @@ APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
 # Asked, unless a user or a program says otherwise: a write is never made unseen by default.
 DEFAULT_APPROVAL: ApprovalMode = "ask"
 
+# The wire the agent speaks (`--api`, AIRLINE_AGENT_API): OpenAI's Chat Completions, or its
+# Responses API (agent/responses_wire.py). One loop, the same events on either.
+Api = Literal["chat", "responses"]
+APIS: tuple[Api, ...] = get_args(Api)
+DEFAULT_API: Api = "chat"
+
 # Which system prompt the loop sends (`--prompt`, AIRLINE_AGENT_PROMPT; agent/prompt.py).
 PromptStyle = Literal["lean", "full"]
 PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)

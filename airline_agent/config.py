@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from airline_agent.choices import (
+    DEFAULT_API,
     DEFAULT_APPROVAL,
     DEFAULT_DB,
     DEFAULT_MAX_REQUESTS,
@@ -20,6 +21,7 @@ from airline_agent.choices import (
     DEFAULT_NOW,
     DEFAULT_PROMPT,
     DEFAULT_STALL_NOTICE,
+    Api,
     ApprovalMode,
     PromptStyle,
 )
@@ -37,6 +39,13 @@ class Settings(BaseSettings):
     model: str | None = None
     base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
     api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
+    api: Api = Field(
+        DEFAULT_API,
+        description="The wire the agent speaks: `chat`, OpenAI's Chat Completions "
+        "(`/v1/chat/completions`), or `responses`, its Responses API (`/v1/responses`; "
+        "[the Responses API](responses-api.md)). Flag: `--api` (`chat`, `tui`, `eval`, "
+        "`replay`).",
+    )
     approve: ApprovalMode = DEFAULT_APPROVAL
     prompt: PromptStyle = DEFAULT_PROMPT
     stream: bool = True

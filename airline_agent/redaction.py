@@ -16,7 +16,10 @@ in tool arguments, echoed in a server's error body):
   cut's `…` or `...` (with or without a space before it), or at least 8 at the very end of
   the text — so a cut made before the redaction shows no part of a secret either (where
   a redactor is at hand, text is redacted before it is cut);
-- the password of any URL: `http://user:key@host` → `http://user:***@host`;
+- the password of any URL: `http://user:key@host` → `http://user:***@host`, and of a
+  database URL in every place one can carry it (`domain/database_urls.py`: a login with
+  `/`, `?` or `@` unencoded, `?password=…` with its name percent-encoded or not, a libpq
+  connection string's `password=…`);
 - the values of `Authorization`, `Proxy-Authorization`, `api-key` and `x-api-key`
   headers, of `Bearer` tokens and of `?key=` / `?api_key=` / `?token=` URL parameters:
   `***`.
@@ -54,20 +57,20 @@ from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
+from airline_agent.domain import database_urls
+from airline_agent.domain.database_urls import mask_passwords
 from airline_agent.tools.untrusted import clean_text
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
 
 REDACTED = "[redacted]"  # a secret's literal value, wherever it appears
-MASK = "***"  # a value in a credential's place (URL password, header, token)
+MASK = database_urls.MASK  # a value in a credential's place (URL password, header, token)
 MIN_SECRET_LENGTH = 8
 CUT_SHORT_LENGTH = 4  # characters of a secret before a cut's marker that count as it
 
 JsonValue = TypeVar("JsonValue")
 
-# scheme://user:PASSWORD@host — the password masked, the user and host kept.
-_URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/?#@:\"'<>]*:)([^\s/?#@\"'<>]+)(@)")
 # `Authorization: Bearer X`, `"api-key": "X"`, `x-api-key=X` (headers, logs, JSON).
 _HEADER_VALUE = re.compile(
     r"(?i)(\b(?:proxy-)?authorization|\bx-api-key|(?<![\w-])api[-_]key)"
@@ -134,8 +137,10 @@ class Redactor:
         text = clean_text(text)
         # Each pattern runs only where its word is (a few MB of export stay fast).
         lowered = text.lower()
-        if "://" in text:
-            text = _URL_PASSWORD.sub(_masked(2), text)
+        # A password parameter's name may be percent-encoded (`?pass%77ord=`).
+        named = "pass" in lowered or "pwd" in lowered or "%" in text
+        if "://" in text or ("=" in text and named):
+            text = mask_passwords(text, (MASK, REDACTED))
         if "authorization" in lowered or "api-key" in lowered or "api_key" in lowered:
             text = _HEADER_VALUE.sub(_masked(4), text)
         if "bearer" in lowered:
@@ -260,16 +265,7 @@ def _base64_cores(data: bytes) -> set[str]:
 
 def _masked(value_group: int) -> Callable[[re.Match[str]], str]:
     """A `re.sub` replacement: the match with its group `value_group` replaced by MASK."""
-
-    def replace(match: re.Match[str]) -> str:
-        if match.group(value_group) in (MASK, REDACTED):
-            return match.group(0)
-        offset = match.start()
-        start, end = match.span(value_group)
-        whole = match.group(0)
-        return whole[: start - offset] + MASK + whole[end - offset :]
-
-    return replace
+    return database_urls.masked(value_group, (MASK, REDACTED))
 
 
 class StreamRedactor:
@@ -339,5 +335,5 @@ def url_login(url: str | None) -> str | None:
 
 
 def redact_url(url: str) -> str:
-    """`url` as it may be shown: its password masked."""
-    return _URL_PASSWORD.sub(_masked(2), url)
+    """`url` as it may be shown: its password masked (`domain.database_urls`)."""
+    return database_urls.redact_url(url)

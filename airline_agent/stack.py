@@ -23,11 +23,14 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from airline_agent.domain.database_urls import redact_url
+
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend, ScriptedBackend, ScriptedResponse
     from airline_agent.agent.debugger import Debugger
     from airline_agent.agent.loop import AgentSession, LoopOptions
     from airline_agent.agent.prompt import AgentTexts
+    from airline_agent.choices import Api
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
     from airline_agent.domain.loading import Progress
@@ -269,10 +272,10 @@ def live_stack(
     another's words (τ²'s runner's, `eval --like tau2`: its system message, tool schemas
     and greeting; its search_direct_flight answers as τ²'s then). Raises
     BackendConfigError or DatabaseUnavailable, each one plain sentence."""
-    from airline_agent.agent.backends import OpenAIBackend
+    from airline_agent.agent.backends import backend_for
     from airline_agent.agent.loop import AgentSession, LoopOptions
 
-    backend = backend or OpenAIBackend.from_settings(settings)
+    backend = backend or backend_for(settings)
     database = database or settings_database(settings)
     guard = settings.guard if guard is None else guard
     tools = toolbox(
@@ -317,11 +320,14 @@ class EvalBackends:
 
 
 def eval_backends(agent: Settings, customer: Settings) -> EvalBackends:
-    """Raises BackendConfigError (no model, no key for api.openai.com), said plainly."""
-    from airline_agent.agent.backends import OpenAIBackend
+    """Raises BackendConfigError (no model, no key for api.openai.com), said plainly. The
+    agent speaks its settings' wire (`--api`); the simulated customer always speaks Chat
+    Completions (τ²-bench's user simulator does), so it shares the agent's client only
+    when the agent does too."""
+    from airline_agent.agent.backends import OpenAIBackend, backend_for
 
-    agent_backend = OpenAIBackend.from_settings(agent)
-    same = (customer.model, customer.base_url) == (agent.model, agent.base_url)
+    agent_backend = backend_for(agent)
+    same = (customer.model, customer.base_url, "chat") == (agent.model, agent.base_url, agent.api)
     customer_backend = agent_backend if same else OpenAIBackend.from_settings(customer)
     return EvalBackends(agent_backend, customer_backend)
 
@@ -339,7 +345,7 @@ def eval_databases(location: str | None, tau2_directory: Path) -> DatasetCopies:
         return FileDatasets("tau2", tau2_directory)
     if postgres_url(location) is None:
         raise DatabaseUnavailable(
-            f"--db {location}: eval makes its databases on a PostgreSQL server "
+            f"--db {redact_url(location)}: eval makes its databases on a PostgreSQL server "
             "(postgresql://user@host/NAME); without --db they are files of the run"
         )
     return ServerDatasets(location, "tau2", tau2_directory)
@@ -360,10 +366,12 @@ def scripted_stack(
     responses: Iterable[ScriptedResponse] = (),
     debug: bool = False,
     dated_direct_flights: bool = True,
+    api: Api = "chat",
 ) -> Stack:
     """The real loop and tools with a scripted model (replay, playback, τ² runs);
     `debug`: with the debugger; `dated_direct_flights=False`: search_direct_flight answers
-    as τ²'s (a scenario `eval --like tau2` recorded)."""
+    as τ²'s (a scenario `eval --like tau2` recorded); `api`: the wire its answers are
+    generated on."""
     from airline_agent.agent.backends import ScriptedBackend
     from airline_agent.agent.loop import AgentSession
 
@@ -372,7 +380,8 @@ def scripted_stack(
     # a replay shows the same bodies every time.
     moment = tools.clock.now
     created = int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
-    backend = ScriptedBackend(responses, model=options.model or "scripted", created=created)
+    model = options.model or "scripted"
+    backend = ScriptedBackend(responses, model=model, created=created, api=api)
     # A script has no network to stall: no watch for silences (it costs a task a request).
     options = replace(options, stall_notice=None)
     stack = Stack(database, AgentSession(backend, tools, options, customer=customer))
@@ -380,11 +389,16 @@ def scripted_stack(
 
 
 def scenario_stack(
-    scenario: Scenario, database: Database, *, stream: bool = False, debug: bool = False
+    scenario: Scenario,
+    database: Database,
+    *,
+    stream: bool = False,
+    debug: bool = False,
+    api: Api = "chat",
 ) -> Stack:
     """A scenario's stack: its settings (clock, guard, approvals, limits, customer) over
     `database`, a fresh copy of its dataset; the script is loaded turn by turn. `debug`:
-    with the debugger."""
+    with the debugger; `api`: the wire it plays on (a scenario plays on either)."""
     from airline_agent.agent.loop import LoopOptions
 
     settings = scenario.settings
@@ -406,6 +420,7 @@ def scenario_stack(
         customer=scenario.customer,
         debug=debug,
         dated_direct_flights=settings.tool_results != "tau2",
+        api=api,
     )
 
 

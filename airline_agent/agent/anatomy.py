@@ -53,7 +53,10 @@ def request_anatomy(
     """The parts of request `sent` (STEP A) and of its answer (STEP B), in building order.
 
     `next_request`, when known, says whether the answer's reasoning went back to the model.
+    A request on the Responses wire has its own parts (`responses_anatomy`).
     """
+    if sent.body is not None:
+        return responses_anatomy(sent, answer, usage, next_request=next_request)
     parts = _developer_parts(sent)
     for position, message in enumerate(sent.messages):
         if position == 0 and message.get("role") == "system":
@@ -220,3 +223,131 @@ def _call_text(name: str, arguments: str) -> str:
 def _short(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+
+
+# -- the Responses wire ------------------------------------------------------------------
+# The same round on the Responses API (`RequestSent.body`): the developer's `instructions`
+# and flat function tools, the conversation as `input` items (the customer's messages, the
+# model's reasoning items, messages and `function_call`s, the framework's
+# `function_call_output`s, each answering a call by its `call_id`), and the response's
+# `output` items with the API's `status` and `usage`.
+
+
+def responses_anatomy(
+    sent: RequestSent,
+    answer: AssistantMessage | None = None,
+    usage: UsageReported | None = None,
+    *,
+    next_request: RequestSent | None = None,
+) -> list[Part]:
+    """`request_anatomy` for a request sent on the Responses wire."""
+    body = sent.body or {}
+    parts: list[Part] = []
+    instructions = body.get("instructions")
+    if isinstance(instructions, str):
+        summary = f"{len(instructions):,} characters of instructions"
+        note = "Chat Completions' system message"
+        parts.append(Part("A", "developer", "instructions", "instructions", summary, note=note))
+    tools = body.get("tools") or []
+    if tools:
+        names = [str(tool.get("name", "?")) for tool in tools]
+        summary = _short(f"{len(names)} function tools: {', '.join(names)}")
+        note = "flat (no nested `function`); strict: false said, the API's default is strict"
+        parts.append(Part("A", "developer", "tools", "tools", summary, note=note))
+    parts.append(Part("A", "developer", "model", "model", str(body.get("model", sent.model))))
+    for key, value in sent.params.items():
+        parts.append(Part("A", "developer", key, key, _short(json.dumps(value, default=str))))
+    for position, item in enumerate(body.get("input") or ()):
+        parts.append(_input_part(f"input[{position}]", item))
+    if answer is not None:
+        response = _output_parts(answer, next_request) + _response_api_parts(answer, usage)
+        parts += [_scripted(part) for part in response] if answer.scripted else response
+    return parts
+
+
+def _input_part(path: str, item: dict[str, Any]) -> Part:
+    kind = item.get("type", "message")
+    if kind == "function_call":
+        summary = _call_text(str(item.get("name", "")), str(item.get("arguments", "")))
+        note = "the model's call, sent back as it was made"
+        return Part("A", "model", "function_call", path, summary, item.get("call_id"), note)
+    if kind == "function_call_output":
+        result = _tool_result(path, {"content": item.get("output"), "tool_call_id": None})
+        name = result.name.replace("tool result", "function_call_output")
+        return replace(result, name=name, call_id=item.get("call_id"))
+    if kind == "reasoning":
+        note = "sent back as it came" + (
+            " (encrypted_content: the model's state)" if item.get("encrypted_content") else ""
+        )
+        return Part("A", "model", "reasoning item", path, str(item.get("id", "")), note=note)
+    role, content = item.get("role"), item.get("content")
+    text = _short(content if isinstance(content, str) else json.dumps(content, default=str))
+    if role == "user":
+        return Part("A", "customer", "customer message", path, text)
+    if role == "assistant":
+        return Part(
+            "A", "model", "assistant message", path, text, note="the model's text, sent back"
+        )
+    return Part("A", "developer", f"{role} message", path, text)
+
+
+def _output_parts(answer: AssistantMessage, next_request: RequestSent | None) -> list[Part]:
+    output = (answer.raw.assembled.get("output") if answer.raw is not None else None) or []
+    parts: list[Part] = []
+    for position, item in enumerate(output):
+        path, kind = f"output[{position}]", item.get("type")
+        if kind == "reasoning":
+            note = _reasoning_item_note(str(item.get("id", "")), next_request)
+            summary = _short(answer.reasoning or "")
+            parts.append(Part("B", "model", "reasoning item", path, summary, note=note))
+        elif kind == "message":
+            text = _short(answer.content or "")
+            parts.append(Part("B", "model", "output_text", f"{path}.content[0].text", text))
+        elif kind == "function_call":
+            summary = _call_text(str(item.get("name", "")), str(item.get("arguments", "")))
+            note = "arguments are JSON text; the framework parses them"
+            parts.append(
+                Part("B", "model", "function_call", path, summary, item.get("call_id"), note)
+            )
+    return parts
+
+
+def _reasoning_item_note(item_id: str, next_request: RequestSent | None) -> str:
+    if next_request is None or next_request.body is None:
+        return "shown; the next request tells whether it is sent back"
+    for position, item in enumerate(next_request.body.get("input") or ()):
+        if item.get("type") == "reasoning" and item.get("id") == item_id:
+            return f"shown, and sent back in request #{next_request.request} (input[{position}])"
+    return f"shown, not sent back: request #{next_request.request}'s input leaves it out"
+
+
+_STATUS_NOTES = {
+    "tool_calls": "completed, its output holds function_call items: Chat's finish_reason "
+    '"tool_calls"; the framework runs them, then asks again',
+    "stop": 'completed in text: Chat\'s finish_reason "stop"; the loop ends',
+    "length": 'cut off by max_output_tokens: Chat\'s finish_reason "length"',
+}
+
+
+def _response_api_parts(answer: AssistantMessage, usage: UsageReported | None) -> list[Part]:
+    parts: list[Part] = []
+    assembled = answer.raw.assembled if answer.raw is not None else {}
+    for name in ("id", "model"):
+        if assembled.get(name):
+            parts.append(Part("B", "api", name, name, str(assembled[name])))
+    status = str(assembled.get("status") or "completed")
+    note = _STATUS_NOTES.get(answer.finish_reason or "", "")
+    parts.append(Part("B", "api", "status", "status", status, note=note))
+    reason = (assembled.get("incomplete_details") or {}).get("reason")
+    if reason:
+        parts.append(
+            Part("B", "api", "incomplete_details", "incomplete_details.reason", str(reason))
+        )
+    counted = usage.usage if usage is not None else None
+    if counted is None:
+        summary = "not reported by the server"
+    else:
+        summary = _usage_text(counted).replace("prompt", "input").replace("completion", "output")
+    note = "input_tokens is Chat's prompt_tokens; output_tokens its completion_tokens"
+    parts.append(Part("B", "api", "usage", "usage", summary, note=note))
+    return parts

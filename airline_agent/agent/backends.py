@@ -5,6 +5,10 @@ they arrive (text, reasoning, tool-call deltas; only when streaming), then one
 `ModelReply`. A body you edited at the debugger comes with `wire`, the bytes to send as
 they are (the body is then their parsed value). Failures are raised (openai exceptions or
 `BackendError`s) and classified by the loop with `agent.errors.classify`.
+
+A backend speaks one wire (`api`): Chat Completions (`OpenAIBackend`) or the Responses
+API (`ResponsesBackend`, `--api responses`); the scripted backend speaks either, its
+answers generated in that wire's shape. The loop builds the body for the backend's wire.
 """
 
 from __future__ import annotations
@@ -14,19 +18,22 @@ from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
+from airline_agent.agent import responses_reply
 from airline_agent.agent.errors import (
     NotACompletion,
     RecordedFailure,
     ScriptExhausted,
     StreamCutOff,
+    body_excerpt,
 )
 from airline_agent.agent.events import ToolCall, Usage
 from airline_agent.agent.raw_response import (
     Envelope,
     ScriptedMessage,
     scripted_chunks,
+    scripted_response_events,
 )
 from airline_agent.agent.streaming import (
     ModelReply,
@@ -36,6 +43,7 @@ from airline_agent.agent.streaming import (
     reply_from_script,
     reply_from_whole_body,
 )
+from airline_agent.choices import Api
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
@@ -50,6 +58,9 @@ class ChatBackend(Protocol):
     # Whether a reply may keep the loop waiting (a server may go silent): the loop then
     # watches for silence (agent/stall_watch.py). A backend that does not say is watched.
     can_stall: bool
+    # The wire it speaks, whose bodies it takes (agent/wire.py); one that does not say
+    # speaks Chat Completions.
+    api: Api
 
     def reply(
         self, body: dict[str, Any], wire: bytes | None = None
@@ -104,7 +115,9 @@ class ScriptedBackend:
     `chat.completion` body, or (for `stream: true`) its chunks. The chunks are read
     through the same stream assembler as a server's; the body is made only when its raw
     response is looked at, and the reply is what the parser makes of it
-    (`reply_from_script`). `created` is the time they carry.
+    (`reply_from_script`). `created` is the time they carry. With `api="responses"` it
+    answers Responses bodies: a `response` object, or its stream of events, read through
+    the Responses reader as a server's are.
     """
 
     base_url: str | None = None
@@ -116,9 +129,11 @@ class ScriptedBackend:
         *,
         model: str = "scripted",
         created: int = SCRIPTED_CREATED,
+        api: Api = "chat",
     ):
         self.model = model
         self.created = created
+        self.api: Api = api
         self._queue: deque[ScriptedResponse] = deque(responses)
         self._served = 0
         self.requests: list[dict[str, Any]] = []  # the bodies received since `load`, for tests
@@ -167,6 +182,10 @@ class ScriptedBackend:
             finish_reason=response.finish_reason or ("tool_calls" if calls else "stop"),
             usage=response.usage,
         )
+        if self.api == "responses":
+            for piece in self._responses_reply(body, reply):
+                yield piece
+            return
         envelope = Envelope(f"chatcmpl-scripted-{self._served}", self.created, self.model)
         if not body.get("stream"):
             yield reply_from_script(envelope, reply)
@@ -178,6 +197,19 @@ class ScriptedBackend:
                 yield piece
         yield assembler.finish()
 
+    def _responses_reply(
+        self, body: dict[str, Any], reply: ScriptedMessage
+    ) -> Iterable[Piece | ModelReply]:
+        """The reply on the Responses wire: the response, or its events read in order."""
+        envelope = Envelope(f"resp_scripted_{self._served}", self.created, self.model)
+        if not body.get("stream"):
+            yield responses_reply.reply_from_script(envelope, reply, body)
+            return
+        reader = responses_reply.ResponsesStreamReader(generated=True)
+        for event in scripted_response_events(envelope, reply, body):
+            yield from reader.feed(event)
+        yield reader.finish()
+
 
 class OpenAIBackend:
     """Chat Completions through `openai.AsyncOpenAI`, at OpenAI or any compatible server.
@@ -186,6 +218,7 @@ class OpenAIBackend:
     """
 
     can_stall = True
+    api: Api = "chat"
 
     def __init__(
         self,
@@ -216,7 +249,7 @@ class OpenAIBackend:
             self.base_url = str(getattr(client, "base_url", "") or "") or None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> OpenAIBackend:
+    def from_settings(cls, settings: Settings) -> Self:
         if not settings.model:
             raise BackendConfigError("No model is configured (AIRLINE_AGENT_MODEL or --model).")
         key = settings.api_key.get_secret_value() if settings.api_key else None
@@ -294,3 +327,95 @@ def _undecodable_stream(chunks: int, error: UnicodeDecodeError) -> Exception:
         hint="Check that --base-url / OPENAI_BASE_URL points at an OpenAI-compatible "
         f"endpoint (usually ending in /v1). (byte {error.start}: {error.reason})",
     )
+
+
+class ResponsesBackend(OpenAIBackend):
+    """The Responses API through the same client (`client.responses.create`), at OpenAI or
+    any server that serves `/v1/responses` (vLLM, LM Studio): `--api responses`.
+
+    What it sends is the loop's Responses body (agent/responses_wire.py); what comes back
+    is read by agent/responses_reply.py into the same reply as Chat Completions'. A
+    server without the endpoint (404) is said as such, not as an unknown model.
+    """
+
+    api: Api = "responses"
+
+    async def reply(
+        self, body: dict[str, Any], wire: bytes | None = None
+    ) -> AsyncIterator[Piece | ModelReply]:
+        if not body.get("stream"):
+            yield responses_reply.reply_from_response(await self._create(body, wire))
+            return
+        stream = await self._create(body, wire)
+        response = getattr(stream, "response", None)
+        content_type = str(getattr(response, "headers", {}).get("content-type") or "")
+        if response is not None and "event-stream" not in content_type.lower():
+            try:
+                data = await response.aread()
+            finally:
+                await stream.close()
+            yield responses_reply.reply_from_whole_body(data, content_type)
+            return
+        reader = responses_reply.ResponsesStreamReader()
+        try:
+            async for event in stream:
+                for piece in reader.feed(event):
+                    yield piece
+        except UnicodeDecodeError as exc:
+            raise _undecodable_stream(reader.events, exc) from None
+        finally:
+            await stream.close()
+        yield reader.finish()
+
+    async def _create(self, body: dict[str, Any], wire: bytes | None) -> Any:
+        """`client.responses.create` with the body's fields, or (`wire`) those bytes as they
+        are, through the same client. A 404 that is not about the model: no such endpoint."""
+        # openai is imported by the client this backend was built with already.
+        import openai
+        from openai import AsyncStream
+        from openai.types.responses import Response, ResponseStreamEvent
+
+        try:
+            if wire is None:
+                return await self.client.responses.create(**body)
+            return await self.client.post(
+                "/responses",
+                cast_to=Response,
+                content=wire,
+                options={"security": {"bearer_auth": True}},
+                stream=bool(body.get("stream")),
+                stream_cls=AsyncStream[ResponseStreamEvent],
+            )
+        except openai.NotFoundError as exc:
+            if _about_the_model(exc):
+                raise
+            detail = _not_found_detail(exc)
+            raise responses_reply.NoResponsesEndpoint(self.base_url, detail) from exc
+
+
+def _about_the_model(exc: Any) -> bool:
+    """A 404 that names the model (OpenAI's `model_not_found`): the model is unknown, the
+    endpoint is there."""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    message = str(error.get("message") if isinstance(error, dict) else "").lower()
+    return code == "model_not_found" or "model" in message
+
+
+def _not_found_detail(exc: Any) -> str:
+    """What the 404 said: an OpenAI-style error's message, a FastAPI server's `detail`
+    (vLLM's for a path it does not serve), or the body as it is."""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(error, dict):
+        error = error.get("message") or error.get("detail")
+    return body_excerpt(str(error or "not found"), 120)
+
+
+def backend_for(settings: Settings) -> OpenAIBackend:
+    """The backend of the settings' wire (`--api`): Chat Completions, or the Responses API.
+    Raises BackendConfigError, said plainly."""
+    if settings.api == "responses":
+        return ResponsesBackend.from_settings(settings)
+    return OpenAIBackend.from_settings(settings)

@@ -2,13 +2,14 @@
 
 A model that answers without calling a tool often tells a story of the calls it did not
 make (issue 12: "I looked up the reservation … I sent the certificate … The customer was
-transferred"). Each claim here names the tools that would back it (`BACKING`); the
-grounding check compares them with the calls the conversation really made. Every write
-tool of the registry backs some claim: a booking, a cancellation, a flight, cabin, bag or
-passenger change, a certificate, a payment or charge, and insurance or a passenger added
-with a booking (the finding names M5 or M6, which forbid them after one); "I updated your
-reservation" is backed by any of them (`write_tools`, read from the registry's
-`write=True`, never listed here).
+transferred"). A tool declares the claims its successful call backs (`@tool(claims=...)`,
+tools/airline.py; the vocabulary is `tools.declarations.ClaimedAction`); the grounding
+check compares them with the calls the conversation really made (`backing`). Every write
+tool backs some claim: a booking, a cancellation, a flight, cabin, bag or passenger
+change, a certificate, a payment or charge, and insurance or a passenger added with a
+booking (the finding names M5 or M6, which forbid them after one); "I updated your
+reservation" is backed by any of them (`write_tools`, the registry's `write=True`), and
+"I looked it up" by any call that ran.
 
 Some actions are claimed that no call may back (`IMPOSSIBLE`): what the policy forbids
 after booking (removing a bag, insurance or a passenger, changing a basic-economy flight,
@@ -26,66 +27,48 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
+import airline_agent.tools.airline  # noqa: F401  (declares the tools in the registry)
 from airline_agent.agent.pattern_cues import ascii_lowered, holds_all, required_words
+from airline_agent.tools.declarations import ClaimedAction
+from airline_agent.tools.registry import REGISTRY
 
-Action = Literal[
-    "look-up",
-    "calculation",
-    "booking",
-    "cancellation",
-    "flight change",
-    "cabin change",
-    "bag change",
-    "passenger change",
-    "certificate",
-    "transfer",
-    "refund",
-    "charge",
-    "payment",
-    "insurance addition",
-    "passenger addition",
-    "reservation change",
-    # What no call may back: the policy forbids it, or no tool does it.
-    "bag removal",
-    "insurance removal",
-    "passenger removal",
-    "basic economy flight change",
-    "route change",
-    "refund to another method",
-    "fee waiver",
-    "discount",
-    "seat assignment",
-    "email",
-    "profile change",
-    "special service",
-    "hold",
-]
+Action = (
+    ClaimedAction
+    | Literal[
+        "look-up",
+        "reservation change",
+        # What no call may back: the policy forbids it, or no tool does it.
+        "bag removal",
+        "insurance removal",
+        "passenger removal",
+        "basic economy flight change",
+        "route change",
+        "refund to another method",
+        "fee waiver",
+        "discount",
+        "seat assignment",
+        "email",
+        "profile change",
+        "special service",
+        "hold",
+    ]
+)
 
-# The writes that take a payment (charged, or refunded on a flight change).
-_PAYING = ("book_reservation", "update_reservation_flights", "update_reservation_baggages")
-# The tools whose successful call backs each claim. A look-up is backed by any call that
-# ran, whatever its result: "I looked it up and found no such reservation" is honest.
-# "reservation change" is backed by any write tool (`write_tools`).
+# The tools whose successful call backs each claim, as they declare it, in the
+# registry's order. A look-up is backed by any call that ran, whatever its result: "I
+# looked it up and found no such reservation" is honest. "reservation change" is backed
+# by any write tool (`write_tools`).
 BACKING: dict[Action, tuple[str, ...]] = {
     "look-up": (),
-    "calculation": ("calculate",),
-    "booking": ("book_reservation",),
-    "cancellation": ("cancel_reservation",),
-    "flight change": ("update_reservation_flights",),
-    "cabin change": ("update_reservation_flights",),  # M4: the cabin changes through it
-    "bag change": ("update_reservation_baggages",),
-    "passenger change": ("update_reservation_passengers",),
-    "certificate": ("send_certificate",),
-    "transfer": ("transfer_to_human_agents",),
-    "refund": ("cancel_reservation", "update_reservation_flights"),
-    "charge": _PAYING,
-    "payment": _PAYING,
-    "insurance addition": ("book_reservation",),  # M5: bought with a booking, never after
-    "passenger addition": ("book_reservation",),  # M6: a booking's, never added after
+    **{
+        action: tuple(name for name, spec in REGISTRY.items() if action in spec.claims)
+        for action in get_args(ClaimedAction)
+    },
 }
 # The rule a backed claim runs into when its tool did not run (said in the finding).
 RULES: dict[Action, str] = {
@@ -115,9 +98,6 @@ IMPOSSIBLE: dict[Action, str] = {
 @cache
 def write_tools() -> tuple[str, ...]:
     """The tools that change the database, as the registry marks them (`write=True`)."""
-    from airline_agent.tools import airline as _airline  # noqa: F401  (registers the tools)
-    from airline_agent.tools.registry import REGISTRY
-
     return tuple(name for name, spec in REGISTRY.items() if spec.write)
 
 
@@ -149,6 +129,29 @@ _ELSEWHERE = (
     r"[^.;!?\n]{0,60}?\b(?:(?:to|onto|into|on)\s+(?:a|an|your|the)\s+(?:different|other|"
     r"another|new|second)\b|instead\s+of\b|as\s+(?:a\s+)?(?:travel\s+)?(?:certificate|voucher|"
     r"credit|cash|gift\s+card)\b|in\s+cash\b)"
+)
+
+# A passenger added or taken off (M6): the verbs, and the word before the reservation.
+_PASSENGER_VERBS: tuple[tuple[Action, str, str], ...] = (
+    ("passenger removal", r"(?:removed|dropped|taken|took)", r"(?:from|off|of)"),
+    ("passenger addition", r"added", r"(?:to|on)"),
+)
+# What "I was able to …" or "we managed to …" says was done.
+_ABLE_TO_VERBS: tuple[tuple[Action, str], ...] = (
+    ("look-up", r"(?:look\s+up|find|locate|confirm|verify|see)"),
+    ("bag removal", r"remove\s+(?:\w+\s+){0,3}" + _BAG),
+    ("fee waiver", r"waive"),
+    ("booking", r"(?:book|reserve)"),
+    ("cancellation", r"cancel"),
+    ("cabin change", r"(?:upgrade|downgrade)"),
+    ("flight change", r"(?:rebook|change|move|switch)"),
+    ("bag change", r"add\s+(?:\w+\s+){0,3}(?:bags?|baggages?|luggage)"),
+    (
+        "certificate",
+        r"(?:send|issue)\s+(?:you\s+)?(?:a|an|the)\s+(?:\w+\s+){0,2}certificate",
+    ),
+    ("transfer", r"transfer"),
+    ("refund", r"refund"),
 )
 
 # In order: where two patterns match at one place, the first names the claim (what no
@@ -214,10 +217,7 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
     # A passenger added or taken off (M6); added, it may be a new booking's (backed by it).
     *(
         (action, pattern)
-        for action, verbs, to in (
-            ("passenger removal", r"(?:removed|dropped|taken|took)", r"(?:from|off|of)"),
-            ("passenger addition", r"added", r"(?:to|on)"),
-        )
+        for action, verbs, to in _PASSENGER_VERBS
         for pattern in (
             _AGENT + verbs + r"(?:\s+off)?\s+(?:\w+\s+){0,3}" + _PERSON + r"\b",
             _AGENT + verbs + r"\s+(?:your\s+\w+(?:\s+" + _NAME + r")?|" + _NAME + r")\s+"
@@ -435,25 +435,7 @@ _PATTERNS: tuple[tuple[Action, str], ...] = (
         r"\b(?:reservation|booking)\b" + _CLAUSE + r"\b(?:(?:has|have)\s+been|is\s+now|"
         r"was\s+successfully)\s+(?:updated|modified|changed)\b",
     ),
-    *(
-        (action, _ABLE_TO + verb + r"\b")
-        for action, verb in (
-            ("look-up", r"(?:look\s+up|find|locate|confirm|verify|see)"),
-            ("bag removal", r"remove\s+(?:\w+\s+){0,3}" + _BAG),
-            ("fee waiver", r"waive"),
-            ("booking", r"(?:book|reserve)"),
-            ("cancellation", r"cancel"),
-            ("cabin change", r"(?:upgrade|downgrade)"),
-            ("flight change", r"(?:rebook|change|move|switch)"),
-            ("bag change", r"add\s+(?:\w+\s+){0,3}(?:bags?|baggages?|luggage)"),
-            (
-                "certificate",
-                r"(?:send|issue)\s+(?:you\s+)?(?:a|an|the)\s+(?:\w+\s+){0,2}certificate",
-            ),
-            ("transfer", r"transfer"),
-            ("refund", r"refund"),
-        )
-    ),
+    *((action, _ABLE_TO + verb + r"\b") for action, verb in _ABLE_TO_VERBS),
 )
 
 
@@ -514,7 +496,7 @@ def _matches(text: str) -> Iterator[tuple[Action, re.Match[str]]]:
         # Without "I" or "we" in the reply, only the words of the patterns not led by them.
         cued = patterns.by_cue if agent_at else patterns.unled_by_cue
         present = [word for word in cued if word in lowered]  # a few, mostly
-        tried = patterns.uncued.union(*(cued[word] for word in present))
+        tried: AbstractSet[int] = patterns.uncued.union(*(cued[word] for word in present))
     else:  # ignoring case, Unicode matches other letters too: every pattern is tried
         tried = set(range(len(patterns.claims)))
     for index in sorted(tried):
@@ -544,21 +526,21 @@ def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> Itera
 # reservation, booked on May 4", "HAT030, cancelled by the airline") is no claim.
 _THEN = r"(?:,\s*(?:and\s+)?|\s+and\s+)(?:then\s+|also\s+)?"
 _ITS_OBJECT = r"(?:\s+(?:it|them|you|your|the|this|that|its|their|a|an)\b|(?=\s*\$))"
+_COORDINATED_VERBS: tuple[tuple[Action, str], ...] = (
+    ("cancellation", r"cancell?ed"),
+    ("refund", r"refunded"),
+    ("booking", r"booked"),
+    ("flight change", r"(?:changed|moved|rebooked)"),
+    ("cabin change", r"(?:upgraded|downgraded)"),
+    ("bag change", r"added"),
+    ("certificate", r"(?:sent|issued)"),
+    ("transfer", r"transferred"),
+    ("charge", r"charged"),
+    ("payment", r"processed"),
+    ("calculation", r"(?:calculated|computed)"),
+)
 _COORDINATED = tuple(
-    (action, re.compile(_THEN + verb + _ITS_OBJECT, re.I))
-    for action, verb in (
-        ("cancellation", r"cancell?ed"),
-        ("refund", r"refunded"),
-        ("booking", r"booked"),
-        ("flight change", r"(?:changed|moved|rebooked)"),
-        ("cabin change", r"(?:upgraded|downgraded)"),
-        ("bag change", r"added"),
-        ("certificate", r"(?:sent|issued)"),
-        ("transfer", r"transferred"),
-        ("charge", r"charged"),
-        ("payment", r"processed"),
-        ("calculation", r"(?:calculated|computed)"),
-    )
+    (action, re.compile(_THEN + verb + _ITS_OBJECT, re.I)) for action, verb in _COORDINATED_VERBS
 )
 _AGENT_FIRST = re.compile(r"(?:I|we)\b", re.I)
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|[!?;\n]")

@@ -21,6 +21,7 @@ from airline_agent.agent.events import ArgumentsEdit, RequestEdit, ToolCall, Tur
 from airline_agent.agent.grounding import Evidence
 from airline_agent.agent.steps import Checkpoint, RecordedWrite, Step, StepKind, Timeline
 from airline_agent.agent.usage import Spend
+from airline_agent.agent.wire import history_of
 from airline_agent.tools.conversation import ToolConversation
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ class Conversation(ToolConversation):
     def adopt_request_edit(self, edit: RequestEdit) -> None:
         """The edited body's messages are the history from now on (the model was given
         them); the edit is kept, the original with it."""
-        messages = list(edit.edited["messages"])
+        messages = history_of(edit.edited)  # either wire's body (agent/wire.py)
         if messages != self.history:
             self.history = messages  # replaced: a checkpoint may hold the old one
             self.evidence = Evidence.of_history(messages)

@@ -5,8 +5,10 @@ An edited body must be a Chat Completions body that a server can take and that t
 can go on from: a JSON object (no `NaN`, no lone UTF-16 surrogate, at most `BODY_DEPTH`
 levels deep) with a `model`, `messages` that are a valid history (agent/history.py: every
 tool call answered once, by its id, arguments a JSON object), `tools` that are function
-tools, and the common parameters of their types. Fields this module does not know are
-left alone: a server may take its own (llama-server's `return_progress`).
+tools, and the common parameters of their types. A request held on the Responses wire
+takes a Responses body instead, checked the same way (agent/responses_wire.py: an
+`input` whose every function call is answered once by its `call_id`). Fields this module
+does not know are left alone: a server may take its own (llama-server's `return_progress`).
 
 Text goes on the wire exactly as written, byte for byte (UTF-8); a body given as a dict
 goes as the openai client encodes one (compact JSON, UTF-8, `extra_body` merged in).
@@ -21,6 +23,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from airline_agent.agent import responses_wire
+from airline_agent.agent.wire import api_of
 from airline_agent.tools.untrusted import UnusableJson, depth_beyond, parse_json
 
 # Levels of lists and objects an edited body may have: a body with tool schemas needs
@@ -60,21 +64,24 @@ def encoded(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-def checked_body(edited: str | dict[str, Any]) -> tuple[dict[str, Any], bytes]:
-    """The edited body and the bytes to send; raises EditRefused saying why not."""
-    body, wire, problems = _read_body(edited)
+def checked_body(
+    edited: str | dict[str, Any], like: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], bytes]:
+    """The edited body and the bytes to send; raises EditRefused saying why not. `like`:
+    the body as assembled, whose wire the edit must keep (None: Chat Completions)."""
+    body, wire, problems = _read_body(edited, like)
     if problems or body is None or wire is None:
         raise EditRefused(problems)
     return body, wire
 
 
-def body_problems(edited: str | dict[str, Any]) -> list[str]:
+def body_problems(edited: str | dict[str, Any], like: dict[str, Any] | None = None) -> list[str]:
     """Why `edited` would be refused as a request body ([]: it would be sent)."""
-    return _read_body(edited)[2]
+    return _read_body(edited, like)[2]
 
 
 def _read_body(
-    edited: str | dict[str, Any],
+    edited: str | dict[str, Any], like: dict[str, Any] | None
 ) -> tuple[dict[str, Any] | None, bytes | None, list[str]]:
     if isinstance(edited, str):
         try:
@@ -97,6 +104,8 @@ def _read_body(
             return None, None, [f"the body cannot be written as JSON ({exc})"]
     if not isinstance(value, dict):
         return None, None, [f"the body must be a JSON object, not {_kind(value)}"]
+    if like is not None and api_of(like) == "responses":
+        return value, wire, responses_wire.body_problems(value)
     problems = _body_shape(value)
     return value, wire, problems
 

@@ -21,6 +21,7 @@ class BackendError(Exception):
 
     kind = "backend"
     status: int | None = None
+    retryable = False  # whether trying again may help (the loop retries with backoff)
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -34,6 +35,7 @@ class ScriptExhausted(BackendError):
 
 class StreamCutOff(BackendError):
     kind = "stream_cut"
+    retryable = True
 
 
 class NotACompletion(BackendError):
@@ -68,8 +70,7 @@ _CONTEXT_MARKERS = ("context_length_exceeded", "context length", "maximum contex
 def classify(exc: BaseException, *, model: str = "", base_url: str | None = None) -> Failure:
     """One plain sentence and a hint for any failure of one model request."""
     if isinstance(exc, BackendError):
-        retryable = isinstance(exc, StreamCutOff)
-        return Failure(exc.kind, exc.message, exc.hint, exc.status, retryable=retryable)
+        return Failure(exc.kind, exc.message, exc.hint, exc.status, retryable=exc.retryable)
     where = base_url or "the API"
     import openai
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from airline_agent.agent.findings import Finding
     from airline_agent.agent.prefix import PrefixInfo
     from airline_agent.agent.raw_response import RawResponse
+    from airline_agent.choices import Api
     from airline_agent.tools.outcome import RowChange
 
 # Who produced a piece of the conversation (the seed article's table); "you": the person
@@ -193,7 +194,13 @@ class TurnResumed:
 
 @dataclass(frozen=True, slots=True)
 class RequestSent:
-    """The exact body of one Chat Completions request (never the API key)."""
+    """The exact body of one request (never the API key).
+
+    On Chat Completions `messages`, `tools` and `params` are the body. On the Responses
+    wire `body` is the body, exactly as sent, and `messages` and `tools` are what it was
+    made from: the loop's history and tool schemas in Chat Completions' form, which every
+    front end reads (agent/responses_wire.py maps one to the other); `params` are its own.
+    """
 
     type: ClassVar[Literal["request_sent"]] = "request_sent"
 
@@ -210,6 +217,12 @@ class RequestSent:
     # You edited the body at the debugger: what was sent is `edit.wire`, byte for byte
     # (`messages`, `tools` and `params` above are the edited body's).
     edit: RequestEdit | None = field(default=None, compare=False)
+    # The Responses wire's body as sent (None: Chat Completions, whose body is the above).
+    body: dict[str, Any] | None = None
+
+    @property
+    def api(self) -> Api:
+        return "chat" if self.body is None else "responses"
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,17 +408,18 @@ class RequestHeld:
         """Why `edited` would be refused as this request's body ([]: it would be sent)."""
         from airline_agent.agent.edits import body_problems
 
-        return body_problems(edited)
+        return body_problems(edited, like=self.body)
 
     def send(self, edited: str | dict[str, Any] | None = None) -> None:
         """Send it as assembled (None), or `edited`: JSON text goes on the wire byte for
-        byte, a body as the client would encode it. A body that is not a Chat Completions
-        body raises `edits.EditRefused`, saying why, and nothing is sent."""
+        byte, a body as the client would encode it. A body that is not one of the held
+        body's wire (Chat Completions or Responses) raises `edits.EditRefused`, saying
+        why, and nothing is sent."""
         from airline_agent.agent.edits import checked_body, wire_form
 
         release = RequestRelease()
         if edited is not None:
-            body, wire = checked_body(edited)
+            body, wire = checked_body(edited, like=self.body)
             if body != wire_form(self.body):
                 release = RequestRelease(body, wire)
         if not self.release.done():

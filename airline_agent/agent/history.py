@@ -13,12 +13,18 @@ arguments are replaced by `{}` in the history and the call is answered with an
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent.events import ToolCall
 from airline_agent.tools.untrusted import UnusableJson, parse_json
 
+if TYPE_CHECKING:
+    from openai.types.responses import ResponseReasoningItemParam
+
 EMPTY_ARGUMENTS = "{}"
+# An assistant entry's key for its reply's reasoning items on the Responses wire, which
+# go back with it (agent/responses_wire.py); Chat Completions never sets it.
+REASONING_ITEMS = "reasoning_items"
 
 
 def parse_arguments(text: str | None) -> dict[str, Any] | None:
@@ -50,9 +56,11 @@ def assistant_entry(
     arguments: tuple[Arguments, ...] | None = None,
     reasoning: str | None = None,
     send_reasoning: bool = False,
+    reasoning_items: tuple[ResponseReasoningItemParam, ...] = (),
 ) -> dict[str, Any]:
     """The history entry for one model reply; unusable arguments become `{}`.
-    `arguments`: the calls' `parsed_arguments`, when the caller has them already."""
+    `arguments`: the calls' `parsed_arguments`, when the caller has them already;
+    `reasoning_items`: the Responses wire's, kept to go back with the reply."""
     entry: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         parsed = parsed_arguments(tool_calls) if arguments is None else arguments
@@ -73,6 +81,8 @@ def assistant_entry(
         entry["content"] = ""  # some servers reject an assistant message with neither
     if send_reasoning and reasoning:
         entry["reasoning_content"] = reasoning
+    if reasoning_items:
+        entry[REASONING_ITEMS] = list(reasoning_items)
     return entry
 
 

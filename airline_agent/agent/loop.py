@@ -44,6 +44,7 @@ from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.prefix import PrefixTracker, token_counter
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.agent.requests import Answered, request_body, send_request
+from airline_agent.agent.responses_wire import request_body as responses_request_body
 from airline_agent.agent.streaming import ModelReply
 from airline_agent.agent.text_tool_calls import recovered_calls
 from airline_agent.agent.tool_round import (
@@ -54,6 +55,7 @@ from airline_agent.agent.tool_round import (
     plan_calls,
     plans_over_limit,
 )
+from airline_agent.agent.wire import backend_api
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
@@ -140,8 +142,9 @@ class AgentSession:
         return self.conversation.spend
 
     def request_body(self) -> dict[str, Any]:
-        """The exact Chat Completions body of the next request."""
-        return request_body(self.model, self.conversation.history, self._tools, self.options)
+        """The exact body of the next request, on the backend's wire (agent/wire.py)."""
+        build = responses_request_body if backend_api(self.backend) == "responses" else request_body
+        return build(self.model, self.conversation.history, self._tools, self.options)
 
     # -- the turn -----------------------------------------------------------------------
 
@@ -319,6 +322,7 @@ class AgentSession:
                 arguments=parsed,
                 reasoning=reply.reasoning,
                 send_reasoning=self.options.send_reasoning,
+                reasoning_items=reply.reasoning_items,  # the Responses wire's: they go back
             )
         )
         step = conversation.take_step("response", request=conversation.requests)

@@ -71,9 +71,17 @@ class PrefixInfo:
 
 
 def prefix_parts(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The leading system (or developer) messages and the tools of a request body."""
+    """The leading system (or developer) messages and the tools of a request body. A
+    Responses body's `instructions` lead its input (the API puts them first): they are
+    its system message."""
     messages: Sequence[dict[str, Any]] = body.get("messages") or []
     leading: list[dict[str, Any]] = []
+    if "messages" not in body and "input" in body:
+        instructions = body.get("instructions")
+        if isinstance(instructions, str):
+            leading.append({"role": "system", "content": instructions})
+        items = body.get("input")
+        messages = items if isinstance(items, list) else []
     for message in messages:
         if message.get("role") not in _PREFIX_ROLES:
             break

@@ -5,11 +5,17 @@ Not streamed, a server sends one `chat.completion` body; streamed, a series of
 as it came — every chunk, in order — beside the completion the chunks add up to, so the
 inspector can show what the wire carried and what the loop made of it.
 
+On the Responses wire (`api` "responses") the body is one `response` object, and a stream
+is a series of named events (`response.created`, `response.output_item.added`,
+`response.output_text.delta`, `response.function_call_arguments.delta`, …,
+`response.completed`), kept the same way beside the response they add up to.
+
 Offline there is no server: the scripted backend generates the same objects from the
-scripted response (`scripted_completion`, `scripted_chunks`), exactly in the shape a
-server uses, and marks them `generated`. What the inspector shows of a generated
-response says so in a field no server sends (`generated_by`), so a scripted round is
-never passed off as a server's.
+scripted response (`scripted_completion`, `scripted_chunks`; on the Responses wire
+`scripted_response`, `scripted_response_events`), exactly in the shape a server uses,
+and marks them `generated`. What the inspector shows of a generated response says so in
+a field no server sends (`generated_by`), so a scripted round is never passed off as a
+server's.
 """
 
 from __future__ import annotations
@@ -20,10 +26,11 @@ from functools import cached_property
 from typing import Any, Literal
 
 from airline_agent.agent.events import ToolCall, Usage, received_message
+from airline_agent.choices import Api
 
 GENERATED_BY = "airline-agent (scripted)"
 
-ResponseKind = Literal["completion", "stream"]
+ResponseKind = Literal["completion", "stream"]  # one body, or a stream of chunks / events
 
 
 class RawResponse:
@@ -41,38 +48,45 @@ class RawResponse:
         generated: bool,
         assembled: Callable[[], dict[str, Any]],
         chunks: Callable[[], Sequence[dict[str, Any]]] = tuple,
+        api: Api = "chat",
     ) -> None:
         self.kind = kind
         self.generated = generated
+        self.api = api
         self._assembled = assembled
         self._chunks = chunks
 
     @classmethod
     def of_completion(
-        cls, body: dict[str, Any] | Callable[[], dict[str, Any]], *, generated: bool = False
+        cls,
+        body: dict[str, Any] | Callable[[], dict[str, Any]],
+        *,
+        generated: bool = False,
+        api: Api = "chat",
     ) -> RawResponse:
-        return cls("completion", generated, body if callable(body) else lambda: body)
+        return cls("completion", generated, body if callable(body) else lambda: body, api=api)
 
     @classmethod
     def of_stream(
         cls,
         chunks: Sequence[dict[str, Any]] | Callable[[], Sequence[dict[str, Any]]],
-        assembled: dict[str, Any],
+        assembled: dict[str, Any] | Callable[[], dict[str, Any]],
         *,
         generated: bool,
+        api: Api = "chat",
     ) -> RawResponse:
-        return cls(
-            "stream", generated, lambda: assembled, chunks if callable(chunks) else lambda: chunks
-        )
+        whole = assembled if callable(assembled) else lambda: assembled
+        return cls("stream", generated, whole, chunks if callable(chunks) else lambda: chunks, api)
 
     @cached_property
     def assembled(self) -> dict[str, Any]:
-        """The reply as one `chat.completion`: the body, or the chunks' sum."""
+        """The reply as one `chat.completion` (on the Responses wire, one `response`): the
+        body, or the chunks' sum."""
         return self._assembled()
 
     @cached_property
     def chunks(self) -> tuple[dict[str, Any], ...]:
-        """Kind "stream": each chunk's JSON, in order."""
+        """Kind "stream": each chunk's JSON (on the Responses wire, each event's), in order."""
         return tuple(self._chunks())
 
     @property
@@ -83,21 +97,25 @@ class RawResponse:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RawResponse):
             return NotImplemented
-        mine = (self.kind, self.generated, self.chunks, self.assembled)
-        return mine == (other.kind, other.generated, other.chunks, other.assembled)
+        mine = (self.kind, self.generated, self.api, self.chunks, self.assembled)
+        return mine == (other.kind, other.generated, other.api, other.chunks, other.assembled)
 
     __hash__ = None  # type: ignore[assignment]  # it holds dicts
 
     def __repr__(self) -> str:
-        return f"RawResponse(kind={self.kind!r}, generated={self.generated})"
+        wire = "" if self.api == "chat" else f", api={self.api!r}"
+        return f"RawResponse(kind={self.kind!r}, generated={self.generated}{wire})"
 
     def as_json(self) -> dict[str, Any]:
-        """What the inspector shows: a server's body as it is; a stream as its chunks beside
-        the assembled reply; anything generated, under a `generated_by` mark."""
+        """What the inspector shows: a server's body as it is; a stream as its chunks (its
+        events, on the Responses wire) beside the assembled reply; anything generated,
+        under a `generated_by` mark."""
         if self.kind == "completion":
             body = self.completion or {}
-            return {"generated_by": GENERATED_BY, "completion": body} if self.generated else body
-        shown: dict[str, Any] = {"chunks": list(self.chunks), "assembled": self.assembled}
+            name = "response" if self.api == "responses" else "completion"
+            return {"generated_by": GENERATED_BY, name: body} if self.generated else body
+        parts = "events" if self.api == "responses" else "chunks"
+        shown: dict[str, Any] = {parts: list(self.chunks), "assembled": self.assembled}
         return {"generated_by": GENERATED_BY, **shown} if self.generated else shown
 
 
@@ -178,3 +196,134 @@ def scripted_chunks(
     if include_usage and usage is not None:
         chunks.append({**head, "choices": [], "usage": usage})
     return chunks
+
+
+# -- the Responses wire ----------------------------------------------------------------------
+
+
+def responses_usage(usage: Usage) -> dict[str, Any]:
+    """`Usage` as a Responses response reports it: `input_tokens` (Chat's `prompt_tokens`),
+    `output_tokens` (`completion_tokens`), their details' cached and reasoning tokens.
+    (`cache_write_tokens`, which a newer server may add, is not said: no script records it.)"""
+    return {
+        "input_tokens": usage.prompt_tokens,
+        "input_tokens_details": {"cached_tokens": usage.cached_tokens},
+        "output_tokens": usage.completion_tokens,
+        "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+        "total_tokens": usage.total_tokens,
+    }
+
+
+# The loop's finish reasons (Chat Completions' words) that end a Responses response early:
+# its `status` is "incomplete" and `incomplete_details.reason` says why.
+INCOMPLETE_REASONS = {"length": "max_output_tokens", "content_filter": "content_filter"}
+
+
+def response_output(envelope: Envelope, reply: ScriptedMessage) -> list[dict[str, Any]]:
+    """The `output` items a Responses server would send for `reply`, in the order a model
+    makes them: its reasoning, its text, its function calls (ids made from the response's)."""
+    tail = envelope.id.removeprefix("resp_")
+    cut = reply.finish_reason in INCOMPLETE_REASONS
+    items: list[dict[str, Any]] = []
+    if reply.reasoning:
+        items.append(
+            {
+                "id": f"rs_{tail}",
+                "type": "reasoning",
+                "summary": [],
+                "content": [{"type": "reasoning_text", "text": reply.reasoning}],
+            }
+        )
+    if reply.content or (reply.content is not None and not reply.tool_calls):
+        text = {"type": "output_text", "text": reply.content, "annotations": []}
+        status = "incomplete" if cut and not reply.tool_calls else "completed"
+        message = {"id": f"msg_{tail}", "type": "message", "role": "assistant"}
+        items.append({**message, "status": status, "content": [text]})
+    for index, call in enumerate(reply.tool_calls):
+        last = index == len(reply.tool_calls) - 1
+        items.append(
+            {
+                "id": f"fc_{tail}_{index}",
+                "type": "function_call",
+                "call_id": call.id_as_sent,
+                "name": call.name,
+                "arguments": call.arguments,
+                "status": "incomplete" if cut and last else "completed",
+            }
+        )
+    return items
+
+
+def scripted_response(
+    envelope: Envelope, reply: ScriptedMessage, request: dict[str, Any]
+) -> dict[str, Any]:
+    """The `response` a Responses server would send for `reply` to `request` (whose
+    instructions, tools and parameters it echoes, as servers do), in the API's order."""
+    reason = INCOMPLETE_REASONS.get(reply.finish_reason)
+    return {
+        "id": envelope.id,
+        "object": "response",
+        "created_at": envelope.created,
+        "status": "incomplete" if reason else "completed",
+        "error": None,
+        "incomplete_details": {"reason": reason} if reason else None,
+        "instructions": request.get("instructions"),
+        "max_output_tokens": request.get("max_output_tokens"),
+        "model": envelope.model,
+        "output": response_output(envelope, reply),
+        "parallel_tool_calls": request.get("parallel_tool_calls", True),
+        "temperature": request.get("temperature"),
+        "tool_choice": request.get("tool_choice", "auto"),
+        "tools": request.get("tools", []),
+        "top_p": request.get("top_p"),
+        "usage": None if reply.usage is None else responses_usage(reply.usage),
+    }
+
+
+def scripted_response_events(
+    envelope: Envelope, reply: ScriptedMessage, request: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The events a Responses server would stream for `reply`, in order, each numbered
+    (`sequence_number`): `response.created` and `response.in_progress` (no output yet);
+    for each output item `response.output_item.added`, its text (reasoning text, a
+    content part and its `output_text` deltas, or the call's argument deltas), and
+    `response.output_item.done`; then `response.completed` (`response.incomplete` when
+    cut) with the whole response. As for Chat's chunks, each part comes as one piece."""
+    whole = scripted_response(envelope, reply, request)
+    started = {**whole, "status": "in_progress", "output": [], "usage": None}
+    started["incomplete_details"] = None
+    events: list[dict[str, Any]] = []
+
+    def say(kind: str, **fields: Any) -> None:
+        events.append({"type": kind, **fields, "sequence_number": len(events)})
+
+    say("response.created", response=started)
+    say("response.in_progress", response=started)
+    for index, item in enumerate(whole["output"]):
+        where = {"item_id": item["id"], "output_index": index}
+        if item["type"] == "reasoning":
+            say("response.output_item.added", output_index=index, item={**item, "content": []})
+            text = item["content"][0]["text"]
+            say("response.reasoning_text.delta", **where, content_index=0, delta=text)
+            say("response.reasoning_text.done", **where, content_index=0, text=text)
+        elif item["type"] == "message":
+            added = {**item, "status": "in_progress", "content": []}
+            say("response.output_item.added", output_index=index, item=added)
+            part = item["content"][0]
+            empty = {**part, "text": ""}
+            say("response.content_part.added", **where, content_index=0, part=empty)
+            text = part["text"]
+            if text:
+                say("response.output_text.delta", **where, content_index=0, delta=text, logprobs=[])
+            say("response.output_text.done", **where, content_index=0, text=text, logprobs=[])
+            say("response.content_part.done", **where, content_index=0, part=part)
+        else:
+            added = {**item, "arguments": "", "status": "in_progress"}
+            say("response.output_item.added", output_index=index, item=added)
+            if item["arguments"]:
+                say("response.function_call_arguments.delta", **where, delta=item["arguments"])
+            say("response.function_call_arguments.done", **where, arguments=item["arguments"])
+        say("response.output_item.done", output_index=index, item=item)
+    ended = "response.incomplete" if whole["status"] == "incomplete" else "response.completed"
+    say(ended, response=whole)
+    return events

@@ -36,6 +36,7 @@ from airline_agent.agent.streaming import (
     TextPiece,
 )
 from airline_agent.agent.usage import context_window, cost_of
+from airline_agent.agent.wire import sent_parts
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
@@ -114,17 +115,18 @@ async def send_request(
     conversation.requests += 1
     number = conversation.requests
     step = conversation.take_step("request", request=number)
-    params = {k: v for k, v in body.items() if k not in ("model", "messages", "tools")}
+    parts = sent_parts(body, conversation.history)  # on either wire (agent/wire.py)
     yield RequestSent(
         turn=conversation.turns,
         request=number,
         model=body["model"],
-        messages=body["messages"],
-        tools=body.get("tools", []),
-        params=params,
+        messages=parts.messages,
+        tools=parts.tools,
+        params=parts.params,
         prefix=session.prefix_tracker.observe(body),
         step=step,
         edit=edit,
+        body=parts.body,
     )
     attempt = 0
     o = session.options

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent.errors import (
     CHECK_BASE_URL,
@@ -46,6 +46,9 @@ from airline_agent.tools.untrusted import (
     clean_text,
     parse_json,
 )
+
+if TYPE_CHECKING:
+    from openai.types.responses import ResponseReasoningItemParam
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -86,6 +89,9 @@ class ModelReply:
     usage: Usage | None
     model: str | None = None
     raw: RawResponse | None = None  # what came back, in the server's shape
+    # On the Responses wire: the reply's reasoning items that go back with it in the next
+    # request (agent/responses_reply.py says which can); () on Chat Completions.
+    reasoning_items: tuple[ResponseReasoningItemParam, ...] = ()
 
     @property
     def scripted(self) -> bool:
@@ -126,7 +132,7 @@ def _to_dict(obj: Any) -> Any:
     return dump() if callable(dump) else str(obj)
 
 
-def _prompt_progress(raw: Any) -> PromptProgressPiece | None:
+def prompt_progress_of(raw: Any) -> PromptProgressPiece | None:
     """A chunk's `prompt_progress` ({"total", "cache", "processed", "time_ms"}), if usable."""
     if raw is None:
         return None
@@ -313,7 +319,7 @@ class StreamAssembler:
         usage = _get(chunk, "usage")
         if usage is not None:
             self._usage_raw = usage
-        progress = _prompt_progress(_get(chunk, "prompt_progress"))
+        progress = prompt_progress_of(_get(chunk, "prompt_progress"))
         if progress is not None:
             pieces.append(progress)
         for choice in _get(chunk, "choices") or ():
@@ -440,7 +446,7 @@ def reply_from_whole_body(data: bytes, content_type: str) -> ModelReply:
     if re.match(r"\s*(data|event|id|retry)?:", text):
         # An event stream under another content type (some servers send text/plain).
         assembler = StreamAssembler()
-        for chunk in _event_stream_chunks(text):
+        for chunk in event_stream_data(text):
             assembler.feed(chunk)
         return assembler.finish()
     try:
@@ -450,7 +456,7 @@ def reply_from_whole_body(data: bytes, content_type: str) -> ModelReply:
     return reply_from_completion(body)  # JSON that is no completion says so there
 
 
-def _event_stream_chunks(text: str) -> list[Any]:
+def event_stream_data(text: str) -> list[Any]:
     """The JSON `data:` of each server-sent event, up to `[DONE]`."""
     chunks: list[Any] = []
     for event in re.split(r"\r?\n\r?\n", text):

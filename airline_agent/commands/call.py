@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from airline_agent.domain.database_urls import redact_url
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tools.untrusted import UnusableJson, escape_surrogates, parse_json
 
@@ -83,7 +84,7 @@ def call_command(
         raise typer.Exit(1) from None
     except Exception as exc:  # one clear line, never a traceback
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        _echo(f"error: {settings.db}: cannot open the database ({reason})", err=True)
+        _echo(f"error: {redact_url(settings.db)}: cannot open the database ({reason})", err=True)
         raise typer.Exit(1) from None
     try:
         outcome = caller.call(tool, parsed)

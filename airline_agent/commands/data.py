@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from airline_agent.commands.flags import renamed
+from airline_agent.domain.database_urls import mask_passwords, redact_url
+from airline_agent.terminal_text import escape_controls
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -121,9 +123,10 @@ def seed_command(
     except (DatabaseUnavailable, ValueError) as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:
-        raise _fail(f"{settings.db}: {exc.strerror or exc}") from None
+        raise _fail(f"{redact_url(settings.db)}: {exc.strerror or exc}") from None
     except SQLAlchemyError as exc:
-        raise _fail(f"{settings.db}: {getattr(exc, 'orig', None) or exc}") from None
+        said = mask_passwords(str(getattr(exc, "orig", None) or exc))
+        raise _fail(f"{redact_url(settings.db)}: {said}") from None
     try:
         counts = _counts(database)
         source = database.meta().get("source", "?")
@@ -134,6 +137,12 @@ def seed_command(
         f"{database.location}: {counts} ({source}) in {seconds:.2f} s",
         err=True,
     )
+    if from_tau2 is not None:
+        from airline_agent.domain.tau2 import listing_odd, read_tau2_file
+
+        odd = listing_odd(read_tau2_file(from_tau2))
+        if odd is not None:
+            typer.echo(f"warning: {from_tau2}: {escape_controls(odd)}", err=True)
 
 
 def _same_path(one: Path, other: Path) -> bool:

@@ -24,10 +24,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from airline_agent.terminal_text import escape_controls
+
 if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.evaluation.like_tau2 import Tau2Setting
     from airline_agent.evaluation.runner import RunOutcome
+    from airline_agent.redaction import Redactor
 
 DEFAULT_MAX_TURNS = 30  # customer messages per trial, --like ours
 
@@ -92,6 +95,14 @@ def eval_command(
     user_base_url: Annotated[
         str | None,
         typer.Option("--user-base-url", help="The customer's server (default: the agent's)."),
+    ] = None,
+    api: Annotated[
+        str | None,
+        typer.Option(
+            "--api",
+            help="The agent's wire: chat (Chat Completions, the default) or responses (the "
+            "Responses API); the simulated customer speaks Chat Completions.",
+        ),
     ] = None,
     guard: Annotated[
         bool,
@@ -194,6 +205,7 @@ def eval_command(
             "--max-turns": max_turns is not None,
             "--max-tool-calls": max_tool_calls is not None,
             "--recover-text-tool-calls": recover_text_tool_calls,
+            "--api responses": api not in (None, "chat"),  # τ²'s runner speaks Chat Completions
         },
         tau2={
             "--seed": seed is not None,
@@ -204,6 +216,7 @@ def eval_command(
     agent = settings_or_exit(
         model=agent_model,
         base_url=agent_base_url,
+        api="chat" if like == "tau2" else api,
         prompt=prompt,
         approve="auto",  # the simulated customer consents in words, as in τ²
         max_tool_calls=max_tool_calls,
@@ -213,7 +226,8 @@ def eval_command(
     )
     if not agent.model:
         _usage("no model for the agent: --agent-model or AIRLINE_AGENT_MODEL")
-    customer = agent.with_overrides(model=user_model, base_url=user_base_url)
+    # The simulated customer speaks Chat Completions, whatever the agent's wire.
+    customer = agent.with_overrides(model=user_model, base_url=user_base_url, api="chat")
     directory = tasks or tau2_dir()
     try:
         task_set = load_task_set(directory)
@@ -239,7 +253,13 @@ def eval_command(
     settings = _run_settings(agent, customer, guard, max_turns, directory, concurrency, db, tau2)
     out = out or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
-        folder = RunFolder.open(out, resume=resume, force=force, inputs=(directory,))
+        folder = RunFolder.open(
+            out,
+            resume=resume,
+            force=force,
+            inputs=(directory,),
+            redactor=_redactor(agent, customer, db),
+        )
     except RunFolderError as exc:
         _usage(str(exc))
     if resume:
@@ -262,6 +282,22 @@ def eval_command(
         db,
     )
     raise typer.Exit(status)
+
+
+def _redactor(agent: Settings, customer: Settings, db: str | None) -> Redactor:
+    """What the run's files and messages must not hold: the API key and the passwords of
+    both servers (each also as HTTP Basic sends it) and of the database server."""
+    from airline_agent.domain.database_urls import passwords_in
+    from airline_agent.redaction import Redactor, url_login, url_password
+
+    key = agent.api_key.get_secret_value() if agent.api_key else None
+    servers = (agent.base_url, customer.base_url)
+    return Redactor.of(
+        key,
+        *(url_password(url) for url in servers),
+        *passwords_in(db or ""),
+        logins=[url_login(url) for url in servers],
+    )
 
 
 def _usage(message: str) -> None:
@@ -306,6 +342,7 @@ def _run_settings(
     common = {
         "agent_model": agent.model,
         "agent_base_url": agent.base_url,
+        "api": agent.api,  # the agent's wire (the customer's is Chat Completions)
         "user_model": customer.model,
         "user_base_url": customer.base_url,
         "now": agent.now,
@@ -402,11 +439,9 @@ def _run(
     from airline_agent.evaluation.run_folder import RUN_FILE
     from airline_agent.evaluation.runner import run_eval
     from airline_agent.evaluation.trial import TrialSettings
-    from airline_agent.redaction import Redactor
     from airline_agent.scenarios.datasets import DatasetUnavailable
     from airline_agent.stack import eval_backends, eval_databases
 
-    redactor = Redactor.from_environment()
     try:
         databases = eval_databases(db, tau2_directory)
     except DatabaseUnavailable as exc:
@@ -429,11 +464,9 @@ def _run(
         token_counter()
         previous = folder.read_json(RUN_FILE) or {}
         run_id = previous.get("run_id") or datetime.now().strftime("run-%Y%m%d-%H%M%S")
-        folder.write_json(
-            RUN_FILE, redactor.redact_json({**previous, "run_id": run_id, "settings": settings})
-        )
+        folder.write_json(RUN_FILE, {**previous, "run_id": run_id, "settings": settings})
         trial_settings = TrialSettings(
-            agent, customer.model or "", guard, max_turns, tau2, redactor=redactor
+            agent, customer.model or "", guard, max_turns, tau2, redactor=folder.redactor
         )
         show = EvalProgress()
 
@@ -465,7 +498,7 @@ def _run(
             )
             return 130
         show.end()
-        _write_results(folder, outcome, chosen, trials, settings, redactor, run_id, tau2)
+        _write_results(folder, outcome, chosen, trials, settings, run_id, tau2)
         results = folder.read_json("results.json")
         if as_json:
             typer.echo((folder.path / "results.json").read_text(encoding="utf-8"), nl=False)
@@ -490,10 +523,10 @@ def _write_results(
     chosen: tuple[Any, ...],
     trials: int,
     settings: dict[str, Any],
-    redactor: Any,
     run_id: str,
     tau2: Tau2Setting | None,
 ) -> None:
+    """results.json, tau2_results.json and summary.md (the folder redacts each)."""
     from airline_agent.evaluation.results import results_json, summary_markdown
     from airline_agent.evaluation.run_folder import RUN_FILE
     from airline_agent.evaluation.tau2_format import results_document, run_info
@@ -504,9 +537,7 @@ def _write_results(
     }
     records = [done.record for done in kept.values()]
     complete = not outcome.interrupted and len(records) == len(chosen) * trials
-    results = redactor.redact_json(
-        results_json(chosen, trials, records, settings=settings, complete=complete)
-    )
+    results = results_json(chosen, trials, records, settings=settings, complete=complete)
     order = {task.id: position for position, task in enumerate(chosen)}
     simulations = [
         done.simulation
@@ -528,8 +559,8 @@ def _write_results(
         run = folder.read_json(RUN_FILE) or {}
         folder.write_json(RUN_FILE, {**run, "system_prompt": outcome.system_prompt})
     folder.write_json("results.json", results)
-    folder.write_json("tau2_results.json", redactor.redact_json(document))
-    folder.write_text("summary.md", redactor.redact(summary_markdown(results)))
+    folder.write_json("tau2_results.json", document)
+    folder.write_text("summary.md", summary_markdown(results))
 
 
 def _commit() -> str:
@@ -576,7 +607,7 @@ def _print_table(results: dict[str, Any], folder: Path) -> None:
         )
         by_task.setdefault(trial["task_id"], []).append(mark)
     for task_id, marks in by_task.items():
-        typer.echo(f"{task_id:>4}  {' '.join(marks)}")
+        typer.echo(f"{escape_controls(task_id):>4}  {' '.join(marks)}")
     typer.echo(f"written to {folder}/ (results.json, tau2_results.json, summary.md, scenarios/)")
 
 
@@ -628,9 +659,9 @@ def _compare(run_a: Path, run_b: Path, *, as_json: bool) -> int:
         typer.echo("no task's outcome changed")
         return 0
     typer.echo(f"{'task':>4}  {'before':>7}  {'after':>7}  (passed/counted trials)")
-    for change in changes:
+    for change in changes:  # results.json files may come from anywhere: ids escaped
         typer.echo(
-            f"{change.task_id:>4}  {change.describe(change.before):>7}  "
+            f"{escape_controls(change.task_id):>4}  {change.describe(change.before):>7}  "
             f"{change.describe(change.after):>7}"
         )
     typer.echo(f"{len(changes)} task(s) changed")

@@ -10,14 +10,19 @@ debugger's numbering, agent/steps.py) and writes the database as it was then to 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
+from airline_agent.choices import APIS
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
+
+# A URL's scheme (two characters at least: `C:/` is a Windows drive, not a scheme).
+_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]+:/")
 
 if TYPE_CHECKING:
     from airline_agent.output_files import OutputPolicy
@@ -73,8 +78,18 @@ def replay_command(
     force: bool = typer.Option(
         False, "--force", help="Replace existing --transcript files (or the --db file)."
     ),
+    api: str = typer.Option(
+        "chat",
+        "--api",
+        help="The wire the scripted answers are generated on: chat (Chat Completions) or "
+        "responses (the Responses API). A scenario replays the same on either.",
+    ),
 ) -> None:
     """Replay scenarios offline and verify their expectations."""
+    wire = next((known for known in APIS if known == api), None)
+    if wire is None:
+        typer.echo(f"replay: --api must be {' or '.join(APIS)}, not {api!r}", err=True)
+        raise typer.Exit(2)
     if stop_at is not None or db is not None:
         if tau2 is not None or transcript is not None:
             typer.echo("replay: --stop-at cannot be combined with --tau2 or --transcript", err=True)
@@ -116,7 +131,7 @@ def replay_command(
                 }
             )
             continue
-        report = replay_scenario(item, keep_events=transcript is not None)
+        report = replay_scenario(item, keep_events=transcript is not None, api=wire)
         if transcript is not None and report.events:
             from airline_agent.scenarios.transcript import write_transcript
 
@@ -227,6 +242,9 @@ def _replay_to_step(
     if len(paths) != 1 or not paths[0].is_file():
         given = ", ".join(map(str, paths)) or "none"
         typer.echo(f"replay --stop-at: give one scenario file (given: {given})", err=True)
+        return 2
+    if _URL.match(str(target)):  # the path typer made of a URL: `postgresql:/user:…`
+        typer.echo("replay --stop-at: --db OUT is a new SQLite file, not a URL", err=True)
         return 2
     source = paths[0]
     try:

@@ -39,6 +39,14 @@ def tui_command(
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="OpenAI-compatible server URL.")
     ] = None,
+    api: Annotated[
+        str | None,
+        typer.Option(
+            "--api",
+            help="chat (Chat Completions, the default) or responses (the Responses API); "
+            "scenarios play on it too.",
+        ),
+    ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or URL.")] = None,
     guard: Annotated[
         bool | None,
@@ -69,6 +77,7 @@ def tui_command(
         customer=customer,
         model=model,
         base_url=base_url,
+        api=api,
         db=db,
         approve=approve,
         prompt=prompt,

@@ -37,16 +37,17 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from sqlalchemy import Connection, event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy import Connection, delete, event, insert
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
-from sqlmodel import Session, SQLModel, create_engine, select
+from sqlmodel import Session, SQLModel, col, create_engine, select
 
 from airline_agent.domain import schema
+from airline_agent.domain.database_urls import redact_url
 from airline_agent.domain.errors import (
     CommitUncertain,
     Conflict,
@@ -57,7 +58,18 @@ from airline_agent.domain.errors import (
     ReadOnlyDatabase,
 )
 from airline_agent.domain.integrity import check_opened, not_ours_hint, unreadable
-from airline_agent.domain.read_snapshots import Reads, ReadSource, read_source
+from airline_agent.domain.postgres import (
+    Server,
+    connection_lost,
+    database_name,
+    engine_options,
+    first_line,
+    lost_while_reading,
+    postgres_url,
+    unreachable,
+    unreachable_now,
+    write_problem,
+)
 from airline_agent.domain.sqlite_files import SqliteFile, not_a_database_file, sqlite_path
 
 # How long a write waits for another writer's lock before it is a CONFLICT.
@@ -90,14 +102,10 @@ def database_url(db: str | Path) -> str:
 
 
 def describe(db: str | Path) -> str:
-    """How to name the database to a user: the path for files, the URL without password."""
-    text = str(db)
-    if "://" not in text:
-        return text
-    try:
-        return make_url(text).render_as_string(hide_password=True)
-    except ArgumentError:
-        return text
+    """How to name the database to a user: the path for files, the URL as written with
+    its password masked in every place a URL (or a connection string given as a path) can
+    carry one (database_urls.py), also when the URL cannot be parsed."""
+    return redact_url(str(db))
 
 
 def _sqlite_connected(dbapi_connection: sqlite3.Connection, _record: object) -> None:
@@ -134,6 +142,13 @@ def _driver_begins_nothing(dbapi_connection: sqlite3.Connection, _record: object
     dbapi_connection.isolation_level = None
 
 
+def _driver(connection: Connection) -> sqlite3.Connection:
+    """The sqlite3 connection under a pysqlite one (where this module begins transactions)."""
+    driver = connection.connection.dbapi_connection
+    assert isinstance(driver, sqlite3.Connection), driver
+    return driver
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
@@ -156,22 +171,16 @@ def _begin_immediate(driver: sqlite3.Connection) -> None:
         driver.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
 
-def _postgres_url(db: str | Path) -> Any:
-    """The PostgreSQL URL `db` names, or None (light: no SQLAlchemy for a plain path)."""
-    text = str(db)
-    if "://" not in text:
-        return None
-    from airline_agent.domain.postgres import postgres_url
-
-    return postgres_url(text)
+def _postgres_url(db: str | Path) -> URL | None:
+    """The PostgreSQL URL `db` names, or None."""
+    return postgres_url(str(db))
 
 
 def _mark_ours(connection: Connection) -> None:
     """The `meta` facts that make a database recognisably ours (not yet complete)."""
-    meta = schema.Meta.__table__
     facts = {"app": schema.APP_MARKER, "schema_version": schema.SCHEMA_VERSION}
-    connection.execute(meta.delete().where(meta.c.key.in_(facts)))
-    connection.execute(meta.insert(), [{"key": k, "value": v} for k, v in facts.items()])
+    connection.execute(delete(schema.Meta).where(col(schema.Meta.key).in_(facts)))
+    connection.execute(insert(schema.Meta), [{"key": k, "value": v} for k, v in facts.items()])
 
 
 def first_connection(engine: Engine, name: str) -> Connection:
@@ -182,8 +191,6 @@ def first_connection(engine: Engine, name: str) -> Connection:
     except DBAPIError as exc:
         if engine.dialect.name != "postgresql":
             raise
-        from airline_agent.domain.postgres import unreachable
-
         raise unreachable(name, exc) from exc
 
 
@@ -197,8 +204,6 @@ def make_engine(db: str | Path, *, sqlite_file: SqliteFile | None = None) -> Eng
     try:
         parsed = make_url(url)
         if parsed.get_backend_name() == "postgresql":
-            from airline_agent.domain.postgres import engine_options
-
             options.update(engine_options(parsed))
         engine = create_engine(url, **options)
     except ImportError as exc:
@@ -208,6 +213,10 @@ def make_engine(db: str | Path, *, sqlite_file: SqliteFile | None = None) -> Eng
         ) from exc
     except ArgumentError as exc:
         raise DatabaseUnavailable(f"{describe(db)}: not a usable database URL ({exc})") from exc
+    except ValueError:  # SQLAlchemy's int() of a port that is not a number
+        raise DatabaseUnavailable(
+            f"{describe(db)}: not a usable database URL (its port is not a number)."
+        ) from None
     if engine.dialect.name == "sqlite":
         read_only = sqlite_file is not None and sqlite_file.read_only
         pragmas = _sqlite_connected_read_only if read_only else _sqlite_connected
@@ -242,8 +251,6 @@ class Database:
         # PostgreSQL: the schema is made (after dropping ours, for "replace") in the
         # transaction of the load that fills it (`bulk_load`).
         self._schema_pending = schema_pending
-        self._read_source: ReadSource | None = None
-        self._read_source_lock = threading.Lock()
 
     @property
     def read_only(self) -> bool:
@@ -265,8 +272,6 @@ class Database:
         the load first drops the tables of ours that are there)."""
         postgres = _postgres_url(db)
         if postgres is not None:
-            from airline_agent.domain.postgres import Server, database_name
-
             name = database_name(postgres, describe(db))
             server = Server(postgres)
             if not server.exists(name):
@@ -324,9 +329,38 @@ class Database:
             raise
         return cls(engine, name, sqlite_file=sqlite_file)
 
-    def session(self) -> Session:
-        """A session for reads; nothing it does is committed."""
-        return Session(self.engine, autoflush=False, expire_on_commit=False)
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A session in one read transaction, rolled back at the end: the several queries
+        of one lookup (a profile, its payment methods, its reservations) see the same
+        committed state, and the next read sees what was committed meanwhile. Readers
+        never wait for a writer (SQLite's WAL; PostgreSQL's snapshots).
+
+        SQLite: the driver begins no transaction by itself here (`_driver_begins_nothing`),
+        so the read says `BEGIN` on its connection, as the write says `BEGIN IMMEDIATE`.
+        PostgreSQL: REPEATABLE READ, READ ONLY (READ COMMITTED would see a new state per
+        statement); a server that cannot be reached, or a connection lost half-way, is
+        one line for the user (`ServerUnreachable`, `ConnectionLost`)."""
+        try:
+            connection = self.engine.connect()
+        except DBAPIError as exc:
+            if not self._postgres:
+                raise
+            raise unreachable_now(exc) from exc
+        with connection:
+            if self._begins_itself:
+                _driver(connection).execute("BEGIN")
+            elif self._postgres:
+                connection.execution_options(
+                    isolation_level="REPEATABLE READ", postgresql_readonly=True
+                )
+            try:
+                with Session(bind=connection, autoflush=False) as session:
+                    yield session
+            except DBAPIError as exc:
+                if self._postgres and connection_lost(exc):
+                    raise lost_while_reading(exc) from exc
+                raise
 
     @contextmanager
     def _locked(self) -> Iterator[Connection]:
@@ -339,12 +373,10 @@ class Database:
         except DBAPIError as exc:
             if not self._postgres:
                 raise
-            from airline_agent.domain.postgres import unreachable_now
-
             raise unreachable_now(exc) from exc
         with connection:
             if self._begins_itself:
-                _begin_immediate(connection.connection.dbapi_connection)
+                _begin_immediate(_driver(connection))
             yield connection
 
     @contextmanager
@@ -439,8 +471,6 @@ class Database:
         return None
 
     def _postgres_write_refused(self, exc: Exception, *, committing: bool) -> DomainError | None:
-        from airline_agent.domain.postgres import first_line, write_problem
-
         problem = write_problem(exc)
         if problem == "lost" and committing:
             return CommitUncertain(
@@ -479,7 +509,7 @@ class Database:
         On PostgreSQL the schema a `create` left pending is made first, in the same
         transaction: the database has our tables only if the whole load commits."""
         with self.engine.connect() as connection:
-            driver = connection.connection.dbapi_connection if self._begins_itself else None
+            driver = _driver(connection) if self._begins_itself else None
             if driver is not None:
                 driver.execute("PRAGMA foreign_keys=OFF")
                 driver.execute("PRAGMA journal_mode=DELETE").fetchall()
@@ -533,8 +563,6 @@ class Database:
         return Database.open(target)
 
     def _copy_on_server(self, location: str | Path) -> Database:
-        from airline_agent.domain.postgres import Server, database_name
-
         source = self.engine.url
         target = _postgres_url(location)
         same_server = target is not None and all(
@@ -551,38 +579,13 @@ class Database:
         )
         return Database.open(location)
 
-    def reads(self) -> AbstractContextManager[Reads]:
-        """A read snapshot for plain SQL (read_snapshots.py): `with database.reads() as r:`.
-        Opened on first use; committed writes are visible to the next snapshot."""
-        return self._reads().snapshot()
-
-    def statements(self) -> Reads:
-        """Plain-SQL reads outside a snapshot, each statement seeing what is committed
-        when it runs: for a lookup of one statement, or whose later statements only
-        resolve ids that never change (no transaction to begin and end)."""
-        source = self._read_source
-        return (source or self._reads()).statements
-
-    def _reads(self) -> ReadSource:
-        source = self._read_source
-        if source is None:
-            with self._read_source_lock:
-                if self._read_source is None:
-                    self._read_source = read_source(self.engine, self.sqlite_file)
-                source = self._read_source
-        return source
-
     def meta(self) -> dict[str, str]:
-        with self.session() as session:
+        with self.read() as session:
             return {m.key: m.value for m in session.exec(select(schema.Meta))}
 
     def disconnect(self) -> None:
         """Close this Database's connections; they are opened again when next needed
         (PostgreSQL copies a database only while nobody is connected to it)."""
-        with self._read_source_lock:
-            if self._read_source is not None:
-                self._read_source.close()
-                self._read_source = None
         self.engine.dispose()
 
     def close(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from airline_agent.domain.database_urls import mask_passwords
+
 
 class DomainError(Exception):
     """Base of every failure a domain operation reports on purpose."""
@@ -39,7 +41,12 @@ class PermissionDenied(DomainError):
 
 
 class DatabaseUnavailable(Exception):
-    """The database is missing, corrupt or not ours; the message says what to run."""
+    """The database is missing, corrupt or not ours; the message says what to run. It
+    never holds a password: every place a URL or a connection string carries one is
+    masked (database_urls.py), whatever the message quotes (a URL, a driver's words)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(mask_passwords(message))
 
 
 class ReadOnlyDatabase(PermissionDenied):

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from sqlalchemy import Connection, Table, delete, insert
+from sqlalchemy import Connection, Table, delete, insert, text
+from sqlmodel import SQLModel
 
 from airline_agent.domain import schema
 from airline_agent.domain.db import Database
@@ -22,6 +23,13 @@ Progress = Callable[[str, int, int], None]
 
 # Large tables are written in chunks so a progress bar moves at `--scale 100`.
 CHUNK = 50_000
+# Each user's list of reservations, made from the reservations a build wrote (one
+# statement, on SQLite and PostgreSQL alike: window functions).
+_LIST_RESERVATIONS = (
+    f"INSERT INTO {schema.USER_RESERVATION} (user_id, position, reservation_id) "
+    "SELECT user_id, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY seq) - 1, "
+    "reservation_id FROM reservation"
+)
 
 
 @dataclass
@@ -38,6 +46,9 @@ class TableRows:
     reservation_flights: list[dict] = field(default_factory=list)
     reservation_passengers: list[dict] = field(default_factory=list)
     payments: list[dict] = field(default_factory=list)
+    # Each user's list of reservations as the data gives it (τ²'s import); None: made by
+    # the load, from the reservations, each user's in the order of their `seq` (a build).
+    user_reservations: list[dict] | None = None
 
     def in_order(self) -> list[tuple[Table, list[dict]]]:
         return [
@@ -51,6 +62,7 @@ class TableRows:
             (schema.ReservationFlight.__table__, self.reservation_flights),
             (schema.ReservationPassenger.__table__, self.reservation_passengers),
             (schema.Payment.__table__, self.payments),
+            (SQLModel.metadata.tables[schema.USER_RESERVATION], self.user_reservations or []),
         ]
 
     def total(self) -> int:
@@ -113,10 +125,12 @@ def load_rows(
     else:
         total = 0  # unknown: the generator reports its own progress
     done = 0
+    listed = False  # whether the data gave the users' lists of reservations
     with database.bulk_load() as connection:
         sqlite = connection.dialect.name == "sqlite"
         postgres = connection.dialect.name == "postgresql"
         for rows in batches:
+            listed = listed or rows.user_reservations is not None
             for table, table_rows in rows.in_order():
                 for start in range(0, len(table_rows), CHUNK):
                     chunk = table_rows[start : start + CHUNK]
@@ -129,6 +143,8 @@ def load_rows(
                     done += len(chunk)
                     if progress and total:
                         progress("writing", done, total)
+        if not listed:
+            connection.execute(text(_LIST_RESERVATIONS))
         if sqlite and check_references:
             dangling = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
             if dangling:

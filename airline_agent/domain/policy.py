@@ -15,13 +15,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 from airline_agent.domain.cabins import CABINS
 from airline_agent.domain.errors import PolicyViolation
-
-if TYPE_CHECKING:
-    from airline_agent.domain.schema import PaymentMethod, Reservation, ReservationFlight
+from airline_agent.domain.schema import PaymentMethod, Reservation, ReservationFlight
 
 BAG_PRICE = 50  # B5: each extra bag
 INSURANCE_PRICE = 30  # B6: per passenger

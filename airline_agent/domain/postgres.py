@@ -18,19 +18,20 @@ except where the server gives none: a connection that never got to the server.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy import Connection, create_engine, text
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.pool import NullPool
 
+from airline_agent.domain.database_urls import mask_passwords, redact_url
 from airline_agent.domain.errors import ConnectionLost, DatabaseUnavailable, ServerUnreachable
-
-if TYPE_CHECKING:
-    from sqlalchemy import Connection
-    from sqlalchemy.engine import Engine
+from airline_agent.domain.schema import Reservation, SQLModel
 
 DRIVER = "postgresql+psycopg"
 # A connection attempt that gets no answer gives up after this long (the server is down,
@@ -58,7 +59,11 @@ _CONNECTION_GONE = ("08", "57P01", "57P02", "57P03")
 
 def postgres_url(location: str) -> URL | None:
     """The URL, driver made explicit (psycopg 3), when `location` names a PostgreSQL
-    database; None for anything else (a path, another database, not a URL)."""
+    database; None for anything else (a path, another database, not a URL). A URL that
+    cannot be used as written is a DatabaseUnavailable that says why (its password
+    masked): a port that is not a number, an `@` in the password not written `%40`
+    (SQLAlchemy would take what follows it for the host, and the server's error would
+    name that part of the password)."""
     if "://" not in location:
         return None
     if location.startswith("postgres://"):
@@ -67,8 +72,17 @@ def postgres_url(location: str) -> URL | None:
         url = make_url(location)
     except ArgumentError:
         return None
+    except ValueError:  # SQLAlchemy's int() of the port
+        raise DatabaseUnavailable(
+            f"{redact_url(location)}: not a usable database URL (its port is not a number)."
+        ) from None
     if url.get_backend_name() != "postgresql":
         return None
+    if url.host is not None and "@" in url.host:
+        raise DatabaseUnavailable(
+            f"{redact_url(location)}: the URL holds an `@` after its login's: write an `@` "
+            "of the user name or password as %40."
+        )
     if url.drivername == "postgresql":
         url = url.set(drivername=DRIVER)
     return url
@@ -93,11 +107,11 @@ def sqlstate(exc: BaseException) -> str | None:
 
 def first_line(exc: BaseException) -> str:
     """The server's message without SQLAlchemy's SQL and parameters, or psycopg's
-    connection details after the first line."""
+    connection details after the first line; any password it quotes masked."""
     driver_error = getattr(exc, "orig", None) or exc
     text = str(driver_error).split("[SQL:")[0].strip()
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else type(driver_error).__name__
+    return mask_passwords(lines[0]) if lines else type(driver_error).__name__
 
 
 def connection_lost(exc: BaseException) -> bool:
@@ -227,12 +241,9 @@ class Server:
 
     def describe(self, database: str | None = None) -> str:
         url = self.url if database is None else self.url.set(database=database)
-        return url.render_as_string(hide_password=True)
+        return redact_url(url.render_as_string(hide_password=True))
 
     def _engine(self) -> Engine:
-        from sqlalchemy import create_engine
-        from sqlalchemy.pool import NullPool
-
         maintenance = self.url.set(database=MAINTENANCE_DATABASE)
         return create_engine(
             maintenance,
@@ -244,9 +255,6 @@ class Server:
     def _execute(self, statement: str, **params: Any) -> list[Any]:
         """One statement on the maintenance database, in autocommit (CREATE and DROP
         DATABASE cannot run in a transaction); a failure to connect is said plainly."""
-        from sqlalchemy import text
-        from sqlalchemy.exc import DBAPIError
-
         engine = self._engine()
         try:
             try:
@@ -288,8 +296,6 @@ class Server:
         return int(found[0][0])
 
     def _run_ddl(self, statement: str, database: str, *, source: str | None = None) -> None:
-        from sqlalchemy.exc import DBAPIError
-
         try:
             self._execute(statement)
         except DBAPIError as exc:
@@ -358,9 +364,7 @@ class TemplateCopies:
 
     @staticmethod
     def _prefix_for(url: URL) -> str:
-        import secrets
-
-        named = database_name(url, url.render_as_string(hide_password=True))
+        named = database_name(url, Server(url).describe())
         return f"{_short(_label(named), _PREFIX_BYTES)}_{secrets.token_hex(3)}"
 
     @classmethod
@@ -448,8 +452,6 @@ def _server_url(location: str) -> URL:
 def columns_present(connection: Connection) -> dict[str, set[str]]:
     """Every table of the connection's schema (`search_path`'s first) and its columns,
     in one query."""
-    from sqlalchemy import text
-
     rows = connection.execute(
         text(
             "SELECT table_name, column_name FROM information_schema.columns "
@@ -465,10 +467,6 @@ def columns_present(connection: Connection) -> dict[str, set[str]]:
 def advance_sequences(connection: Connection) -> None:
     """After rows were loaded with their own keys (`reservation.seq`), the key sequences
     continue after the largest (SQLite's INTEGER PRIMARY KEY does so by itself)."""
-    from sqlalchemy import text
-
-    from airline_agent.domain.schema import Reservation
-
     table = Reservation.__tablename__
     connection.execute(
         text(
@@ -483,9 +481,5 @@ def gather_statistics(connection: Connection) -> None:
     planner takes a new table for nearly empty until autovacuum gets to it (a minute or
     more) and picks plans for that: the one-stop search, 300 nested index scans of the
     flights, took ~10 ms instead of under one. A TEMPLATE copy carries the statistics."""
-    from sqlalchemy import text
-
-    from airline_agent.domain.schema import SQLModel
-
     for table in SQLModel.metadata.sorted_tables:
         connection.execute(text(f'ANALYZE "{table.name}"'))

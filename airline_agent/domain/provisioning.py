@@ -15,19 +15,22 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from airline_agent.domain.db import Database, describe, make_engine
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import SQLModel
+
+from airline_agent.domain.db import Database, describe, first_connection, make_engine
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.integrity import forget_checks, is_ours
 from airline_agent.domain.loading import Progress
+from airline_agent.domain.postgres import Server, columns_present, database_name, postgres_url
 from airline_agent.domain.provenance import Provenance
 from airline_agent.domain.sample import DEFAULT_SEED, seed_sample
-
-if TYPE_CHECKING:
-    from sqlalchemy.engine import Engine
 from airline_agent.domain.sqlite_files import (
     SqliteFile,
     build_path,
@@ -35,6 +38,7 @@ from airline_agent.domain.sqlite_files import (
     remove_database_files,
     sqlite_path,
 )
+from airline_agent.domain.tau2 import import_tau2
 
 
 class DatabaseExists(DatabaseUnavailable):
@@ -68,7 +72,6 @@ def build_database(
     when complete, so a failure leaves no half-written database. Refuses an existing
     database unless `force`. (For a URL the build happens in place.)
     """
-    from airline_agent.domain.tau2 import import_tau2
 
     def fill(database: Database) -> None:
         if tau2 is not None:
@@ -128,7 +131,6 @@ def _replaceable_or_raise(target: Path, name: str) -> None:
 def _meta_facts_of(path: Path) -> dict[str, str] | None:
     """The `meta` facts of an SQLite file, read without writing to it; None when there
     are none to read (not ours, or not readable as a database)."""
-    import sqlite3
 
     try:
         connection = SqliteFile.of(path).connect()
@@ -173,10 +175,6 @@ def remove_abandoned_builds(target: Path) -> list[Path]:
 
 
 def _build_at_url(url: str, fill: Fill, *, force: bool) -> Database:
-    from sqlalchemy import inspect
-    from sqlmodel import SQLModel
-
-    from airline_agent.domain.postgres import postgres_url
 
     if postgres_url(url) is not None:
         return _build_on_server(url, fill, force=force)
@@ -205,8 +203,6 @@ def _build_at_url(url: str, fill: Fill, *, force: bool) -> Database:
 def _build_on_server(url: str, fill: Fill, *, force: bool) -> Database:
     """Build a PostgreSQL database in one transaction (see the module docstring); the
     database is created first when the server has none of that name."""
-    from airline_agent.domain.db import first_connection
-    from airline_agent.domain.postgres import Server, columns_present, database_name, postgres_url
 
     name = describe(url)
     address = postgres_url(url)
@@ -244,14 +240,13 @@ def _build_on_server(url: str, fill: Fill, *, force: bool) -> Database:
 
 
 def _holds_our_meta(engine: Engine, tables: list[str]) -> bool:
-    from sqlalchemy import text
-    from sqlalchemy.exc import DBAPIError
 
     if "meta" not in tables:
         return False
     try:
         with engine.connect() as connection:
-            facts = dict(connection.execute(text("SELECT key, value FROM meta")).all())
+            meta = connection.execute(text("SELECT key, value FROM meta"))
+            facts: dict[str, str] = {key: value for key, value in meta}
     except DBAPIError:
         return False
     finally:

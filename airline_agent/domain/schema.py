@@ -7,15 +7,17 @@ back the same order, and every lookup a tool makes has an index.
 
 from __future__ import annotations
 
-from sqlalchemy import Index
+from sqlalchemy import Index, String
 from sqlmodel import Field, SQLModel
+from sqlmodel.sql.sqltypes import AutoString
 
 FLIGHT_STATUSES = ("available", "on time", "delayed", "flying", "landed", "cancelled")
 MEMBERSHIPS = ("regular", "silver", "gold")
 PAYMENT_SOURCES = ("credit_card", "gift_card", "certificate")
 
-# Written into the `meta` table; a database without it is not ours.
-SCHEMA_VERSION = "1"
+# Written into the `meta` table; a database without it is not ours. 2: a user's list of
+# reservations is kept as τ² keeps it (`UserReservation`), no longer derived.
+SCHEMA_VERSION = "2"
 APP_MARKER = "airline-agent"
 # The fact a build writes in its final transaction, with its last rows (loading.py): a
 # database without it was never finished. (`source` names what it was built from.)
@@ -72,7 +74,7 @@ class User(SQLModel, table=True):
     first_name: str
     last_name: str
     address1: str
-    address2: str
+    address2: str | None = None  # τ²'s Optional[str]
     city: str
     country: str
     state: str
@@ -104,10 +106,27 @@ class SavedPassenger(SQLModel, table=True):
     dob: str
 
 
+USER_RESERVATION = "userreservation"  # its table, as plain SQL names it (lookups, loading)
+
+
+class UserReservation(SQLModel, table=True):
+    """An entry of a user's list of reservations, as τ² keeps it on the user
+    (`users.X.reservations`, which `get_user_details` returns as it is): the reservations
+    the user booked, in order, in a database this project builds; in imported data, any
+    list τ²'s model takes (an id of a reservation the user does not hold, or of none: so
+    no key to `reservation`). A booking appends its id, as τ²'s does."""
+
+    __tablename__ = USER_RESERVATION
+
+    user_id: str = Field(primary_key=True, foreign_key="user.user_id")
+    position: int = Field(primary_key=True)
+    reservation_id: str
+
+
 class Reservation(SQLModel, table=True):
     __table_args__ = (Index("ix_reservation_user", "user_id", "seq"),)
 
-    # `seq` keeps creation order: a user's reservation list is ordered by it.
+    # `seq` keeps creation order (a user's list, made by a build, follows it).
     seq: int | None = Field(default=None, primary_key=True)
     reservation_id: str = Field(unique=True, index=True)
     user_id: str = Field(foreign_key="user.user_id")
@@ -158,9 +177,6 @@ def _text_compares_bytewise() -> None:
     SQLite's BINARY collation does, whatever the server's default: ids, names and dates
     then sort the same on both (`export` is byte-identical; a customer list, a search
     result comes in the same order), and lower() folds ASCII only, on both."""
-    from sqlalchemy import String
-    from sqlmodel.sql.sqltypes import AutoString
-
     for table in SQLModel.metadata.tables.values():
         for column in table.columns:
             if isinstance(column.type, AutoString):

@@ -82,7 +82,7 @@ def sqlite_path(location: str | Path) -> Path | None:
 
     try:
         url = make_url(text)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
         return None
     if url.get_backend_name() != "sqlite" or url.query:
         return None
@@ -173,6 +173,7 @@ class SqliteFile:
             "immutable": f"{address}?immutable=1",
         }[self.access]
 
-    def connect(self, **options: object) -> sqlite3.Connection:
-        """A new driver connection with this access (usable from any thread)."""
-        return sqlite3.connect(self.uri(), uri=True, check_same_thread=False, **options)
+    def connect(self) -> sqlite3.Connection:
+        """A new driver connection with this access (usable from any thread): the engine's
+        connections to a file that is opened read-only."""
+        return sqlite3.connect(self.uri(), uri=True, check_same_thread=False)

@@ -4,34 +4,50 @@ Import then export gives back the input JSON up to dict key order and `1` vs `1.
 list orders (saved passengers, a user's reservations, segments, passengers, payment
 history) and payment-method order are kept through `position` / `seq` columns. The
 records are shaped by `tau2_shape`, the same builders the read tools answer with.
+
+What τ²'s data model (`FlightDB`) takes is taken, as it is: a user's `reservations` is
+any list of ids (τ²'s own airline test data lists three the user does not hold and omits
+the one it holds), kept as written and returned so by `get_user_details`; `listing_odd`
+says in one line what was odd about them, for the command to warn (not refuse). A user's
+`address2` may be null or absent (τ²'s `Optional[str]`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Table, select
+from sqlalchemy import Connection, Row
+from sqlalchemy.orm import Mapped
+from sqlmodel import SQLModel, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
-from airline_agent.domain import schema
 from airline_agent.domain.airports import airport_rows
 from airline_agent.domain.cabins import CABINS
 from airline_agent.domain.db import Database
 from airline_agent.domain.loading import Progress, TableRows, load_rows
 from airline_agent.domain.provenance import Provenance
+from airline_agent.domain.schema import (
+    Flight,
+    FlightDate,
+    Payment,
+    PaymentMethod,
+    Reservation,
+    ReservationFlight,
+    ReservationPassenger,
+    SavedPassenger,
+    User,
+    UserReservation,
+)
 from airline_agent.domain.tau2_shape import (
     DATE_TIMES,
-    FLIGHT_COLUMNS,
-    FLIGHT_DATE_COLUMNS,
-    PASSENGER_COLUMNS,
-    PAYMENT_COLUMNS,
-    PAYMENT_METHOD_COLUMNS,
-    RESERVATION_COLUMNS,
-    SEGMENT_COLUMNS,
-    USER_COLUMNS,
+    Tau2Database,
+    Tau2Flight,
+    Tau2Reservation,
+    Tau2User,
     flight_record,
     reservation_record,
     user_record,
@@ -119,7 +135,7 @@ def user_rows(user: dict, rows: TableRows) -> None:
                 "first_name": name["first_name"],
                 "last_name": name["last_name"],
                 "address1": address["address1"],
-                "address2": address["address2"],
+                "address2": address.get("address2"),
                 "city": address["city"],
                 "country": address["country"],
                 "state": address["state"],
@@ -151,6 +167,15 @@ def user_rows(user: dict, rows: TableRows) -> None:
                     "dob": passenger["dob"],
                 }
             )
+        if rows.user_reservations is None:
+            return  # a build's rows: the load lists each user's reservations (loading.py)
+        listed = user["reservations"]
+        if not isinstance(listed, list) or not all(isinstance(i, str) for i in listed):
+            raise Tau2FormatError(f"users.{user_id}.reservations: not a list of ids")
+        rows.user_reservations += [
+            {"user_id": user_id, "position": position, "reservation_id": reservation_id}
+            for position, reservation_id in enumerate(listed)
+        ]
 
 
 def reservation_rows(reservation: dict, seq: int, rows: TableRows) -> None:
@@ -212,31 +237,44 @@ def rows_from_tau2(data: Any) -> TableRows:
     flights = _section(data, "flights")
     users = _section(data, "users")
     reservations = _section(data, "reservations")
-    rows = TableRows(airports=airport_rows())
+    rows = TableRows(airports=airport_rows(), user_reservations=[])
     for flight in flights.values():
         with _at("flights"):
             flight_rows(flight, rows)
     for user in users.values():
         with _at("users"):
             user_rows(user, rows)
-    owners: dict[str, str] = {}
     for seq, reservation in enumerate(reservations.values(), start=1):
         with _at("reservations"):
             reservation_rows(reservation, seq, rows)
-            owners[reservation["reservation_id"]] = reservation["user_id"]
-    # A user's reservation list is derived from the reservations themselves, so it has
-    # to name exactly the reservations that belong to the user.
-    for user in users.values():
-        with _at(f"users.{user['user_id']}"):
-            listed = set(user["reservations"])
-        owned = {rid for rid, owner in owners.items() if owner == user["user_id"]}
-        if listed != owned:
-            extra = sorted(listed - owned) or sorted(owned - listed)
-            raise Tau2FormatError(
-                f"users.{user['user_id']}.reservations does not match the reservations "
-                f"of that user (e.g. {extra[0]})"
-            )
     return rows
+
+
+def listing_odd(data: dict) -> str | None:
+    """What τ²'s model takes but a consistent database would not hold, in one line: the
+    users whose list of reservations names ones they do not hold, or leaves out ones they
+    hold (the first such user named); None when every list is its user's reservations."""
+    held: dict[str, list[str]] = {}
+    for reservation in data["reservations"].values():
+        held.setdefault(reservation["user_id"], []).append(reservation["reservation_id"])
+    odd = [
+        (user_id, user["reservations"], held.get(user_id, []))
+        for user_id, user in data["users"].items()
+        if set(user["reservations"]) != set(held.get(user_id, []))
+    ]
+    if not odd:
+        return None
+    user_id, listed, owned = odd[0]
+    parts = []
+    if extra := [i for i in listed if i not in owned]:
+        parts.append(f"lists {', '.join(extra)}, which it does not hold")
+    if missing := [i for i in owned if i not in listed]:
+        parts.append(f"does not list {', '.join(missing)}, which it holds")
+    others = f" (and {len(odd) - 1} more users)" if len(odd) > 1 else ""
+    return (
+        f"users.{user_id}.reservations {' and '.join(parts)}{others}; kept as written, as "
+        "τ² keeps it (get_user_details returns the list as it is)"
+    )
 
 
 def read_tau2_file(path: Path) -> dict:
@@ -285,62 +323,161 @@ def import_tau2(
 # ---- rows → τ² dicts -------------------------------------------------------------
 
 
-def _rows(
-    connection: Connection, table: Table, names: Sequence[str], *order: str
-) -> list[Sequence[Any]]:
-    query = select(*(table.c[name] for name in names)).order_by(*(table.c[o] for o in order))
-    return list(connection.execute(query))
+# Export reads every row of the database only to show it: the models' columns as plain
+# rows (SQLAlchemy Core on the read transaction's connection), which the builders of
+# tau2_shape take as they take SQLModel objects; a row never changed needs nothing the
+# ORM keeps for one, and an export of ten times the reference airline waits for it all.
+_Model = TypeVar("_Model", bound=SQLModel)
+Ids = Collection[str] | None  # the records' ids, or None for all of them
 
 
-def _grouped(
-    connection: Connection, table: Table, key: str, names: Sequence[str]
-) -> dict[str, list[Sequence[Any]]]:
-    """The rows of a child table by parent key, in stored order, without the key."""
-    groups: dict[str, list[Sequence[Any]]] = {}
-    for row in _rows(connection, table, (key, *names), key, "position"):
-        groups.setdefault(row[0], []).append(row[1:])
+def _of(
+    rows: Connection, query: SelectOfScalar[_Model], key: Mapped[str], ids: Ids
+) -> Sequence[Row[_Model]]:
+    """The query's rows, only those whose `key` is one of `ids` unless all are asked for."""
+    if ids is not None:
+        query = query.where(key.in_(ids))
+    return rows.execute(query).all()
+
+
+_Grouped = TypeVar("_Grouped")
+
+
+def _by_owner(
+    rows: Iterable[_Grouped], owner: Callable[[_Grouped], str]
+) -> dict[str, list[_Grouped]]:
+    """Rows of a child table by their parent's key, in the order read."""
+    groups: dict[str, list[_Grouped]] = {}
+    for row in rows:
+        groups.setdefault(owner(row), []).append(row)
     return groups
 
 
-def export_tau2(database: Database) -> dict:
-    """The whole database in τ² db.json shape: {"flights", "users", "reservations"}."""
-    with database.engine.connect() as connection:
-        flights = _rows(connection, schema.Flight.__table__, FLIGHT_COLUMNS, "flight_number")
-        dates: dict[str, list[Sequence[Any]]] = {}
-        for row in _rows(
-            connection,
-            schema.FlightDate.__table__,
-            ("flight_number", *FLIGHT_DATE_COLUMNS),
-            "flight_number",
-            "date",
-        ):
-            dates.setdefault(row[0], []).append(row[1:])
-        users = _rows(connection, schema.User.__table__, USER_COLUMNS, "user_id")
-        methods = _grouped(
-            connection, schema.PaymentMethod.__table__, "user_id", PAYMENT_METHOD_COLUMNS
-        )
-        saved = _grouped(connection, schema.SavedPassenger.__table__, "user_id", PASSENGER_COLUMNS)
-        reservations = _rows(connection, schema.Reservation.__table__, RESERVATION_COLUMNS, "seq")
-        segments = _grouped(
-            connection, schema.ReservationFlight.__table__, "reservation_id", SEGMENT_COLUMNS
-        )
-        passengers = _grouped(
-            connection, schema.ReservationPassenger.__table__, "reservation_id", PASSENGER_COLUMNS
-        )
-        payments = _grouped(connection, schema.Payment.__table__, "reservation_id", PAYMENT_COLUMNS)
-    owned: dict[str, list[str]] = {}
-    for reservation in reservations:
-        owned.setdefault(reservation[1], []).append(reservation[0])
-    return {
-        "flights": {f[0]: flight_record(f, dates.get(f[0], ())) for f in flights},
-        "users": {
-            u[0]: user_record(u, methods.get(u[0], ()), saved.get(u[0], ()), owned.get(u[0], ()))
-            for u in users
-        },
-        "reservations": {
-            r[0]: reservation_record(
-                r, segments.get(r[0], ()), passengers.get(r[0], ()), payments.get(r[0], ())
-            )
-            for r in reservations
-        },
+def _flights(rows: Connection, ids: Ids) -> dict[str, Tau2Flight]:
+    flights = _of(
+        rows, select(Flight).order_by(col(Flight.flight_number)), col(Flight.flight_number), ids
+    )
+    dates = _by_owner(
+        _of(
+            rows,
+            select(FlightDate).order_by(col(FlightDate.flight_number), col(FlightDate.date)),
+            col(FlightDate.flight_number),
+            ids,
+        ),
+        lambda day: day.flight_number,
+    )
+    return {f.flight_number: flight_record(f, dates.get(f.flight_number, ())) for f in flights}
+
+
+def _users(rows: Connection, ids: Ids) -> dict[str, Tau2User]:
+    users = _of(rows, select(User).order_by(col(User.user_id)), col(User.user_id), ids)
+    methods = _by_owner(
+        _of(
+            rows,
+            select(PaymentMethod).order_by(col(PaymentMethod.user_id), col(PaymentMethod.position)),
+            col(PaymentMethod.user_id),
+            ids,
+        ),
+        lambda method: method.user_id,
+    )
+    saved = _by_owner(
+        _of(
+            rows,
+            select(SavedPassenger).order_by(
+                col(SavedPassenger.user_id), col(SavedPassenger.position)
+            ),
+            col(SavedPassenger.user_id),
+            ids,
+        ),
+        lambda passenger: passenger.user_id,
+    )
+    # The user's list as τ² keeps it (schema.UserReservation), not derived from the
+    # reservations.
+    listed = _by_owner(
+        _of(
+            rows,
+            select(UserReservation).order_by(
+                col(UserReservation.user_id), col(UserReservation.position)
+            ),
+            col(UserReservation.user_id),
+            ids,
+        ),
+        lambda entry: entry.user_id,
+    )
+    owned = {
+        user_id: [entry.reservation_id for entry in entries] for user_id, entries in listed.items()
     }
+    return {
+        u.user_id: user_record(
+            u, methods.get(u.user_id, ()), saved.get(u.user_id, ()), owned.get(u.user_id, ())
+        )
+        for u in users
+    }
+
+
+def _reservations(rows: Connection, ids: Ids) -> dict[str, Tau2Reservation]:
+    reservations = _of(
+        rows,
+        select(Reservation).order_by(col(Reservation.seq)),
+        col(Reservation.reservation_id),
+        ids,
+    )
+    segments = _by_owner(
+        _of(
+            rows,
+            select(ReservationFlight).order_by(
+                col(ReservationFlight.reservation_id), col(ReservationFlight.position)
+            ),
+            col(ReservationFlight.reservation_id),
+            ids,
+        ),
+        lambda segment: segment.reservation_id,
+    )
+    passengers = _by_owner(
+        _of(
+            rows,
+            select(ReservationPassenger).order_by(
+                col(ReservationPassenger.reservation_id), col(ReservationPassenger.position)
+            ),
+            col(ReservationPassenger.reservation_id),
+            ids,
+        ),
+        lambda passenger: passenger.reservation_id,
+    )
+    payments = _by_owner(
+        _of(
+            rows,
+            select(Payment).order_by(col(Payment.reservation_id), col(Payment.position)),
+            col(Payment.reservation_id),
+            ids,
+        ),
+        lambda line: line.reservation_id,
+    )
+    return {
+        r.reservation_id: reservation_record(
+            r,
+            segments.get(r.reservation_id, ()),
+            passengers.get(r.reservation_id, ()),
+            payments.get(r.reservation_id, ()),
+        )
+        for r in reservations
+    }
+
+
+def export_tau2(
+    database: Database,
+    *,
+    flights: Ids = None,
+    users: Ids = None,
+    reservations: Ids = None,
+) -> Tau2Database:
+    """The database in τ² db.json shape: {"flights", "users", "reservations"}, read in one
+    read transaction (a consistent copy, even while others write). Each kind whole, or only
+    the records of the ids given for it (what a run changed: scenarios/dbdiff.py)."""
+    with database.read() as session:
+        rows = session.connection()
+        return {
+            "flights": _flights(rows, flights) if flights != () else {},
+            "users": _users(rows, users) if users != () else {},
+            "reservations": _reservations(rows, reservations) if reservations != () else {},
+        }

@@ -226,7 +226,21 @@ def read_results(path: Path) -> dict[str, Any]:
         raise ResultsUnreadable(f"{target}: cannot be read ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ResultsUnreadable(f"{target}: not the results.json of an airline-agent eval run")
+    trials = data.get("trials")
+    if not isinstance(trials, list) or not all(_a_trial(trial) for trial in trials):
+        raise ResultsUnreadable(f"{target}: its trials are not those of an airline-agent eval run")
     return data
+
+
+def _a_trial(trial: Any) -> bool:
+    """A trial as results.json holds it, as far as reading the run's outcomes needs."""
+    return (
+        isinstance(trial, dict)
+        and isinstance(trial.get("task_id"), str)
+        and isinstance(trial.get("reward"), int | float)
+        and isinstance(trial.get("infra_error"), bool)
+        and isinstance(trial.get("customer_error"), bool)
+    )
 
 
 def task_outcomes(results: dict[str, Any]) -> dict[str, tuple[int, int]]:

@@ -8,7 +8,13 @@
   field with the reference and the actual value. Comparing whole databases with SQL took
   half a second a trial.
 - COMMUNICATE: every `communicate_info` string is in some message of the agent, matched
-  as τ²'s evaluator matches it: case-insensitive, in the message with its commas removed.
+  as τ²'s evaluator (`evaluator_communicate.py`, its English path) matches it: the text of
+  the agent's messages only (`agent_messages`: an assistant message's content, also one
+  that carries tool calls; never the customer's words, a tool's result, a call's arguments,
+  the model's reasoning or the framework's notices), skipping a message that is empty or
+  white space; `info.lower()` a substring (not a word) of `message.lower()` with its
+  commas removed — its commas only, and the message's only: an info that holds a comma is
+  never found, as in τ². `str.lower`, not `casefold`: "Straße" does not say "strasse".
 - The reward is the product of the task's `reward_basis` parts (DB and COMMUNICATE for
   every airline task), and 0 when the trial did not end by the customer's (or the agent's)
   own stop, as τ² gives 0 to every other termination.
@@ -22,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from airline_agent.evaluation.tasks import EvalTask
+from airline_agent.agent.events import AssistantMessage
+from airline_agent.evaluation.tasks import EvalTask, file_stem
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.datasets import Location
 from airline_agent.scenarios.dbdiff import (
@@ -66,6 +73,12 @@ class CommunicateCheck:
     @property
     def met(self) -> bool:
         return not self.missing
+
+
+def agent_messages(events: Iterable[Any]) -> list[str]:
+    """What the agent said to the customer, as τ² counts it: the content of each of its
+    assistant messages (an `AssistantMessage` event), in order."""
+    return [e.content for e in events if isinstance(e, AssistantMessage) and e.content]
 
 
 def communicated(info: str, agent_messages: list[str]) -> str | None:
@@ -177,7 +190,6 @@ class ReferenceStates:
         *,
         copies: datasets.DatasetCopies | None = None,
     ) -> None:
-        self.tau2_directory = tau2_directory
         self.now = now
         self.copies = copies or datasets.FileDatasets("tau2", tau2_directory)
         self._made: dict[str, tuple[Location, frozenset[RecordKey]]] = {}
@@ -213,7 +225,7 @@ class ReferenceStates:
 
         if not task.actions:
             return self.pristine(), frozenset()
-        path = self.fresh_copy(f"reference-{task.id}")
+        path = self.fresh_copy(f"reference-{file_stem(task.id)}")
         database = open_existing_database(path)
         keys: set[RecordKey] = set()
         try:

@@ -53,13 +53,14 @@ from airline_agent.evaluation.reward import (
     DatabaseCheck,
     EndStates,
     ReferenceStates,
+    agent_messages,
     communicate_check,
     database_check,
     end_states,
     reward_of,
     touched,
 )
-from airline_agent.evaluation.tasks import EvalTask
+from airline_agent.evaluation.tasks import EvalTask, file_stem
 from airline_agent.scenarios.model import ScenarioSettings
 
 if TYPE_CHECKING:
@@ -230,7 +231,8 @@ def now_iso() -> str:
 
 
 def scenario_name(task_id: str, trial: int) -> str:
-    return f"task-{task_id}-trial-{trial}"
+    """The name of a trial's files: one to one with (task id, trial), safe for any id."""
+    return f"task-{file_stem(task_id)}-trial-{trial}"
 
 
 async def run_trial(
@@ -500,9 +502,8 @@ def _score(
     from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
 
     events = log.events
-    agent_messages = [e.content for e in events if isinstance(e, AssistantMessage) and e.content]
     database = database_check(states)
-    communicate = communicate_check(task, agent_messages)
+    communicate = communicate_check(task, agent_messages(events))
     spend = Spend.of(events)
     usage = spend.usage
     agent_cost = None if spend.cost is None else round(spend.cost, 6)

@@ -83,7 +83,7 @@ class Server:
                     ) from None
             elif not shared and sqlite_file(database.engine.url) is None:
                 raise ServerSetupError(
-                    f"{settings.db}: neither a SQLite file nor a PostgreSQL database, so no "
+                    f"{database.location}: neither a SQLite file nor a PostgreSQL database, so no "
                     "session can have its own copy; give --shared to serve it to every session",
                     status=2,
                 )

@@ -3,23 +3,20 @@
 Exporting a whole database takes a quarter of a second, too slow to do twice per
 scenario. Instead the changed rows are found with SQL (`EXCEPT` against the pristine
 copy, attached), mapped to the τ² records they belong to, and only those records are
-exported, read with SQL filtered on their keys and built by the same builders as
-`export_tau2` (domain/tau2_shape.py), so the shape is exactly the export's.
+exported by `export_tau2` itself, asked for those records only, so the shape is exactly
+the export's.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from airline_agent.domain import schema
-from airline_agent.domain import tau2_shape as shape
-
-if TYPE_CHECKING:
-    from airline_agent.domain.db import Database
+from airline_agent.domain.db import Database
+from airline_agent.domain.tau2 import export_tau2
 
 Kind = str  # "users" | "reservations" | "flights"
 RecordKey = tuple[Kind, str]
@@ -31,6 +28,7 @@ _OWNER: dict[str, tuple[Kind, str]] = {
     schema.User.__tablename__: ("users", "user_id"),
     schema.PaymentMethod.__tablename__: ("users", "user_id"),
     schema.SavedPassenger.__tablename__: ("users", "user_id"),
+    schema.USER_RESERVATION: ("users", "user_id"),
     schema.Reservation.__tablename__: ("reservations", "reservation_id"),
     schema.ReservationFlight.__tablename__: ("reservations", "reservation_id"),
     schema.ReservationPassenger.__tablename__: ("reservations", "reservation_id"),
@@ -81,134 +79,40 @@ def export_records(
 ) -> dict[RecordKey, dict]:
     """The given records as `export --format tau2` writes them; absent records are left out.
     `database`: a SQLite file, the URL of a database on a server (eval's trials on
-    PostgreSQL), or an open Database, read through its plain-SQL snapshot.
+    PostgreSQL), or an open Database.
 
-    Read with SQL filtered on the records' keys, through the same builders and row orders
-    as `export_tau2` (domain/tau2_shape.py): a scratch database to export from took a
-    fifth of a second per call, most of it creating the schema."""
+    `export_tau2` itself, asked for these records only (its queries filtered on their
+    keys): a scratch database to export from took a fifth of a second per call, most of
+    it creating the schema."""
     if not records:
         return {}
     wanted: dict[Kind, list[str]] = {"flights": [], "users": [], "reservations": []}
     for kind, key in records:
         wanted[kind].append(key)
-    if not isinstance(database, (Path, str)):
-        return _export_through(database, wanted)
-    if "://" in str(database):
-        return _export_from_server(str(database), wanted)
-    conn = sqlite3.connect(database)
+    if isinstance(database, Database):
+        return _export(database, wanted)
+    opened = Database.open(database)
     try:
-        return _export(lambda sql, params: conn.execute(sql, params).fetchall(), wanted)
+        return _export(opened, wanted)
     finally:
-        conn.close()
+        opened.close()
 
 
-def _export_from_server(location: str, wanted: dict[Kind, list[str]]) -> dict[RecordKey, dict]:
-    from airline_agent.domain.db import Database
-
-    database = Database.open(location)
-    try:
-        return _export_through(database, wanted)
-    finally:
-        database.close()
-
-
-def _export_through(database: Database, wanted: dict[Kind, list[str]]) -> dict[RecordKey, dict]:
-    with database.reads() as reads:
-        return _export(lambda sql, params: list(reads.rows(sql, params)), wanted)
-
-
-# A query with `:name` parameters (sqlite3 and the domain's read snapshots both take them).
-_Query = Callable[[str, dict[str, str]], list[Sequence[Any]]]
-
-
-def _export(query: _Query, wanted: dict[Kind, list[str]]) -> dict[RecordKey, dict]:
-    return {
-        **_flights(query, wanted["flights"]),
-        **_users(query, wanted["users"]),
-        **_reservations(query, wanted["reservations"]),
-    }
-
-
-def _select(
-    query: _Query,
-    table: str,
-    names: Sequence[str],
-    key: str,
-    keys: list[str],
-    *order: str,
-) -> list[Sequence[Any]]:
-    params = {f"k{i}": value for i, value in enumerate(keys)}
-    marks = ",".join(f":{name}" for name in params)
-    columns = ", ".join(f'"{name}"' for name in names)
-    ordering = ", ".join(f'"{name}"' for name in order)
-    sql = f'SELECT {columns} FROM "{table}" WHERE "{key}" IN ({marks}) ORDER BY {ordering}'
-    return query(sql, params)
-
-
-def _grouped(
-    query: _Query, table: str, key: str, names: Sequence[str], keys: list[str]
-) -> dict[str, list[Sequence[Any]]]:
-    groups: dict[str, list[Sequence[Any]]] = {}
-    for row in _select(query, table, (key, *names), key, keys, key, "position"):
-        groups.setdefault(row[0], []).append(row[1:])
-    return groups
-
-
-def _flights(query: _Query, keys: list[str]) -> dict[RecordKey, dict]:
-    if not keys:
-        return {}
-    table, dates_table = schema.Flight.__tablename__, schema.FlightDate.__tablename__
-    flights = _select(query, table, shape.FLIGHT_COLUMNS, "flight_number", keys, "flight_number")
-    dates: dict[str, list[Sequence[Any]]] = {}
-    names = ("flight_number", *shape.FLIGHT_DATE_COLUMNS)
-    for row in _select(query, dates_table, names, "flight_number", keys, "flight_number", "date"):
-        dates.setdefault(row[0], []).append(row[1:])
-    return {("flights", f[0]): shape.flight_record(f, dates.get(f[0], ())) for f in flights}
-
-
-def _users(query: _Query, keys: list[str]) -> dict[RecordKey, dict]:
-    if not keys:
-        return {}
-    users = _select(
-        query, schema.User.__tablename__, shape.USER_COLUMNS, "user_id", keys, "user_id"
+def _export(database: Database, wanted: dict[Kind, list[str]]) -> dict[RecordKey, dict]:
+    exported = export_tau2(
+        database,
+        flights=wanted["flights"],
+        users=wanted["users"],
+        reservations=wanted["reservations"],
     )
-    methods = _grouped(
-        query, schema.PaymentMethod.__tablename__, "user_id", shape.PAYMENT_METHOD_COLUMNS, keys
-    )
-    saved = _grouped(
-        query, schema.SavedPassenger.__tablename__, "user_id", shape.PASSENGER_COLUMNS, keys
-    )
-    owned: dict[str, list[str]] = {}
-    for reservation_id, user_id in _select(
-        query, _RESERVATION, ("reservation_id", "user_id"), "user_id", keys, "seq"
-    ):
-        owned.setdefault(user_id, []).append(reservation_id)
-    return {
-        ("users", u[0]): shape.user_record(
-            u, methods.get(u[0], ()), saved.get(u[0], ()), owned.get(u[0], ())
-        )
-        for u in users
-    }
-
-
-def _reservations(query: _Query, keys: list[str]) -> dict[RecordKey, dict]:
-    if not keys:
-        return {}
-    key = "reservation_id"
-    reservations = _select(query, _RESERVATION, shape.RESERVATION_COLUMNS, key, keys, "seq")
-    segments = _grouped(
-        query, schema.ReservationFlight.__tablename__, key, shape.SEGMENT_COLUMNS, keys
-    )
-    passengers = _grouped(
-        query, schema.ReservationPassenger.__tablename__, key, shape.PASSENGER_COLUMNS, keys
-    )
-    payments = _grouped(query, schema.Payment.__tablename__, key, shape.PAYMENT_COLUMNS, keys)
-    return {
-        ("reservations", r[0]): shape.reservation_record(
-            r, segments.get(r[0], ()), passengers.get(r[0], ()), payments.get(r[0], ())
-        )
-        for r in reservations
-    }
+    found: dict[RecordKey, dict] = {}
+    for key, flight in exported["flights"].items():
+        found[("flights", key)] = dict(flight)
+    for key, user in exported["users"].items():
+        found[("users", key)] = dict(user)
+    for key, reservation in exported["reservations"].items():
+        found[("reservations", key)] = dict(reservation)
+    return found
 
 
 @dataclass(frozen=True)
@@ -298,14 +202,3 @@ class _attached:
 
     def __exit__(self, *exc: object) -> None:
         self.conn.close()
-
-
-def _copy(conn: sqlite3.Connection, table: str, key: str, values: list[str]) -> None:
-    if not values:
-        return
-    marks = ",".join("?" * len(values))
-    conn.execute(
-        f'INSERT OR IGNORE INTO main."{table}" SELECT * FROM source."{table}" '
-        f'WHERE "{key}" IN ({marks})',
-        values,
-    )

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from airline_agent.agent.cancelled import cancelled_turn
-from airline_agent.agent.events import AgentEvent, ToolFinished, ToolStarted, TurnFinished, Usage
+from airline_agent.agent.events import (
+    AgentEvent,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    Usage,
+)
+from airline_agent.choices import Api
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.checks import Drift, Failure, check_turn, same, show
 from airline_agent.scenarios.dbdiff import (
@@ -108,18 +115,24 @@ class ScenarioReport:
 
 
 def replay_scenario(
-    scenario: Scenario, *, path: Path | None = None, keep_events: bool = True
+    scenario: Scenario, *, path: Path | None = None, keep_events: bool = True, api: Api = "chat"
 ) -> ScenarioReport:
     """Replay one scenario on a fresh copy of its dataset and check its expectations.
 
     `keep_events=False` leaves `report.events` empty: each request's event holds the
-    whole history so far, so keeping them all grows with the square of the turns.
+    whole history so far, so keeping them all grows with the square of the turns. `api`:
+    the wire its scripted answers are generated on (a scenario replays the same on either).
     """
-    return asyncio.run(replay_scenario_async(scenario, path=path, keep_events=keep_events))
+    replayed = replay_scenario_async(scenario, path=path, keep_events=keep_events, api=api)
+    return asyncio.run(replayed)
 
 
 async def replay_scenario_async(
-    scenario: Scenario, *, path: Path | None = None, keep_events: bool = True
+    scenario: Scenario,
+    *,
+    path: Path | None = None,
+    keep_events: bool = True,
+    api: Api = "chat",
 ) -> ScenarioReport:
     started = time.perf_counter()
     path = path or scenario.source
@@ -129,7 +142,7 @@ async def replay_scenario_async(
         return ScenarioReport(scenario.name, "skipped", reason=str(exc), path=path)
     report = ScenarioReport(scenario.name, "passed", path=path)
     try:
-        await _converse(scenario, copy, report, keep_events=keep_events)
+        await _converse(scenario, copy, report, keep_events=keep_events, api=api)
         _check_database(scenario, original, copy, report)
     except Exception as exc:  # reported, with its type, as this scenario's result
         report.status, report.reason = "error", f"{type(exc).__name__}: {exc}"
@@ -145,11 +158,11 @@ async def replay_scenario_async(
 
 
 async def _converse(
-    scenario: Scenario, copy: Path, report: ScenarioReport, *, keep_events: bool
+    scenario: Scenario, copy: Path, report: ScenarioReport, *, keep_events: bool, api: Api
 ) -> None:
     from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
 
-    stack = scenario_stack(scenario, open_existing_database(copy))
+    stack = scenario_stack(scenario, open_existing_database(copy), api=api)
     try:
         backend = scripted_backend(stack)
         async for number, turn, events in play_turns(scenario, stack):

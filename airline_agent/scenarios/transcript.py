@@ -2,7 +2,9 @@
 
 - JSONL: one line per model request, in Chat Completions shape: the exact request body
   (`model`, `messages`, `tools` and the parameters), the response (`choices[0].message`,
-  `finish_reason`, `usage`), and the tool results the response led to.
+  `finish_reason`, `usage`), and the tool results the response led to. A request on the
+  Responses wire (`--api responses`) has its own exact body (`instructions`, `input`, …)
+  and the `response` object the server sent (or that was generated for it offline).
 - Markdown: the same conversation for reading.
 
 The events never carry the API key, but a customer may type one or a model repeat it:
@@ -75,7 +77,7 @@ def transcript_records(events: Iterable[AgentEvent]) -> list[dict[str, Any]]:
                 record = by_request[event.request]
                 record["cost"] = event.cost
                 record |= _timing(event)
-                if record["response"] is not None:
+                if record["response"] is not None and "output" not in record["response"]:
                     record["response"]["usage"] = usage_body(event.usage)
             case AssistantMessage() if event.request in by_request:
                 record = by_request[event.request]
@@ -103,7 +105,7 @@ def _request_record(event: RequestSent) -> dict[str, Any]:
     return {
         "turn": event.turn,
         "request": event.request,
-        "body": body | event.params,
+        "body": body | event.params if event.body is None else event.body,
         "response": None,
         "tool_results": [],
     }
@@ -112,6 +114,8 @@ def _request_record(event: RequestSent) -> dict[str, Any]:
 def _response_body(
     record: dict[str, Any], event: AssistantMessage, usage: UsageReported | None
 ) -> dict[str, Any]:
+    if event.raw is not None and event.raw.api == "responses":
+        return dict(event.raw.assembled)  # the `response` object, its usage in it
     return {
         "object": "chat.completion",
         "model": record["body"]["model"],

@@ -1,35 +1,46 @@
-"""The 14 airline tools, with the τ²-bench names, parameters and effects.
+"""The 14 airline tools, with the τ²-bench names, parameters and effects, each declared
+once: everything known about a tool is on its `@tool(...)` (registry.tool): whether it
+writes, the guard's check (tools/guard.py), its MCP annotations and the claims of a reply
+its successful call backs.
 
 Each tool is a thin, typed wrapper over `domain.operations`: the signature is the JSON
-schema (see `registry.tool`), the docstring is what the model reads. A read tool gets the
-toolbox (`ToolContext`: the database and the clock); a write tool gets the write
-transaction its guard decided in (`WriteContext`), so the decision and the write see one
-state (tools/toolbox.py). Every request
-carries all fourteen schemas, so descriptions say only what a model needs to call a tool
-right: what it does, what each argument means where the name does not say it, and
-formats — never a concrete id, which a small model may repeat as if it were data
-(issue 12: a real model "confirmed" credit card 7815826, the example id these
-descriptions used to give). The `min_length`/`max_length`/bounds below are validated and
-not advertised (registry.UNADVERTISED). Two optional parameters are ours, for the guard:
-`reason` on `cancel_reservation` (policy X3) and `reservation_id` + `reason` on
-`send_certificate` (P2–P4).
+schema (see `registry.tool`; the shared argument types are in arguments.py), the
+docstring is what the model reads, so it says only what a model needs to call the tool
+right. A read tool gets the toolbox (`ToolContext`: the database and the clock); a write
+tool gets the rows of the write transaction its guard decided in (`WriteContext`), so the
+decision and the write see one state, read once (tools/toolbox.py). Two optional
+parameters are ours, for the guard: `reason` on `cancel_reservation` (policy X3) and
+`reservation_id` + `reason` on `send_certificate` (P2–P4).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-from sqlmodel import Session
+from pydantic import Field
 
 from airline_agent.domain import operations
 from airline_agent.domain.arithmetic import evaluate_arithmetic
 from airline_agent.domain.cabins import Cabin
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
+from airline_agent.domain.operations import WriteRows
 from airline_agent.domain.policy import CancellationReason, CompensationReason
+from airline_agent.domain.tau2_shape import BookableFlight, Tau2Reservation, Tau2User
+from airline_agent.tools import guard
+from airline_agent.tools.arguments import (
+    Airport,
+    Bags,
+    Date,
+    FlightChoice,
+    Passenger,
+    PaymentId,
+    PaymentPart,
+    ReservationId,
+    UserId,
+)
+from airline_agent.tools.declarations import McpHints
 from airline_agent.tools.registry import tool
 
 
@@ -41,85 +52,13 @@ class ToolContext(Protocol):
     dated_direct_flights: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WriteContext:
-    """What a write tool writes in: the open write transaction and the clock."""
+    """What a write tool writes in: the rows of the open write transaction (those its
+    guard read among them) and the clock."""
 
-    session: Session
+    rows: WriteRows
     clock: Clock
-
-
-DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
-
-UserId = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=200,
-        description="As the customer gives it.",
-    ),
-]
-ReservationId = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=200,
-        description="Six letters and digits.",
-    ),
-]
-Airport = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=50,
-        description="IATA code.",
-    ),
-]
-Date = Annotated[
-    str,
-    Field(pattern=DATE_PATTERN, description="YYYY-MM-DD."),
-]
-PaymentId = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=200,
-        description="An id from the customer's profile.",
-    ),
-]
-Bags = Annotated[int, Field(ge=0, le=100)]
-
-
-def _finite(value: float) -> float:
-    if not math.isfinite(value):
-        raise ValueError("must be a finite number")
-    return value
-
-
-class FlightChoice(BaseModel):
-    # One flight of the itinerary, on one date (a comment, not a docstring: pydantic
-    # would put a docstring into every schema that uses the model).
-    model_config = ConfigDict(extra="forbid")
-    flight_number: Annotated[str, Field(min_length=1, max_length=50)]
-    date: Date
-
-
-class Passenger(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    first_name: Annotated[str, Field(min_length=1, max_length=100)]
-    last_name: Annotated[str, Field(min_length=1, max_length=100)]
-    dob: Annotated[str, Field(pattern=DATE_PATTERN, description="Date of birth.")]
-
-
-class PaymentPart(BaseModel):
-    # How much of the total one payment method pays.
-    model_config = ConfigDict(extra="forbid")
-    payment_id: PaymentId
-    amount: Annotated[
-        float,
-        Field(ge=0, le=1_000_000, description="Dollars."),
-        AfterValidator(_finite),
-    ]
 
 
 def _flight_refs(flights: list[FlightChoice]) -> list[operations.FlightRef]:
@@ -133,33 +72,37 @@ def _passengers(passengers: list[Passenger]) -> list[operations.PassengerDetails
 # ---------------------------------------------------------------- reads
 
 
-@tool()
-def get_user_details(context: ToolContext, user_id: UserId) -> dict[str, Any]:
+@tool(
+    guard=guard.profile_lookup,
+    mcp=McpHints("Get a customer's profile"),
+    identifies_customer=True,
+)
+def get_user_details(context: ToolContext, user_id: UserId) -> Tau2User:
     """Get a customer's profile: membership, payment methods with balances, saved
     passengers, reservation ids."""
     return operations.get_user(context.database, user_id)
 
 
-@tool()
-def get_reservation_details(context: ToolContext, reservation_id: ReservationId) -> dict[str, Any]:
+@tool(guard=guard.reservation_lookup, mcp=McpHints("Get a reservation"))
+def get_reservation_details(context: ToolContext, reservation_id: ReservationId) -> Tau2Reservation:
     """Get a reservation: flights and prices paid, cabin, passengers, payments, bags,
     insurance, booking time, status."""
     return operations.get_reservation(context.database, reservation_id)
 
 
-@tool()
-def list_all_airports(context: ToolContext) -> list[dict[str, str]]:
+@tool(mcp=McpHints("List the airports"))
+def list_all_airports(context: ToolContext) -> list[operations.AirportRecord]:
     """List the airports served: IATA code and city."""
     return operations.list_airports(context.database)
 
 
-@tool()
+@tool(mcp=McpHints("Search direct flights"))
 def search_direct_flight(
     context: ToolContext,
     origin: Airport,
     destination: Airport,
     date: Date,
-) -> list[dict[str, Any]]:
+) -> list[BookableFlight]:
     """Search bookable direct flights on a date: times (EST), seats and prices per
     cabin."""
     flights = operations.search_direct(context.database, origin, destination, date)
@@ -168,19 +111,19 @@ def search_direct_flight(
     return flights
 
 
-@tool()
+@tool(mcp=McpHints("Search one-stop flights"))
 def search_onestop_flight(
     context: ToolContext,
     origin: Airport,
     destination: Airport,
     date: Date,
-) -> list[list[dict[str, Any]]]:
+) -> list[list[BookableFlight]]:
     """Search bookable one-stop connections on a date: pairs of flights, each with date,
     times, seats and prices per cabin."""
     return operations.search_onestop(context.database, origin, destination, date)
 
 
-@tool()
+@tool(mcp=McpHints("Get a flight's status"))
 def get_flight_status(
     context: ToolContext,
     flight_number: Annotated[
@@ -193,7 +136,7 @@ def get_flight_status(
     return operations.flight_status(context.database, flight_number, date)
 
 
-@tool()
+@tool(mcp=McpHints("Calculate"), claims=("calculation",))
 def calculate(
     context: ToolContext,
     expression: Annotated[
@@ -209,7 +152,8 @@ def calculate(
     return evaluate_arithmetic(expression)
 
 
-@tool()
+# Changes nothing in the database (it ends the agent's part of a conversation).
+@tool(mcp=McpHints("Transfer to a human agent"), claims=("transfer",))
 def transfer_to_human_agents(
     context: ToolContext,
     summary: Annotated[
@@ -227,7 +171,14 @@ def transfer_to_human_agents(
 # ---------------------------------------------------------------- writes
 
 
-@tool(write=True)
+@tool(
+    write=True,
+    guard=guard.booking,
+    # Books again on every call, and spends the payment methods' balances.
+    mcp=McpHints("Book a reservation", destructive=True),
+    # M5, M6: insurance and passengers come with a booking, never after.
+    claims=("booking", "charge", "payment", "insurance addition", "passenger addition"),
+)
 def book_reservation(
     context: WriteContext,
     user_id: UserId,
@@ -253,10 +204,10 @@ def book_reservation(
     total_baggages: Annotated[Bags, Field(description="Checked bags.")],
     nonfree_baggages: Annotated[Bags, Field(description="Bags beyond the free allowance.")],
     insurance: Annotated[Literal["yes", "no"], Field(description="$30 per passenger.")],
-) -> dict[str, Any]:
+) -> Tau2Reservation:
     """Book a reservation and charge the payment methods; returns the new reservation."""
     return operations.book_reservation(
-        context.session,
+        context.rows,
         context.clock,
         user_id=user_id,
         origin=origin,
@@ -272,7 +223,13 @@ def book_reservation(
     )
 
 
-@tool(write=True)
+@tool(
+    write=True,
+    guard=guard.cancellation,
+    # A cancelled reservation stays cancelled: a second call is refused, refunds nothing.
+    mcp=McpHints("Cancel a reservation", destructive=True, idempotent=True),
+    claims=("cancellation", "refund"),
+)
 def cancel_reservation(
     context: WriteContext,
     reservation_id: ReservationId,
@@ -280,12 +237,19 @@ def cancel_reservation(
         CancellationReason | None,
         Field(description="The customer's reason (ask)."),
     ] = None,
-) -> dict[str, Any]:
+) -> Tau2Reservation:
     """Cancel a whole reservation; every payment is refunded to its method."""
-    return operations.cancel_reservation(context.session, reservation_id)
+    return operations.cancel_reservation(context.rows, reservation_id)
 
 
-@tool(write=True)
+@tool(
+    write=True,
+    guard=guard.flight_change,
+    # Replaces the flights; the same flights again differ in nothing, cost nothing.
+    mcp=McpHints("Change a reservation's flights or cabin", destructive=True, idempotent=True),
+    # M4: the cabin changes through it; a cheaper itinerary is refunded.
+    claims=("flight change", "cabin change", "refund", "charge", "payment"),
+)
 def update_reservation_flights(
     context: WriteContext,
     reservation_id: ReservationId,
@@ -299,11 +263,11 @@ def update_reservation_flights(
         ),
     ],
     payment_id: PaymentId,
-) -> dict[str, Any]:
+) -> Tau2Reservation:
     """Change a reservation's flights and/or cabin; the difference is charged or refunded
     to payment_id."""
     return operations.update_flights(
-        context.session,
+        context.rows,
         reservation_id=reservation_id,
         cabin=cabin,
         flights=_flight_refs(flights),
@@ -311,17 +275,23 @@ def update_reservation_flights(
     )
 
 
-@tool(write=True)
+@tool(
+    write=True,
+    guard=guard.bag_change,
+    # Sets the total (M5: only ever more); the same total again adds and charges nothing.
+    mcp=McpHints("Set a reservation's checked bags", destructive=True, idempotent=True),
+    claims=("bag change", "charge", "payment"),
+)
 def update_reservation_baggages(
     context: WriteContext,
     reservation_id: ReservationId,
     total_baggages: Annotated[Bags, Field(description="New total of checked bags.")],
     nonfree_baggages: Annotated[Bags, Field(description="How many are beyond the free allowance.")],
     payment_id: PaymentId,
-) -> dict[str, Any]:
+) -> Tau2Reservation:
     """Set a reservation's checked bags; added non-free bags are charged to payment_id."""
     return operations.update_baggages(
-        context.session,
+        context.rows,
         reservation_id=reservation_id,
         total_baggages=total_baggages,
         nonfree_baggages=nonfree_baggages,
@@ -329,7 +299,13 @@ def update_reservation_baggages(
     )
 
 
-@tool(write=True)
+@tool(
+    write=True,
+    guard=guard.passenger_change,
+    # Overwrites the passengers' details with the ones given.
+    mcp=McpHints("Change a reservation's passengers", destructive=True, idempotent=True),
+    claims=("passenger change",),
+)
 def update_reservation_passengers(
     context: WriteContext,
     reservation_id: ReservationId,
@@ -341,14 +317,20 @@ def update_reservation_passengers(
             description="All passengers after the change.",
         ),
     ],
-) -> dict[str, Any]:
+) -> Tau2Reservation:
     """Change a reservation's passenger details."""
     return operations.update_passengers(
-        context.session, reservation_id=reservation_id, passengers=_passengers(passengers)
+        context.rows, reservation_id=reservation_id, passengers=_passengers(passengers)
     )
 
 
-@tool(write=True)
+@tool(
+    write=True,
+    guard=guard.compensation,
+    # Adds a certificate to the profile, another one on every call.
+    mcp=McpHints("Send a travel certificate"),
+    claims=("certificate",),
+)
 def send_certificate(
     context: WriteContext,
     user_id: UserId,
@@ -363,4 +345,4 @@ def send_certificate(
     ] = None,
 ) -> str:
     """Send the customer a travel certificate as compensation (rules P1–P5)."""
-    return operations.send_certificate(context.session, user_id=user_id, amount=amount)
+    return operations.send_certificate(context.rows, user_id=user_id, amount=amount)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from airline_agent.domain.cabins import CABINS
-
-if TYPE_CHECKING:
-    from airline_agent.tools.outcome import RowChange
+from airline_agent.tools.outcome import RowChange
 
 
 def _money(amount: Any) -> str:

@@ -26,15 +26,19 @@ Enforced here:
   conversation (or of a cancelled reservation). Needs `reservation_id` and `reason`.
 - Writes on a cancelled reservation are refused (C5).
 
-One decision, one snapshot: a write's checks run inside the write's own transaction,
-after the write lock is taken and before the write (`check`, called by the toolbox in
+Each tool names its check on its declaration (`@tool(guard=...)`, tools/airline.py); the
+toolbox runs it through `check` (writes) and `check_read` (reads).
+
+One decision, one state: a write's checks run inside the write's own transaction, after
+the write lock is taken and before the write (`check`, called by the toolbox in
 `database.write()`, or in the rolled-back rehearsal of a preview), and read their facts
-through the same session (`operations.find_reservation`, `schedule`, … : `FOR UPDATE` /
-`FOR SHARE` where the database has row locks). A concurrent writer's change is either
-committed before the decision reads, or waits until this write is done: two writers can
-never both pass on the state before the other's change (tests/integration/
-test_guard_snapshot.py). The two read checks (`READ_CHECKS`) need no such care: who owns a
-profile or a reservation never changes.
+through the write's `WriteRows` (`FOR UPDATE` / `FOR SHARE` where the database has row
+locks), which hands the same rows on to the write: it reads none of them again. A
+concurrent writer's change is either committed before the decision reads, or waits until
+this write is done: two writers can never both pass on the state before the other's
+change (tests/integration/test_guard_snapshot.py). The two read checks (`profile_lookup`,
+`reservation_lookup`) need no such care: who owns a profile or a reservation never
+changes.
 
 Left to the prompt, because the call and the database cannot decide them:
 - C2 the customer's explicit "yes" (the loop's approval step shows the call instead),
@@ -50,27 +54,21 @@ Left to the prompt, because the call and the database cannot decide them:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from sqlmodel import Session
 
 from airline_agent.domain import operations, policy
 from airline_agent.domain.cabins import Cabin
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import PermissionDenied
-from airline_agent.domain.operations import FlightRef
+from airline_agent.domain.operations import FlightRef, WriteRows
 from airline_agent.domain.policy import CancellationReason, CompensationReason, SegmentFacts
-from airline_agent.domain.schema import (
-    Reservation,
-    ReservationFlight,
-    ReservationPassenger,
-    User,
-)
-from airline_agent.tools.airline import FlightChoice, Passenger, PaymentPart
+from airline_agent.domain.schema import Reservation, ReservationFlight, User
+from airline_agent.tools.arguments import FlightChoice, Passenger, PaymentPart
 from airline_agent.tools.conversation import ToolConversation
+from airline_agent.tools.registry import ToolSpec
 
 IDENTIFY_FIRST = (
     "no customer is identified in this conversation: ask for the customer's user id and look "
@@ -78,34 +76,53 @@ IDENTIFY_FIRST = (
 )
 
 
-def check(
-    session: Session,
-    clock: Clock,
-    conversation: ToolConversation,
-    name: str,
-    arguments: dict[str, Any],
-) -> None:
-    """Raise PermissionDenied or PolicyViolation when the write must not run; `session`
-    is the write's own transaction, the write lock already taken. Facts that do not
-    exist (unknown reservation, flight) are left for the tool to report."""
-    checker = _WRITE_CHECKS.get(name)
-    if checker is not None:
-        checker(_Decision(session, clock, conversation), **arguments)
+@dataclass(frozen=True, slots=True)
+class ReadDecision:
+    """What a read's check decides on: the database it would read, the conversation."""
+
+    database: Database
+    conversation: ToolConversation
 
 
-@dataclass(frozen=True)
-class _Decision:
-    """The write transaction a decision reads in, the clock, and the conversation."""
+@dataclass(frozen=True, slots=True)
+class WriteDecision:
+    """What a write's check decides on: the rows of the write's own transaction (the
+    write lock taken; what is read here the write finds read), the clock, the
+    conversation."""
 
-    session: Session
+    rows: WriteRows
     clock: Clock
     conversation: ToolConversation
+
+
+def check(
+    rows: WriteRows,
+    clock: Clock,
+    conversation: ToolConversation,
+    spec: ToolSpec,
+    arguments: dict[str, Any],
+) -> None:
+    """Raise PermissionDenied or PolicyViolation when the write must not run; `rows` are
+    the write's own transaction's, the write lock already taken. Facts that do not exist
+    (unknown reservation, flight) are left for the tool to report."""
+    if spec.guard is not None:
+        spec.guard(WriteDecision(rows, clock, conversation), **arguments)
+
+
+def check_read(
+    database: Database, conversation: ToolConversation, spec: ToolSpec, arguments: dict[str, Any]
+) -> None:
+    """Raise PermissionDenied when the read would show another customer's data."""
+    if spec.guard is not None:
+        spec.guard(ReadDecision(database, conversation), **arguments)
 
 
 # ---------------------------------------------------------------- reads
 
 
-def _read_profile(database: Database, conversation: ToolConversation, *, user_id: str) -> None:
+def profile_lookup(decision: ReadDecision, *, user_id: str) -> None:
+    """I1 and privacy for `get_user_details`."""
+    conversation = decision.conversation
     acting = conversation.customer
     if acting is None:
         if conversation.hears_customer and not conversation.customer_gave(user_id):
@@ -114,20 +131,20 @@ def _read_profile(database: Database, conversation: ToolConversation, *, user_id
                 "conversation: ask for their user id before looking up a profile"
             )
         return
-    resolved = operations.resolve_user_id(database, user_id)
+    resolved = operations.resolve_user_id(decision.database, user_id)
     if resolved is not None and resolved != acting:
         raise PermissionDenied(
             f"this conversation acts for {acting}; the profile of another customer is private"
         )
 
 
-def _read_reservation(
-    database: Database, conversation: ToolConversation, *, reservation_id: str
-) -> None:
+def reservation_lookup(decision: ReadDecision, *, reservation_id: str) -> None:
+    """I2 and privacy for `get_reservation_details`."""
+    conversation = decision.conversation
     acting = conversation.customer
     if acting is None and not conversation.hears_customer:
         return  # an operator's one-off `call`: nobody to ask
-    owner = operations.reservation_owner(database, reservation_id)
+    owner = operations.reservation_owner(decision.database, reservation_id)
     if acting is None:
         # As private as a profile: names, dates of birth, payment ids. The policy asks
         # for the user id first (I2), so the owner's id must have been given; an unknown
@@ -149,16 +166,16 @@ def _read_reservation(
 # ---------------------------------------------------------------- authorization (I1, I2)
 
 
-def _acting_user(decision: _Decision) -> str:
+def _acting_user(decision: WriteDecision) -> str:
     if decision.conversation.customer is None:
         raise PermissionDenied(IDENTIFY_FIRST)
     return decision.conversation.customer
 
 
-def _customer(decision: _Decision, user_id: str) -> User | None:
+def _customer(decision: WriteDecision, user_id: str) -> User | None:
     """The profile if it exists, refused unless it is the acting customer's (I1)."""
     acting = _acting_user(decision)
-    user = operations.find_user(decision.session, user_id)
+    user = decision.rows.user(user_id)
     if user is not None and user.user_id != acting:
         raise PermissionDenied(
             f"this conversation acts for {acting}; it cannot act on the profile of {user.user_id}"
@@ -166,10 +183,10 @@ def _customer(decision: _Decision, user_id: str) -> User | None:
     return user
 
 
-def _reservation(decision: _Decision, reservation_id: str) -> Reservation | None:
+def _reservation(decision: WriteDecision, reservation_id: str) -> Reservation | None:
     """The reservation if it exists, refused unless the acting customer owns it (I2)."""
     acting = _acting_user(decision)
-    reservation = operations.find_reservation(decision.session, reservation_id)
+    reservation = decision.rows.reservation(reservation_id)
     if reservation is not None and reservation.user_id != acting:
         raise PermissionDenied(
             f"reservation {reservation_id.strip().upper()} belongs to another customer; this "
@@ -181,32 +198,25 @@ def _reservation(decision: _Decision, reservation_id: str) -> Reservation | None
 # ---------------------------------------------------------------- facts
 
 
-def _segments(decision: _Decision, reservation: Reservation) -> list[ReservationFlight]:
-    return operations.reservation_parts(
-        decision.session, ReservationFlight, reservation.reservation_id
-    )
+def _segments(decision: WriteDecision, reservation: Reservation) -> list[ReservationFlight]:
+    return decision.rows.segments(reservation)
 
 
-def _passenger_count(decision: _Decision, reservation: Reservation) -> int:
-    return len(
-        operations.reservation_parts(
-            decision.session, ReservationPassenger, reservation.reservation_id
-        )
-    )
+def _passenger_count(decision: WriteDecision, reservation: Reservation) -> int:
+    return len(decision.rows.passengers(reservation))
 
 
 def _schedule(
-    decision: _Decision, flights: Sequence[ReservationFlight | FlightChoice]
+    decision: WriteDecision, flights: Sequence[ReservationFlight | FlightChoice]
 ) -> list[SegmentFacts]:
-    refs = [FlightRef(f.flight_number, f.date) for f in flights]
-    return operations.schedule(decision.session, refs)
+    return decision.rows.schedule([FlightRef(f.flight_number, f.date) for f in flights])
 
 
 # ---------------------------------------------------------------- per tool
 
 
-def _book(
-    decision: _Decision,
+def booking(
+    decision: WriteDecision,
     *,
     user_id: str,
     cabin: Cabin,
@@ -227,14 +237,16 @@ def _book(
             policy.check_bookable(fact.flight_number, fact.date, fact.status)
     policy.check_payment_mix(
         [part.payment_id for part in payment_methods],
-        operations.payment_methods(decision.session, user.user_id),
+        decision.rows.payment_methods(user.user_id),
     )
     policy.check_bag_count(
         user.membership, cabin, len(passengers), total_baggages, nonfree_baggages
     )
 
 
-def _cancel(decision: _Decision, *, reservation_id: str, reason: CancellationReason | None) -> None:
+def cancellation(
+    decision: WriteDecision, *, reservation_id: str, reason: CancellationReason | None
+) -> None:
     reservation = _reservation(decision, reservation_id)
     if reservation is None:
         return
@@ -249,8 +261,8 @@ def _cancel(decision: _Decision, *, reservation_id: str, reason: CancellationRea
     )
 
 
-def _update_flights(
-    decision: _Decision,
+def flight_change(
+    decision: WriteDecision,
     *,
     reservation_id: str,
     cabin: Cabin,
@@ -272,12 +284,12 @@ def _update_flights(
     for fact in new_flights:
         if (fact.flight_number, fact.date) not in kept:
             policy.check_bookable(fact.flight_number, fact.date, fact.status)
-    method = operations.payment_methods(decision.session, reservation.user_id).get(payment_id)
+    method = decision.rows.payment_methods(reservation.user_id).get(payment_id)
     policy.check_change_payment(method.source if method else None, payment_id)
 
 
-def _update_bags(
-    decision: _Decision,
+def bag_change(
+    decision: WriteDecision,
     *,
     reservation_id: str,
     total_baggages: int,
@@ -289,7 +301,7 @@ def _update_bags(
         return
     policy.check_active(reservation)
     policy.check_bag_change(reservation, total_baggages, nonfree_baggages)
-    user = operations.find_user(decision.session, reservation.user_id)
+    user = decision.rows.user(reservation.user_id)
     if user is None:
         return  # the tool says so
     policy.check_bag_count(
@@ -301,8 +313,8 @@ def _update_bags(
     )
 
 
-def _update_passengers(
-    decision: _Decision, *, reservation_id: str, passengers: list[Passenger]
+def passenger_change(
+    decision: WriteDecision, *, reservation_id: str, passengers: list[Passenger]
 ) -> None:
     reservation = _reservation(decision, reservation_id)
     if reservation is None:
@@ -312,8 +324,8 @@ def _update_passengers(
     policy.check_passengers(passengers)
 
 
-def _send_certificate(
-    decision: _Decision,
+def compensation(
+    decision: WriteDecision,
     *,
     user_id: str,
     amount: int,
@@ -341,20 +353,3 @@ def _send_certificate(
     policy.check_compensation(
         user.membership, reservation, passengers, reason, amount, statuses, changed
     )
-
-
-# The reads that would show another customer's data, by tool: each raises
-# PermissionDenied, called as `check(database, conversation, **arguments)`. The toolbox
-# looks a read up here itself, so the other reads pass without a call.
-READ_CHECKS: dict[str, Callable[..., None]] = {
-    "get_user_details": _read_profile,
-    "get_reservation_details": _read_reservation,
-}
-_WRITE_CHECKS: dict[str, Callable[..., None]] = {
-    "book_reservation": _book,
-    "cancel_reservation": _cancel,
-    "update_reservation_flights": _update_flights,
-    "update_reservation_baggages": _update_bags,
-    "update_reservation_passengers": _update_passengers,
-    "send_certificate": _send_certificate,
-}

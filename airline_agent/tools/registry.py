@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from airline_agent.domain.errors import DomainError, PolicyViolation
+from airline_agent.tools.declarations import ClaimedAction, McpHints
 from airline_agent.tools.outcome import error_result
 from airline_agent.tools.untrusted import (
     MAX_DEPTH,
@@ -40,11 +41,21 @@ class Arguments(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# A guard's check, called with the decision's facts and the validated arguments as
+# keywords (tools/guard.py): it raises PermissionDenied or PolicyViolation to refuse.
+GuardCheck = Callable[..., None]
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
     function: Callable[..., Any]
     write: bool
+    # The rest of what the tool declares (see `tool`).
+    guard: GuardCheck | None
+    mcp: McpHints
+    claims: tuple[ClaimedAction, ...]
+    identifies_customer: bool
     description: str
     arguments: type[BaseModel]  # validates a call's arguments (`validate`)
 
@@ -68,9 +79,23 @@ class ToolSpec:
 REGISTRY: dict[str, ToolSpec] = {}
 
 
-def tool(*, write: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a tool. `write=True` marks tools that change the database (approval,
-    guard, change capture apply to them)."""
+def tool(
+    *,
+    mcp: McpHints,
+    write: bool = False,
+    guard: GuardCheck | None = None,
+    claims: tuple[ClaimedAction, ...] = (),
+    identifies_customer: bool = False,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a tool, with every fact about it in one place:
+    - `write=True`: it changes the database (approval, the write transaction, change
+      capture apply to it);
+    - `guard`: the guard's check in front of it (tools/guard.py): a write's runs in the
+      write's transaction, a read's on the data it would show;
+    - `mcp`: its title and effects as MCP annotates tools (mcp_server/catalogue.py);
+    - `claims`: what a reply may say was done once it has succeeded (agent/claims.py);
+    - `identifies_customer`: the customer the conversation acts for is the one whose
+      user id it looked up, when the customer gave that id (I1, `Toolbox.call`)."""
 
     def register(function: Callable[..., Any]) -> Callable[..., Any]:
         arguments = _arguments_model(function)
@@ -78,6 +103,10 @@ def tool(*, write: bool = False) -> Callable[[Callable[..., Any]], Callable[...,
             name=function.__name__,
             function=function,
             write=write,
+            guard=guard,
+            mcp=mcp,
+            claims=claims,
+            identifies_customer=identifies_customer,
             # One line: the docstring's line breaks are layout, and tokens in the schema.
             description=" ".join((function.__doc__ or "").split()),
             arguments=arguments,

@@ -30,6 +30,7 @@ from sqlmodel import Session
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DomainError, failure_sentence
+from airline_agent.domain.operations import WriteRows
 from airline_agent.tools import guard as policy_guard
 from airline_agent.tools.airline import WriteContext  # importing it registers the tools
 from airline_agent.tools.changes import recording
@@ -90,32 +91,29 @@ class Toolbox:
     def call(
         self, name: str, arguments: str | dict | None, conversation: ToolConversation
     ) -> ToolOutcome:
-        # One frame for the whole path of a read: its fixed cost is most of what a
-        # one-row lookup costs (scripts/benchmarks/domain_reads.py).
         start = time.perf_counter()
         parsed: dict[str, Any] | None = None
         changes: tuple[RowChange, ...] = ()
         bound: str | None = None
         spec = REGISTRY.get(name) if isinstance(name, str) else None
+        result: Any
         try:
-            try:
+            if spec is None:
+                result = error_result(
+                    "UNKNOWN_TOOL",
+                    f"there is no tool named {name!r}; the tools are: {', '.join(REGISTRY)}",
+                )
+                parsed = parse_arguments(arguments)  # what was asked, for the record
+            else:
                 parsed = parse_arguments(arguments)
-            finally:
-                if spec is None:
-                    result: Any = error_result(
-                        "UNKNOWN_TOOL",
-                        f"there is no tool named {name!r}; the tools are: {', '.join(REGISTRY)}",
-                    )
-            if spec is not None:
                 validated = validate(spec, parsed, self.scrub)
                 if spec.write:
                     result, changes = self._write(spec, validated, conversation)
                 else:
-                    check = policy_guard.READ_CHECKS.get(name) if self.guard else None
-                    if check is not None:
-                        check(self.database, conversation, **validated)
+                    if self.guard:
+                        policy_guard.check_read(self.database, conversation, spec, validated)
                     result = spec.function(self, **validated)
-                    if name == PROFILE_LOOKUP and conversation.customer is None:
+                    if spec.identifies_customer and conversation.customer is None:
                         bound = _binds(result, conversation)
         except ArgumentsRejected as rejected:
             if spec is not None:
@@ -125,16 +123,14 @@ class Toolbox:
         except Exception as exc:  # a tool never raises into the loop
             result = error_result("INTERNAL_ERROR", failure_sentence(exc))
         error = result.get("error") if isinstance(result, dict) else None
-        if error is not None:
-            changes = ()
-        return ToolOutcome(  # by position: keywords cost a dict built and taken apart
-            name if spec is not None or isinstance(name, str) else repr(name),
-            parsed,
-            result,
-            error,
-            (time.perf_counter() - start) * 1000,
-            changes,
-            bound if error is None else None,
+        return ToolOutcome(
+            name=name if isinstance(name, str) else repr(name),
+            arguments=parsed,
+            result=result,
+            error=error,
+            elapsed_ms=(time.perf_counter() - start) * 1000,
+            changes=() if error is not None else changes,
+            bound_customer=bound if error is None else None,
         )
 
     def _write(
@@ -163,10 +159,12 @@ class Toolbox:
         conversation: ToolConversation,
     ) -> Any:
         """The guard's decision and the write, in one transaction (`session`): both see
-        the state as it is under the write lock."""
+        the state as it is under the write lock, and the write finds the rows the
+        decision read (`WriteRows`) without reading them again."""
+        rows = WriteRows(session)
         if self.guard:
-            policy_guard.check(session, self.clock, conversation, spec.name, arguments)
-        return spec.function(WriteContext(session, self.clock), **arguments)
+            policy_guard.check(rows, self.clock, conversation, spec, arguments)
+        return spec.function(WriteContext(rows, self.clock), **arguments)
 
     # ---------------------------------------------------------------- preview
 
@@ -181,9 +179,10 @@ class Toolbox:
                 return f"{name} only reads; it changes nothing."
             validated = validate(spec, parse_arguments(arguments), self.scrub)
             with recording() as log, self.database.rehearsal() as session:
+                rows = WriteRows(session)
                 if self.guard:
                     try:
-                        policy_guard.check(session, self.clock, conversation, name, validated)
+                        policy_guard.check(rows, self.clock, conversation, spec, validated)
                     except DomainError as exc:
                         refusal = domain_error_result(exc)
                         rule = f" {refusal['rule']}" if "rule" in refusal else ""
@@ -191,7 +190,7 @@ class Toolbox:
                             f"The guard would refuse this ({refusal['error']}{rule}): "
                             f"{refusal['message']}"
                         )
-                spec.function(WriteContext(session, self.clock), **validated)
+                spec.function(WriteContext(rows, self.clock), **validated)
             return describe_changes(name, log.changes())
         except ArgumentsRejected as rejected:
             return f"This call would be rejected: {rejected.result['message']}"
@@ -202,14 +201,10 @@ class Toolbox:
             return f"Cannot preview this call. {failure_sentence(exc)}"
 
 
-# I1: the one tool whose result can bind a conversation to a customer (`_binds`).
-PROFILE_LOOKUP = "get_user_details"
-
-
 def _binds(result: Any, conversation: ToolConversation) -> str | None:
     """I1: a profile looked up under the id the customer gave binds the conversation to it;
-    one the model chose by itself does not (it may have guessed, or misread). For a
-    `PROFILE_LOOKUP` in a conversation that acts for nobody yet."""
+    one the model chose by itself does not (it may have guessed, or misread). For a tool
+    declared `identifies_customer`, in a conversation that acts for nobody yet."""
     user_id = result.get("user_id") if isinstance(result, dict) else None
     if not isinstance(user_id, str) or not conversation.customer_gave(user_id):
         return None

@@ -230,6 +230,7 @@ class AgentController(Controller):
             breakpoints=self.run.breakpoints,
             # A trial plays on the τ² data its run used (`eval --tasks`), not the default.
             tau2=self._trial_tasks if trial is not None else None,
+            api=self.settings.api,
         )
         await asyncio.to_thread(playback.open)
         said = playback.describe_settings(self.run)

@@ -142,9 +142,10 @@ class LiveRun(Run):
             raise ValueError(f"no database is open ({self.problem or 'it is still opening'})")
         current = self.database_file()
         if current is None:
+            shown = redact_url(self.settings.db)
             raise ValueError(
-                f"{self.settings.db} is not a SQLite file: rebuild it with "
-                f"`airline-agent seed --db {self.settings.db} --force`"
+                f"{shown} is not a SQLite file: rebuild it with "
+                f"`airline-agent seed --db {shown} --force`"
             )
         scratch = datasets.scratch_dir() / f"reset-{id(self)}.db"
         datasets.discard(scratch)

@@ -31,6 +31,7 @@ from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
     from airline_agent.agent.debugger import Branch, Breakpoints
+    from airline_agent.choices import Api
     from airline_agent.redaction import Redactor
     from airline_agent.scenarios.checks import Finding
     from airline_agent.scenarios.model import Scenario
@@ -48,6 +49,7 @@ class Playback(Run):
         default_clock: str,
         breakpoints: Breakpoints | None = None,
         tau2: Path | None = None,
+        api: Api = "chat",
     ) -> None:
         settings = scenario.settings
         super().__init__(
@@ -59,6 +61,7 @@ class Playback(Run):
         )
         self.scenario = scenario
         self.tau2 = tau2  # the τ² folder its τ² dataset comes from (None: the default one)
+        self.api = api  # the wire it plays on (`--api`): a scenario plays the same on either
         self.script: ScenarioScript | None = None
         self.next_turn = 0  # turns loaded so far (the one playing is `next_turn`)
         self.divergences: list[ScenarioDiverged] = []
@@ -118,7 +121,7 @@ class Playback(Run):
         )
         # Streamed: scripted text still arrives as deltas, as a live reply would.
         database = open_existing_database(self._copy)
-        self.stack = scenario_stack(self.scenario, database, stream=True, debug=True)
+        self.stack = scenario_stack(self.scenario, database, stream=True, debug=True, api=self.api)
         self._use_breakpoints()
         # Offline, the scenario answers approval questions (no modal), call by call.
         self.script = ScenarioScript(self.scenario, scripted_backend(self.stack))

@@ -17,7 +17,9 @@ class Exchange:
     usage: UsageReported | None = None
 
     def request_body(self) -> dict[str, Any]:
-        """The Chat Completions body as it went out (the key travels in a header, never here)."""
+        """The body as it went out, on its wire (the key travels in a header, never here)."""
+        if self.sent.body is not None:  # the Responses API's, exactly as sent
+            return self.sent.body
         return {
             "model": self.sent.model,
             "messages": self.sent.messages,

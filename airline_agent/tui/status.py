@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from airline_agent.redaction import redact_url
 from airline_agent.terminal_text import escape_controls
 
 OriginKind = Literal["user", "scenario"]
@@ -40,7 +41,8 @@ class DatabaseOrigin:
     @classmethod
     def user(cls, location: str, built: str = "") -> DatabaseOrigin:
         """The user's database; `built`: how, in short ('sample seed 7'), once known."""
-        label = f"{location} ({built})" if built else location
+        shown = redact_url(location)  # the status line is on screen: no password
+        label = f"{shown} ({built})" if built else shown
         return cls("user", label, location=location, built=built)
 
     @classmethod

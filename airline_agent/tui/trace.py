@@ -40,6 +40,7 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from airline_agent.agent.responses_wire import input_parts, reasoning_fate, reasoning_item_ids
 from airline_agent.tools.describe import describe_row_change, value_words
 from airline_agent.tui.formatting import call_signature, first_line, fold, latency, pretty_json
 from airline_agent.tui.run import ScenarioDiverged, ShownEvent
@@ -91,6 +92,8 @@ class TraceBuilder:
         self._held_customer: TraceEntry | None = None  # until the developer entry is out
         self._prefix_since: int | None = None  # the first request of the current prefix
         self._reasoned: list[int] = []  # responses with reasoning since the last request
+        # On the Responses wire, their reasoning items' ids (which go back, and which not).
+        self._reasoning_items: dict[int, tuple[str, ...]] = {}
         self._asked: ApprovalRequested | None = None
         self._step: int | None = None  # the last step the events said
 
@@ -132,6 +135,9 @@ class TraceBuilder:
             case AssistantMessage() as message:
                 if message.reasoning:
                     self._reasoned.append(message.request)
+                if message.raw is not None and message.raw.api == "responses":
+                    ids = reasoning_item_ids(message.raw.assembled)
+                    self._reasoning_items[message.request] = ids
                 return [*entries, _model(message)]
             case ToolFinished() as finished:
                 yours = [arguments_edit_entry(finished.edit)] if finished.edit is not None else []
@@ -178,6 +184,8 @@ class TraceBuilder:
     def _request(self, sent: RequestSent) -> TraceEntry:
         params = ", ".join(f"{key}={value}" for key, value in sent.params.items())
         lines = [f"{len(sent.messages)} messages · {len(sent.tools)} tools"]
+        if sent.body is not None:  # the Responses wire: its own body's parts
+            lines = [f"Responses API: {input_parts(sent.body)} · {len(sent.tools)} tools"]
         if not self._api_explained:
             self._api_explained = True
             lines.insert(0, API_MEANS)
@@ -205,8 +213,12 @@ class TraceBuilder:
         return f"prefix {prefix.size.label}" + (", CHANGED: no cache hit" if changed else "")
 
     def _reasoning_left_out(self, sent: RequestSent) -> list[str]:
-        """The articles' point: reasoning_content is shown, not sent back."""
+        """The articles' point: reasoning_content is shown, not sent back. (The Responses
+        wire sends reasoning items back: which did go, and which could not.)"""
         reasoned, self._reasoned = self._reasoned, []
+        if sent.body is not None:
+            items, self._reasoning_items = self._reasoning_items, {}
+            return reasoning_fate(sent.body, {n: items.get(n, ()) for n in reasoned})
         if any(m.get("reasoning_content") for m in sent.messages):
             return []
         return [f"reasoning_content of response #{n} not sent back" for n in reasoned]

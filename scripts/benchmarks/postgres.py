@@ -124,17 +124,21 @@ def _bag_write(location: str, runs: int) -> Timing:
 
 
 def _work(location: str, writers: int, per_writer: int) -> list[Work]:
+    from sqlalchemy import text
+
     from airline_agent.stack import open_existing_database
 
     database = open_existing_database(location)
     try:
-        with database.reads() as reads:
-            found = reads.rows(
-                "SELECT r.reservation_id, min(m.payment_id) FROM reservation AS r "
-                "JOIN paymentmethod AS m ON m.user_id = r.user_id "
-                "AND m.source = 'credit_card' WHERE r.status IS NULL "
-                "GROUP BY r.reservation_id ORDER BY r.reservation_id"
-            )
+        with database.read() as session:
+            found = session.execute(
+                text(
+                    "SELECT r.reservation_id, min(m.payment_id) FROM reservation AS r "
+                    "JOIN paymentmethod AS m ON m.user_id = r.user_id "
+                    "AND m.source = 'credit_card' WHERE r.status IS NULL "
+                    "GROUP BY r.reservation_id ORDER BY r.reservation_id"
+                )
+            ).all()
     finally:
         database.close()
     share = len(found) // writers
@@ -159,7 +163,7 @@ def _writer(location: str, work: Work, start: Any, done: Any) -> None:
                 database.run_write(
                     lambda session, rid=reservation_id, n=count, card=card: (
                         operations.update_baggages(
-                            session,
+                            operations.WriteRows(session),
                             reservation_id=rid,
                             total_baggages=10 + n,
                             nonfree_baggages=n,
@@ -176,12 +180,14 @@ def _writer(location: str, work: Work, start: Any, done: Any) -> None:
 
 
 def _payments(location: str) -> int:
+    from sqlalchemy import text
+
     from airline_agent.stack import open_existing_database
 
     database = open_existing_database(location)
     try:
-        with database.reads() as reads:
-            return int(reads.value("SELECT count(*) FROM payment"))
+        with database.read() as session:
+            return int(session.execute(text("SELECT count(*) FROM payment")).scalar_one())
     finally:
         database.close()
 

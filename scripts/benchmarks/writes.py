@@ -1,5 +1,11 @@
-"""Write throughput with 1, 4 and 16 concurrent writer processes on one SQLite file,
-beside bare sqlite3 doing the same change in the same run.
+"""One write tool as a conversation calls it, and write throughput with 1, 4 and 16
+concurrent writer processes on one SQLite file, beside bare sqlite3 doing the same change
+in the same run.
+
+One write: `update_reservation_baggages` through `Toolbox.call` (a paid bag on the
+showcase reservation EHGLP3, guard on, acting for its owner), on the sample at ×10
+(`seed --scale 10`): arguments validated, the guard's decision and the write in one
+transaction, its row changes recorded, committed. Target: ≤ 10 ms median.
 
 Ours: `operations.update_baggages` (one more paid bag on a reservation, charged to the
 owner's credit card: reads the reservation, the customer and their payment methods,
@@ -30,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import Row, Timing, timing
+from benchmarks.common import Row, Timing, measure, timing
 
 WRITERS = (1, 4, 16)
 DEADLINE_S = 300
@@ -39,13 +45,45 @@ DEADLINE_S = 300
 Work = list[tuple[str, str]]
 
 
-def _build(path: Path) -> None:
-    """The default sample, built by the command itself (the same on every version)."""
+def _build(path: Path, *options: str) -> None:
+    """The sample, built by the command itself (the same on every version)."""
     subprocess.run(
-        [sys.executable, "-m", "airline_agent", "seed", "--db", str(path)],
+        [sys.executable, "-m", "airline_agent", "seed", "--db", str(path), *options],
         check=True,
         capture_output=True,
     )
+
+
+TOOL_WRITE_TARGET_MS = 10.0
+
+
+def _tool_write(path: Path, runs: int) -> Timing:
+    """A paid bag on EHGLP3 through `Toolbox.call`, one more each call."""
+    from airline_agent.stack import open_existing_database, toolbox
+    from airline_agent.tools.conversation import ToolConversation
+
+    tools = toolbox(open_existing_database(path))
+    conversation = ToolConversation(customer="emma_kim_9957")
+    bags = [0]
+
+    def write() -> None:
+        bags[0] += 1
+        outcome = tools.call(
+            "update_reservation_baggages",
+            {
+                "reservation_id": "EHGLP3",
+                "total_baggages": 4 + bags[0],  # B5: 2 passengers, gold: 4 bags free
+                "nonfree_baggages": bags[0],
+                "payment_id": "credit_card_5832574",
+            },
+            conversation,
+        )
+        assert outcome.error is None, outcome.result
+
+    try:
+        return measure(write, runs=runs)
+    finally:
+        tools.database.close()
 
 
 def _work(path: Path, writers: int, per_writer: int) -> list[Work]:
@@ -78,7 +116,8 @@ def _ours(path: str, work: Work, start: Any, done: Any) -> None:
             try:
                 with database.write() as session:
                     operations.update_baggages(
-                        session,
+                        # The rows of the transaction (the code before issue 31: the session).
+                        getattr(operations, "WriteRows", lambda s: s)(session),
                         reservation_id=reservation_id,
                         total_baggages=10 + bags[reservation_id],
                         nonfree_baggages=bags[reservation_id],
@@ -179,6 +218,18 @@ def run(quick: bool) -> list[Row]:
     runs = 3 if quick else 7
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
+        scaled = Path(tmp) / "scale10.db"
+        _build(scaled, "--scale", "10")
+        one = _tool_write(scaled, 30 if quick else 200)
+        rows.append(
+            Row(
+                part="writes",
+                name="update_reservation_baggages (scale 10)",
+                ours=one,
+                target=f"≤ {TOOL_WRITE_TARGET_MS:g} ms",
+                met=one.median_ms <= TOOL_WRITE_TARGET_MS,
+            )
+        )
         template = Path(tmp) / "template.db"
         _build(template)
         for writers in WRITERS:

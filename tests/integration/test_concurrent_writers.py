@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from airline_agent.domain.db import Database
 from airline_agent.domain.operations import next_certificate_id, next_reservation_id
@@ -121,8 +122,8 @@ def _codes(results: list[Result]) -> list[str | None]:
 def _query(location: str, sql: str, **params: object) -> list[tuple]:
     database = Database.open(location)
     try:
-        with database.reads() as reads:
-            return [tuple(row) for row in reads.rows(sql, params)]
+        with database.read() as session:
+            return [tuple(row) for row in session.execute(text(sql), params)]
     finally:
         database.close()
 

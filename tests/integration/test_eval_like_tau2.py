@@ -284,8 +284,14 @@ def test_a_folder_without_taus_texts_says_what_is_missing(
 
 
 def test_a_flag_of_the_other_setting_is_refused(agent, customer, tasks_dir, tmp_path) -> None:
-    for like, flag in (("tau2", "--guard"), ("tau2", "--max-turns"), ("ours", "--seed")):
-        extra = [flag] if flag == "--guard" else [flag, "3"]
+    refused = (
+        ("tau2", ["--guard"]),
+        ("tau2", ["--max-turns", "3"]),
+        ("tau2", ["--api", "responses"]),
+        ("ours", ["--seed", "3"]),
+    )
+    for like, extra in refused:
+        flag = extra[0]
         run = run_eval(agent, customer, tmp_path / like, *extra, tasks=tasks_dir, like=like)
         assert run.exit_code == 2 and flag in run.stderr, (like, flag, run.stderr)
         assert not (tmp_path / like).exists()

@@ -24,7 +24,8 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from airline_agent.mcp_server.catalogue import EFFECTS
+from airline_agent.tools import airline as _airline  # noqa: F401  (declares the tools)
+from airline_agent.tools.registry import REGISTRY
 from tests.support.cli import invoke_cli
 from tests.support.mcp_servers import HttpServer, http_server, stdio_target
 from tests.support.profile import SLOW
@@ -103,10 +104,11 @@ def any_target(request: pytest.FixtureRequest, world_db: Path) -> Any:
     return _reach(request, world_db)
 
 
-def test_schema_table_matches_the_registry() -> None:
+def test_every_tool_declares_its_mcp_title() -> None:
     from airline_agent.tools.toolbox import tool_names
 
-    assert sorted(EFFECTS) == sorted(tool_names())
+    assert sorted(REGISTRY) == sorted(tool_names())
+    assert all(spec.mcp.title for spec in REGISTRY.values())
 
 
 async def test_the_14_tools_are_listed_with_the_registry_schemas_and_annotations(
@@ -127,8 +129,10 @@ async def test_the_14_tools_are_listed_with_the_registry_schemas_and_annotations
         assert tool.description == schemas[tool.name]["description"]
         hints = tool.annotations
         assert hints is not None
-        assert hints.read_only_hint is EFFECTS[tool.name].read_only
-        assert hints.idempotent_hint is EFFECTS[tool.name].idempotent
+        spec = REGISTRY[tool.name]
+        assert hints.read_only_hint is (not spec.write)
+        assert hints.idempotent_hint is (spec.mcp.idempotent or not spec.write)
+        assert hints.title == tool.title == spec.mcp.title
         assert hints.open_world_hint is False
     by_name = {tool.name: tool.annotations for tool in listed}
     assert by_name["get_user_details"].read_only_hint is True  # type: ignore[union-attr]
@@ -194,7 +198,7 @@ async def test_every_tool_gives_what_toolbox_call_gives_in_process(
     from airline_agent.stack import open_existing_database, session_tool_caller
 
     calls = _every_tool_call()
-    assert sorted(name for name, _ in calls) == sorted(EFFECTS)
+    assert sorted(name for name, _ in calls) == sorted(REGISTRY)
     copy = tmp_path / "in-process.db"
     shutil.copy(world_db, copy)
     database = open_existing_database(copy)

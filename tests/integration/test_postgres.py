@@ -239,9 +239,9 @@ def test_a_chat_on_a_server_runs_its_tools_there(chat_server, sample_on_server: 
     assert json.loads(chat_server.requests[1]["messages"][-1]["content"])["status"] == "cancelled"
     database = Database.open(sample_on_server)
     try:
-        with database.reads() as reads:
-            status = "SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'"
-            assert reads.value(status) == "cancelled"
+        with database.read() as session:
+            status = text("SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'")
+            assert session.execute(status).scalar() == "cancelled"
     finally:
         database.close()
 
@@ -490,10 +490,10 @@ def test_under_serializable_isolation_serialization_failures_are_run_again(
 
 
 def _balance(database: Database) -> float:
-    with database.reads() as reads:
-        return reads.value(
-            "SELECT amount FROM paymentmethod WHERE payment_id = 'gift_card_2222222'"
-        )
+    with database.read() as session:
+        return session.execute(
+            text("SELECT amount FROM paymentmethod WHERE payment_id = 'gift_card_2222222'")
+        ).scalar()
 
 
 def test_a_server_that_goes_away_mid_session_is_one_line_for_every_tool(
@@ -526,9 +526,9 @@ def test_a_server_that_goes_away_mid_session_is_one_line_for_every_tool(
     finally:
         database.close()
     assert _balance(world_on_server) == before
-    with world_on_server.reads() as reads:
-        status = "SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'"
-        assert reads.value(status) is None  # not cancelled
+    with world_on_server.read() as session:
+        status = text("SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'")
+        assert session.execute(status).scalar() is None  # not cancelled
 
 
 def test_a_user_who_may_not_write_gets_permission_denied_and_reads_still_work(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
+from sqlalchemy import text
 from typer.testing import CliRunner
 
 from airline_agent.domain.db import Database
@@ -170,10 +171,10 @@ def test_a_trial_whose_database_cannot_be_made_is_an_infrastructure_error(
 def _bags(url: str) -> int:
     database = Database.open(url)
     try:
-        with database.reads() as reads:
-            value = reads.value(
-                "SELECT total_baggages FROM reservation WHERE reservation_id = 'EHGLP3'"
-            )
+        with database.read() as session:
+            value = session.execute(
+                text("SELECT total_baggages FROM reservation WHERE reservation_id = 'EHGLP3'")
+            ).scalar()
     finally:
         database.close()
     assert isinstance(value, int)
@@ -314,9 +315,9 @@ async def test_the_tui_live_on_a_server_writes_there_and_shows_the_change(
             assert not tool.error and tool.details["changes"]
         database = Database.open(url)
         try:
-            with database.reads() as reads:
-                status = "SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'"
-                assert reads.value(status) == "cancelled"
+            with database.read() as session:
+                status = text("SELECT status FROM reservation WHERE reservation_id = 'EHGLP3'")
+                assert session.execute(status).scalar() == "cancelled"
         finally:
             database.close()
     finally:

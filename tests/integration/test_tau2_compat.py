@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.tau2 import export_tau2
@@ -88,28 +89,31 @@ class _RowsWritten:
     @staticmethod
     def _counts_of(database, table: str) -> dict[str, int]:
         key = OWNER[table][1]
-        with database.reads() as reads:
-            rows = reads.rows(f'SELECT "{key}", count(*) FROM "{table}" GROUP BY "{key}"')
+        with database.read() as session:
+            rows = session.execute(
+                text(f'SELECT "{key}", count(*) FROM "{table}" GROUP BY "{key}"')
+            ).all()
         return {owner: count for owner, count in rows}
 
     @staticmethod
     def mark(database) -> int:
         """The first transaction id not yet given out: what the replay writes is newer."""
-        with database.reads() as reads:
-            return int(reads.value("SELECT pg_snapshot_xmax(pg_current_snapshot())::text"))
+        with database.read() as session:
+            xmax = session.execute(text("SELECT pg_snapshot_xmax(pg_current_snapshot())::text"))
+            return int(xmax.scalar_one())
 
     def changed(self, database, mark: int) -> set[tuple[str, str]]:
         changed: set[tuple[str, str]] = set()
         newer = {"mark": mark}
         for table, (kind, key) in OWNER.items():
-            with database.reads() as reads:
+            with database.read() as session:
                 # A reservation made changes its owner's list of reservations too.
                 owner = ', "user_id"' if table == RESERVATION else ""
-                written = reads.rows(
-                    f'SELECT "{key}"{owner} FROM "{table}" WHERE xmin::text::bigint >= :mark',
+                written = session.execute(
+                    text(f'SELECT "{key}"{owner} FROM "{table}" WHERE xmin::text::bigint >= :mark'),
                     newer,
-                )
-                total = reads.value(f'SELECT count(*) FROM "{table}"')
+                ).all()
+                total = session.execute(text(f'SELECT count(*) FROM "{table}"')).scalar_one()
             changed |= {(kind, row[0]) for row in written}
             changed |= {("users", row[1]) for row in written if owner}
             if written or total != sum(self._counts[table].values()):

@@ -1,5 +1,6 @@
 """The fixtures any test may ask for, wherever its file lives (registered in
-tests/conftest.py): a Chat Completions server on 127.0.0.1, the sample and τ² databases,
+tests/conftest.py): a Chat Completions server on 127.0.0.1 (and a Responses API one), the
+sample and τ² databases,
 each built once for the whole run and copied per test, and the shipped scenario library
 replayed once per worker."""
 
@@ -19,6 +20,7 @@ from tests.support.chat_server import ChatServer
 from tests.support.loopback import close_loopback_backends
 from tests.support.postgres_fixtures import discard_later
 from tests.support.postgres_fixtures import server as postgres_server
+from tests.support.responses_server import ResponsesServer
 from tests.support.shared_build import built_once
 
 if TYPE_CHECKING:
@@ -33,6 +35,14 @@ SHIPPED_LIBRARY = pytest.mark.xdist_group("shipped-library")
 def chat_server() -> Iterator[ChatServer]:
     """A loopback Chat Completions server; queue replies, read `requests` afterwards."""
     server = ChatServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def responses_server() -> Iterator[ResponsesServer]:
+    """A loopback Responses API server (POST …/v1/responses), as `chat_server`."""
+    server = ResponsesServer()
     yield server
     server.close()
 

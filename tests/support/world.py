@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from airline_agent.domain.clock import Clock
 from airline_agent.domain.db import Database
+from airline_agent.domain.operations import WriteRows
 from airline_agent.domain.tau2 import import_tau2
 
 NOW = "2024-05-15T15:00:00"
@@ -323,4 +324,4 @@ def written(
     """A write operation in a transaction of its own, as a tool call without the guard
     runs it (the toolbox opens the transaction, the operation writes in it)."""
     with database.write() as session:
-        return operation(session, *args, **kwargs)
+        return operation(WriteRows(session), *args, **kwargs)

@@ -206,3 +206,22 @@ async def test_a_part_that_comes_and_goes_during_a_turn_keeps_the_lines_height(
         assert line.region.height == 2  # kept while the turn runs
         status.show_activity("")
         await wait_until(pilot, lambda: line.region.height == 1)
+
+
+async def test_the_database_s_password_is_not_on_screen() -> None:
+    """The `--db` URL is shown where the database came from, its password masked in
+    whichever place of the URL it was given (issue 30)."""
+    for url, shown_as in (
+        (
+            "postgresql://alice:S3cret@db.example/airline",
+            "postgresql://alice:***@db.example/airline",
+        ),
+        ("postgresql://alice@db.example/airline?password=S3cret", "?password=***"),
+        ("postgres://alice@db.example/airline?pass%77ord=S3cret", "?pass%77ord=***"),
+    ):
+        status, facts = _status()
+        facts.origin = DatabaseOrigin.user(url, built="τ² import")
+        app = StatusOnly(status)
+        async with app.run_test(size=(250, 3)):
+            shown = _on_screen(app)
+            assert shown_as in shown and "S3cret" not in shown

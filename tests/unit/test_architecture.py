@@ -15,8 +15,8 @@ BELOW_THE_LAYERS = ("airline_agent.config", "airline_agent.choices", "airline_ag
 # Constructing the parts of a running agent: only stack.py does it (and each part's own
 # layer, for its internals).
 STACK_PARTS = re.compile(
-    r"\b(Toolbox|AgentSession|OpenAIBackend|ScriptedBackend)\(|OpenAIBackend\.from_settings|"
-    r"\bClock\.at\("
+    r"\b(Toolbox|AgentSession|OpenAIBackend|ResponsesBackend|ScriptedBackend)\(|"
+    r"(OpenAIBackend|ResponsesBackend)\.from_settings|\bbackend_for\(|\bClock\.at\("
 )
 
 

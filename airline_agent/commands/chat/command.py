@@ -34,6 +34,14 @@ def chat_command(
     stream: Annotated[
         bool | None, typer.Option("--stream/--no-stream", help="Stream the replies.")
     ] = None,
+    api: Annotated[
+        str | None,
+        typer.Option(
+            "--api",
+            help="chat (Chat Completions, the default) or responses (the Responses API, "
+            "/v1/responses) (AIRLINE_AGENT_API).",
+        ),
+    ] = None,
     max_tool_calls: Annotated[
         int | None, typer.Option("--max-tool-calls", help="Tool calls per turn (default 8).")
     ] = None,
@@ -116,6 +124,7 @@ def chat_command(
         base_url=base_url,
         approve=approve,
         stream=stream,
+        api=api,
         max_tool_calls=max_tool_calls,
         temperature=temperature,
         max_tokens=max_tokens,

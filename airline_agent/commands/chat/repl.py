@@ -82,7 +82,8 @@ async def run_chat(
     chat.interrupts.install()
     try:
         if chat.interactive:
-            out.line(f"Chatting with {settings.model}. /quit to leave, /new to start over.")
+            wire = " over the Responses API" if settings.api == "responses" else ""
+            out.line(f"Chatting with {settings.model}{wire}. /quit to leave, /new to start over.")
         await chat.run()
     finally:
         chat.interrupts.closing()

@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 
 import typer
 
+from airline_agent.domain.database_urls import redact_url
+
 if TYPE_CHECKING:
     from airline_agent.commands.serve.server import TuiServer
     from airline_agent.config import Settings
@@ -170,7 +172,7 @@ def _live_database(settings: Settings) -> Path | TemplateCopies | None:
     except DatabaseUnavailable as error:
         _fail(str(error))
     except Exception as error:  # one clear line, never a traceback
-        _fail(f"{settings.db}: cannot open the database ({_reason(error)})")
+        _fail(f"{redact_url(settings.db)}: cannot open the database ({_reason(error)})")
     try:
         if database.dialect == "postgresql":
             try:
@@ -195,7 +197,8 @@ def _warning(server: TuiServer, settings: Settings, copied: str | None) -> str:
     elif copied is not None:
         given = f"each tab a copy of {copied}; and the model you configured, at your cost"
     else:
-        given = f"{settings.db}, shared by every tab; and the model you configured, at your cost"
+        shared = redact_url(settings.db)
+        given = f"{shared}, shared by every tab; and the model you configured, at your cost"
     return (
         f"warning: {exposed}: anyone who can reach {reach} controls the app and the database "
         f"it is given ({given}), and saves files (s, t) wherever this user may write. Serve "

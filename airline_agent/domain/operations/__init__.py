@@ -11,16 +11,18 @@ the totals instead.
 One module per concept:
 
 - `ids`: finding stored ids tolerantly, and the next reservation / certificate id;
-- `lookups` and `flights`: the reads, plain SQL in one snapshot (`database.reads()`),
-  customers and reservations in τ² shape (`tau2_shape`, shared with export);
+- `lookups` and `flights`: the reads, each in one read transaction
+  (`database.read()`), customers and reservations in τ² shape (`tau2_shape`, shared
+  with export);
+- `rows`: what a write reads, once, in its transaction (`WriteRows`);
 - `payments`: paying for a booking, charging or refunding a change, certificates;
 - `booking` and `amendments` (and `payments.send_certificate`): the writes. Each runs
-  in the write transaction its caller opened (`with database.write() as session:`), on
-  ORM rows read under the write lock (`rows`), so a failure rolls everything back,
-  concurrent writers cannot lose each other's changes, and the change recorder sees
-  every row. The caller opens it so that what decides whether the write may happen
-  (the tool guard, reading through `rows` too) sees the same state as the write: one
-  decision, one snapshot.
+  in the write transaction its caller opened (`with database.write() as session:`,
+  `WriteRows(session)`), on ORM rows read under the write lock, so a failure rolls
+  everything back, concurrent writers cannot lose each other's changes, and the change
+  recorder sees every row. The caller opens it so that what decides whether the write
+  may happen (the tool guard, reading through the same `WriteRows`) sees the same state
+  as the write, and the write finds those rows read already: one decision, one state.
 
 Failures raise the precise errors of `errors.py`; the tool layer turns them into results.
 This package is the tool layer's one way in: everything it uses is named here.
@@ -34,6 +36,7 @@ from airline_agent.domain.operations.amendments import (
 )
 from airline_agent.domain.operations.booking import book_reservation
 from airline_agent.domain.operations.flights import (
+    AirportRecord,
     flight_status,
     list_airports,
     search_direct,
@@ -55,25 +58,19 @@ from airline_agent.domain.operations.lookups import (
     resolve_user_id,
 )
 from airline_agent.domain.operations.payments import send_certificate
-from airline_agent.domain.operations.rows import (
-    find_reservation,
-    find_user,
-    payment_methods,
-    reservation_parts,
-    schedule,
-)
+from airline_agent.domain.operations.rows import WriteRows
 from airline_agent.domain.operations.values import FlightRef, PassengerDetails, PaymentLine
 
 __all__ = [
     "FIRST_CERTIFICATE_NUMBER",
     "FIRST_RESERVATION_ID",
+    "AirportRecord",
     "FlightRef",
     "PassengerDetails",
     "PaymentLine",
+    "WriteRows",
     "book_reservation",
     "cancel_reservation",
-    "find_reservation",
-    "find_user",
     "flight_status",
     "get_reservation",
     "get_user",
@@ -82,11 +79,8 @@ __all__ = [
     "lookup_key",
     "next_certificate_id",
     "next_reservation_id",
-    "payment_methods",
     "reservation_owner",
-    "reservation_parts",
     "resolve_user_id",
-    "schedule",
     "search_direct",
     "search_onestop",
     "second_leg_date",

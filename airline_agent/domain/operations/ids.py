@@ -11,17 +11,15 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
-from sqlalchemy import select, text
-from sqlmodel import Session
+from sqlalchemy import func
+from sqlalchemy.orm import Mapped
+from sqlmodel import Session, col, select
 
 from airline_agent.domain.errors import NotFound
-from airline_agent.domain.read_snapshots import Reads
-from airline_agent.domain.schema import Reservation
+from airline_agent.domain.schema import Flight, Reservation, User
 
 FIRST_RESERVATION_ID = "HATHAT"
 FIRST_CERTIFICATE_NUMBER = 3221322
-
-_reservation = Reservation.__table__.c
 
 
 def lookup_key(key: str) -> str:
@@ -30,42 +28,38 @@ def lookup_key(key: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
-class IdColumn:
-    """How to find a stored id: exactly, and case-insensitively (a scan, only on a miss)."""
-
-    __slots__ = ("exact", "folded")
-
-    def __init__(self, table: str, column: str) -> None:
-        self.exact = f"SELECT {column} FROM {table} WHERE {column} = :key"
-        self.folded = f"SELECT {column} FROM {table} WHERE lower({column}) = :key"
+# The columns ids are looked up in.
+IdColumn = Mapped[str]
+USER_ID: IdColumn = col(User.user_id)
+RESERVATION_ID: IdColumn = col(Reservation.reservation_id)
+FLIGHT_NUMBER: IdColumn = col(Flight.flight_number)
 
 
-USER_ID = IdColumn('"user"', "user_id")
-RESERVATION_ID = IdColumn("reservation", "reservation_id")
-FLIGHT_NUMBER = IdColumn("flight", "flight_number")
-
-
-def resolve(reads: Reads, column: IdColumn, key: str) -> str | None:
+def resolve(session: Session, column: IdColumn, key: str) -> str | None:
     """The stored id matching `key` exactly, then stripped, then by `lookup_key`."""
     if not isinstance(key, str):
         return None
-    found = reads.value(column.exact, {"key": key})
-    if found is not None:
-        return found
+    found = session.scalar(select(column).where(column == key))
+    return found if found is not None else resolve_tolerantly(session, column, key)
+
+
+def resolve_tolerantly(session: Session, column: IdColumn, key: str) -> str | None:
+    """The stored id matching `key` once stripped, then by `lookup_key`: for a key that
+    was not found as it is."""
     stripped = key.strip()
     if stripped != key and stripped:
-        found = reads.value(column.exact, {"key": stripped})
+        found = session.scalar(select(column).where(column == stripped))
         if found is not None:
             return found
     folded = lookup_key(key)
     if not folded:
         return None
     # Stored ids are ASCII, so SQL lower() equals casefold for them; a miss scans.
-    return reads.value(column.folded, {"key": folded})
+    return session.scalar(select(column).where(func.lower(column) == folded))
 
 
-def require(reads: Reads, column: IdColumn, key: str, what: str) -> str:
-    found = resolve(reads, column, key)
+def require(session: Session, column: IdColumn, key: str, what: str) -> str:
+    found = resolve(session, column, key)
     if found is None:
         raise NotFound(f"{what} {key!r} not found")
     return found
@@ -86,20 +80,14 @@ def next_reservation_id(
     until they commit), so two of them never pick the same id, and ids follow commit
     order as on SQLite."""
     if session is not None and session.get_bind().dialect.name == "postgresql":
-        session.connection().execute(
-            text("SELECT pg_advisory_xact_lock(:key)"), {"key": RESERVATION_IDS_LOCK}
-        )
+        session.execute(select(func.pg_advisory_xact_lock(RESERVATION_IDS_LOCK)))
     candidate = FIRST_RESERVATION_ID
     used = set(taken or ())
     while True:
         exists = candidate in used
         if not exists and session is not None:
-            exists = (
-                session.connection()
-                .execute(select(_reservation.seq).where(_reservation.reservation_id == candidate))
-                .first()
-                is not None
-            )
+            taken_now = select(col(Reservation.seq)).where(Reservation.reservation_id == candidate)
+            exists = session.scalar(taken_now) is not None
         if not exists:
             return candidate
         candidate = _next_code(candidate)

@@ -1,108 +1,145 @@
 """Reads of customers and reservations, in τ² shape (`tau2_shape`, shared with export).
 
-Plain SQL through `database.reads()` and `database.statements()` (see read_snapshots.py):
-the same text runs on bare sqlite3 and on any SQLAlchemy connection. Every query is served
-by an index (see schema.py; tests/unit/domain/test_reads.py checks the plans).
+Each lookup is one read transaction (`Database.read`): its queries see one committed
+state. Each query is written once, below, its values bound when it runs. Every query is
+served by an index (see schema.py; tests/unit/domain/test_reads.py checks the plans).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+
+from sqlalchemy import bindparam
+from sqlmodel import Session, col, select
 
 from airline_agent.domain.db import Database
-from airline_agent.domain.operations.ids import RESERVATION_ID, USER_ID, require, resolve
-from airline_agent.domain.read_snapshots import Reads
+from airline_agent.domain.errors import NotFound
+from airline_agent.domain.operations.ids import (
+    RESERVATION_ID,
+    USER_ID,
+    require,
+    resolve,
+    resolve_tolerantly,
+)
+from airline_agent.domain.schema import (
+    Payment,
+    PaymentMethod,
+    Reservation,
+    ReservationFlight,
+    ReservationPassenger,
+    SavedPassenger,
+    User,
+    UserReservation,
+)
 from airline_agent.domain.tau2_shape import (
-    PASSENGER_COLUMNS,
-    PAYMENT_COLUMNS,
-    PAYMENT_METHOD_COLUMNS,
-    RESERVATION_COLUMNS,
-    SEGMENT_COLUMNS,
-    USER_COLUMNS,
-    columns,
+    Tau2Reservation,
+    Tau2User,
     reservation_record,
     user_record,
 )
 
-_USER = f'SELECT {columns(USER_COLUMNS)} FROM "user" WHERE user_id = :key'
-_USER_METHODS = (
-    f"SELECT {columns(PAYMENT_METHOD_COLUMNS)} FROM paymentmethod "
-    "WHERE user_id = :key ORDER BY position"
+_USER = select(User).where(User.user_id == bindparam("user_id"))
+_PAYMENT_METHODS = (
+    select(PaymentMethod)
+    .where(PaymentMethod.user_id == bindparam("user_id"))
+    .order_by(col(PaymentMethod.position))
 )
-_USER_PASSENGERS = (
-    f"SELECT {columns(PASSENGER_COLUMNS)} FROM savedpassenger "
-    "WHERE user_id = :key ORDER BY position"
+_SAVED_PASSENGERS = (
+    select(SavedPassenger)
+    .where(SavedPassenger.user_id == bindparam("user_id"))
+    .order_by(col(SavedPassenger.position))
 )
-_USER_RESERVATIONS = "SELECT reservation_id FROM reservation WHERE user_id = :key ORDER BY seq"
+# The user's list as τ² keeps it (schema.UserReservation), not derived from the reservations.
+_RESERVATIONS_OF = (
+    select(UserReservation.reservation_id)
+    .where(UserReservation.user_id == bindparam("user_id"))
+    .order_by(col(UserReservation.position))
+)
 
-_RESERVATION = f"SELECT {columns(RESERVATION_COLUMNS)} FROM reservation WHERE reservation_id = :key"
-_RESERVATION_SEGMENTS = (
-    f"SELECT {columns(SEGMENT_COLUMNS)} FROM reservationflight "
-    "WHERE reservation_id = :key ORDER BY position"
+_RESERVATION = select(Reservation).where(Reservation.reservation_id == bindparam("reservation_id"))
+_SEGMENTS = (
+    select(ReservationFlight)
+    .where(ReservationFlight.reservation_id == bindparam("reservation_id"))
+    .order_by(col(ReservationFlight.position))
 )
-_RESERVATION_PASSENGERS = (
-    f"SELECT {columns(PASSENGER_COLUMNS)} FROM reservationpassenger "
-    "WHERE reservation_id = :key ORDER BY position"
+_PASSENGERS = (
+    select(ReservationPassenger)
+    .where(ReservationPassenger.reservation_id == bindparam("reservation_id"))
+    .order_by(col(ReservationPassenger.position))
 )
-_RESERVATION_PAYMENTS = (
-    f"SELECT {columns(PAYMENT_COLUMNS)} FROM payment WHERE reservation_id = :key ORDER BY position"
+_PAYMENTS = (
+    select(Payment)
+    .where(Payment.reservation_id == bindparam("reservation_id"))
+    .order_by(col(Payment.position))
 )
-_OWNER = "SELECT user_id FROM reservation WHERE reservation_id = :key"
+
+_CUSTOMERS = select(User.user_id, User.first_name, User.last_name).order_by(col(User.user_id))
 
 
-def get_user(database: Database, user_id: str) -> dict[str, Any]:
+def get_user(database: Database, user_id: str) -> Tau2User:
     """The customer's profile in τ² shape, with payment methods, passengers, reservations."""
-    with database.reads() as reads:
+    with database.read() as session:
         # The exact id is the common case: one query; tolerant resolution only on a miss.
-        user = reads.row(_USER, {"key": user_id})
+        user = session.exec(_USER, params={"user_id": user_id}).first()
         if user is None:
-            user = reads.row(_USER, {"key": require(reads, USER_ID, user_id, "User")})
-        key = {"key": user[0]}
-        methods = reads.rows(_USER_METHODS, key)
-        saved = reads.rows(_USER_PASSENGERS, key)
-        reservations = reads.rows(_USER_RESERVATIONS, key)
-    return user_record(user, methods, saved, (reservation_id for (reservation_id,) in reservations))
+            key = require(session, USER_ID, user_id, "User")
+            user = session.exec(_USER, params={"user_id": key}).one()
+        of_user = {"user_id": user.user_id}
+        return user_record(
+            user,
+            session.exec(_PAYMENT_METHODS, params=of_user).all(),
+            session.exec(_SAVED_PASSENGERS, params=of_user).all(),
+            session.exec(_RESERVATIONS_OF, params=of_user).all(),
+        )
 
 
-def reservation_in(reads: Reads, reservation_id: str) -> dict[str, Any]:
-    """One reservation in τ² shape, read in an open snapshot (or a write's transaction)."""
-    # The exact id is the common case: one query; tolerant resolution only on a miss.
-    reservation = reads.row(_RESERVATION, {"key": reservation_id})
+def find_reservation(session: Session, reservation_id: str) -> Reservation | None:
+    """The reservation with this id: exactly (the common case, one query), else as
+    `ids.resolve` finds it."""
+    reservation = session.exec(_RESERVATION, params={"reservation_id": reservation_id}).first()
     if reservation is None:
-        key = require(reads, RESERVATION_ID, reservation_id, "Reservation")
-        reservation = reads.row(_RESERVATION, {"key": key})
-    key = {"key": reservation[0]}
-    return reservation_record(
-        reservation,
-        reads.rows(_RESERVATION_SEGMENTS, key),
-        reads.rows(_RESERVATION_PASSENGERS, key),
-        reads.rows(_RESERVATION_PAYMENTS, key),
-        as_tool_result=True,
+        key = resolve_tolerantly(session, RESERVATION_ID, reservation_id)
+        if key is not None:
+            reservation = session.exec(_RESERVATION, params={"reservation_id": key}).one()
+    return reservation
+
+
+def reservation_parts(
+    session: Session, reservation_id: str
+) -> tuple[Sequence[ReservationFlight], Sequence[ReservationPassenger], Sequence[Payment]]:
+    """A reservation's segments, passengers and payments, each in its stored order."""
+    key = {"reservation_id": reservation_id}
+    return (
+        session.exec(_SEGMENTS, params=key).all(),
+        session.exec(_PASSENGERS, params=key).all(),
+        session.exec(_PAYMENTS, params=key).all(),
     )
 
 
-def get_reservation(database: Database, reservation_id: str) -> dict[str, Any]:
+def get_reservation(database: Database, reservation_id: str) -> Tau2Reservation:
     """One reservation in τ² shape: segments with prices, passengers, payment history."""
-    with database.reads() as reads:
-        return reservation_in(reads, reservation_id)
+    with database.read() as session:
+        reservation = find_reservation(session, reservation_id)
+        if reservation is None:
+            raise NotFound(f"Reservation {reservation_id!r} not found")
+        parts = reservation_parts(session, reservation.reservation_id)
+    return reservation_record(reservation, *parts, as_tool_result=True)
 
 
 def reservation_owner(database: Database, reservation_id: str) -> str | None:
-    reads = database.statements()
-    key = resolve(reads, RESERVATION_ID, reservation_id)
-    if key is None:
-        return None
-    return reads.value(_OWNER, {"key": key})
+    """The user id of the reservation's owner, None when there is no such reservation."""
+    with database.read() as session:
+        reservation = find_reservation(session, reservation_id)
+        return None if reservation is None else reservation.user_id
 
 
 def resolve_user_id(database: Database, user_id: str) -> str | None:
-    return resolve(database.statements(), USER_ID, user_id)
-
-
-_CUSTOMERS = 'SELECT user_id, first_name, last_name FROM "user" ORDER BY user_id'
+    with database.read() as session:
+        return resolve(session, USER_ID, user_id)
 
 
 def list_customers(database: Database) -> list[tuple[str, str]]:
     """Every customer's id and full name, by id (the TUI's customer picker searches them)."""
-    rows = database.statements().rows(_CUSTOMERS)
+    with database.read() as session:
+        rows = session.exec(_CUSTOMERS).all()
     return [(user_id, f"{first} {last}") for user_id, first, last in rows]

@@ -7,33 +7,29 @@ the second is refused because the first used the balance.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-
-from sqlalchemy import func, select
-from sqlmodel import Session
 
 from airline_agent.domain.errors import Conflict, NotFound
 from airline_agent.domain.operations.ids import next_certificate_id
-from airline_agent.domain.operations.rows import payment_methods, user_row
+from airline_agent.domain.operations.rows import WriteRows, user_row
 from airline_agent.domain.operations.values import PaymentLine
-from airline_agent.domain.schema import Payment, PaymentMethod
+from airline_agent.domain.schema import PaymentMethod
 from airline_agent.domain.tau2_shape import tau2_amount
 
 
 def pay_for_booking(
-    session: Session, user_id: str, lines: Sequence[PaymentLine], total_price: float
+    rows: WriteRows, user_id: str, lines: Sequence[PaymentLine], total_price: float
 ) -> None:
     """B4 as the reference checks it: every method in the profile, gift cards and the
     certificate covering their lines, the lines adding up to the price. Gift cards are
     debited; a certificate is used up whole (its remainder is lost)."""
-    methods = payment_methods(session, user_id)
-    asked: Counter[str] = Counter()
+    methods = rows.payment_methods(user_id)
+    asked: dict[str, float] = {}
     for line in lines:
         method = methods.get(line.payment_id)
         if method is None:
             raise NotFound(f"Payment method {line.payment_id} not found in the customer's profile")
-        asked[line.payment_id] += line.amount
+        asked[line.payment_id] = asked.get(line.payment_id, 0) + line.amount
         if (
             method.source in ("gift_card", "certificate")
             and (method.amount or 0) < asked[line.payment_id]
@@ -50,7 +46,7 @@ def pay_for_booking(
         if method.source == "gift_card":
             method.amount = (method.amount or 0) - amount
         elif method.source == "certificate":
-            session.delete(method)  # B4: a certificate's remainder is lost
+            rows.remove_payment_method(method)  # B4: a certificate's remainder is lost
 
 
 def charge_for_update(method: PaymentMethod | None, payment_id: str, amount: float) -> None:
@@ -70,29 +66,13 @@ def charge_for_update(method: PaymentMethod | None, payment_id: str, amount: flo
         method.amount = balance - amount
 
 
-def append_payment(session: Session, reservation_id: str, payment_id: str, amount: float) -> None:
-    """A new last line of the reservation's payment history (negative: a refund)."""
-    last = session.scalar(
-        select(func.max(Payment.position)).where(Payment.reservation_id == reservation_id)
-    )
-    position = -1 if last is None else last
-    session.add(
-        Payment(
-            reservation_id=reservation_id,
-            position=position + 1,
-            payment_id=payment_id,
-            amount=float(amount),
-        )
-    )
-
-
-def send_certificate(session: Session, *, user_id: str, amount: int | float) -> str:
+def send_certificate(rows: WriteRows, *, user_id: str, amount: int | float) -> str:
     """Add a travel certificate of `amount` to the customer's payment methods."""
-    user = user_row(session, user_id)
-    methods = payment_methods(session, user.user_id)
+    user = user_row(rows, user_id)
+    methods = rows.payment_methods(user.user_id)
     certificate_id = next_certificate_id(methods)
     last = max((m.position for m in methods.values()), default=-1)
-    session.add(
+    rows.add_payment_method(
         PaymentMethod(
             user_id=user.user_id,
             payment_id=certificate_id,
@@ -101,7 +81,7 @@ def send_certificate(session: Session, *, user_id: str, amount: int | float) -> 
             amount=float(amount),
         )
     )
-    session.flush()
+    rows.session.flush()
     return (
         f"Certificate {certificate_id} added to user {user.user_id} "
         f"with amount {tau2_amount(amount)}."

@@ -4,7 +4,11 @@ Tabs: the request body (messages, tools, parameters); the response as the server
 it — a `chat.completion` object, or a stream's chunks as they came beside the message
 they add up to — marked when it was generated offline from a scripted reply; and the
 articles' table for this round (`request_anatomy`): which parts came from the developer,
-the customer, the model, the framework and the API. Everything shown is redacted, and what
+the customer, the model, the framework and the API. On the Responses wire (`--api
+responses`) the body is the Responses body (instructions, input items), the response a
+`response` object or every event of its stream (`event:` and `data:`) beside the response
+they add up to, and the table names items. `w` shows the round on both wires side by
+side (screens/both_wires.py). Everything shown is redacted, and what
 a terminal would obey is shown as its escape (`_shown`: JSON's own, so a copy stays JSON).
 
 With the debugger: a request held before it is sent is the last one listed, its body
@@ -28,6 +32,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea
 
 from airline_agent.agent.events import RequestHeld
+from airline_agent.agent.responses_wire import input_parts, reasoning_fate, reasoning_item_ids
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.request_log import Exchange, RequestLog
@@ -101,6 +106,7 @@ class InspectorScreen(ModalScreen[None]):
         # Offered only where they apply (check_action): an edited request, a held one.
         Binding("4", "tab('edit-tab')", "Your edit", priority=True),
         Binding("e", "edit", "Edit it"),
+        Binding("w", "both_wires", "Both wires"),
     ]
 
     def __init__(
@@ -152,6 +158,8 @@ class InspectorScreen(ModalScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "edit":
             return self.edit is not None and self._viewing_held
+        if action == "both_wires":
+            return bool(self.numbers) and not self._viewing_held
         if action == "tab" and parameters == ("edit-tab",):
             return self._edit_diff is not None
         return True
@@ -203,9 +211,12 @@ class InspectorScreen(ModalScreen[None]):
         exchange = self.request_log.exchanges[number]
         sent = exchange.sent
         prefix = f" · {sent.prefix.label}" if sent.prefix is not None else ""
+        parts = f"{len(sent.messages)} messages"
+        if sent.body is not None:
+            parts = f"Responses API: {input_parts(sent.body)}"
         title.update(
             f"Request #{number} of {len(self.numbers)} · turn {sent.turn} · "
-            f"{len(sent.messages)} messages{prefix} · [ ] other requests · c copies"
+            f"{parts}{prefix} · [ ] other requests · c copies"
         )
         notes.update(self._shown("\n".join(self._notes(exchange))))
         request_area.text = self._json(exchange.request_body())
@@ -254,7 +265,12 @@ class InspectorScreen(ModalScreen[None]):
         earlier = self.request_log.exchanges.get(exchange.sent.request - 1)
         answer = earlier.response if earlier is not None else None
         reasoned = answer is not None and answer.reasoning
-        if reasoned and not any(m.get("reasoning_content") for m in exchange.sent.messages):
+        if exchange.sent.body is not None:
+            notes.append("Sent to POST /v1/responses (the Responses API); w: both wires.")
+            if reasoned and answer is not None:
+                ids = reasoning_item_ids(answer.raw.assembled) if answer.raw is not None else ()
+                notes += reasoning_fate(exchange.sent.body, {answer.request: ids})
+        elif reasoned and not any(m.get("reasoning_content") for m in exchange.sent.messages):
             notes.append(
                 f"reasoning_content of response #{exchange.sent.request - 1} not sent back: "
                 "this request's messages leave it out."
@@ -267,7 +283,18 @@ class InspectorScreen(ModalScreen[None]):
         response = exchange.response_body() if exchange is not None else None
         self.response_json = self._json(response) if response is not None else ""
         raw = exchange.response.raw if exchange and exchange.response else None
-        if raw is not None and raw.kind == "stream":
+        if raw is not None and raw.kind == "stream" and raw.api == "responses":
+            # Named events, each as the wire carried it (`event:` and `data:`); no [DONE].
+            lines = [
+                f"event: {event.get('type')}\ndata: {json.dumps(event, ensure_ascii=False)}"
+                for event in raw.chunks
+            ]
+            chunks_area.text = self._shown("\n\n".join(lines))
+            chunks_area.border_title = f"{len(raw.chunks)} events as they came"
+            body_area.text = self._json(raw.assembled)
+            body_area.border_title = "the response they add up to"
+            chunks_area.display = True
+        elif raw is not None and raw.kind == "stream":
             # As the wire carried it: one `data:` line per chunk; beside it, the message.
             lines = [f"data: {json.dumps(chunk, ensure_ascii=False)}" for chunk in raw.chunks]
             chunks_area.text = self._shown("\n\n".join([*lines, "data: [DONE]"]))
@@ -325,6 +352,14 @@ class InspectorScreen(ModalScreen[None]):
         if self.edit is not None and self._viewing_held:
             self.dismiss()
             self.edit()
+
+    def action_both_wires(self) -> None:
+        """The request shown, and its response, on both wires side by side."""
+        from airline_agent.tui.screens.both_wires import BothWiresScreen
+
+        if self.numbers and not self._viewing_held:
+            number = self.numbers[self.index]
+            self.app.push_screen(BothWiresScreen(self.request_log, number, redactor=self.redactor))
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.shown_json)

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.both_backends
 
 def stored_positions(database: Database, user_id: str) -> list[tuple[str, int]]:
     """The customer's payment methods as stored: (id, position), in position order."""
-    with database.session() as session:
+    with database.read() as session:
         query = select(PaymentMethod).where(PaymentMethod.user_id == user_id)
         rows = session.exec(query.order_by(PaymentMethod.position)).all()
         return [(row.payment_id, row.position) for row in rows]

@@ -222,7 +222,7 @@ def test_the_first_payment_line_of_a_reservation_is_at_position_zero(changed_wor
             nonfree_baggages=1,
             payment_id="credit_card_1111111",
         )
-        with database.session() as session:
+        with database.read() as session:
             rows = session.exec(select(Payment).where(Payment.reservation_id == "ECON01")).all()
             assert [(r.position, r.payment_id, r.amount) for r in rows] == [
                 (0, "credit_card_1111111", 50.0)

@@ -50,3 +50,13 @@ def test_many_tasks_average_and_stop_at_the_fewest_trials(outcomes, most: int) -
 def test_k_beyond_the_trials_is_refused() -> None:
     with pytest.raises(ValueError):
         pass_hat_k(2, 1, 3)
+
+
+@pytest.mark.parametrize(
+    ("trials", "successes", "k"), [(2, 1, 3), (2, 3, 1), (2, -1, 1), (2, 1, 0)]
+)
+def test_an_impossible_question_says_what_was_asked(trials, successes, k) -> None:
+    with pytest.raises(
+        ValueError, match=rf"^pass\^{k} of {successes} successes in {trials} trials$"
+    ):
+        pass_hat_k(trials, successes, k)

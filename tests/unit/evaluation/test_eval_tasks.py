@@ -6,8 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from airline_agent.evaluation.tasks import TaskSetError, load_task_set
+from airline_agent.evaluation.tasks import TaskSetError, file_stem, load_task_set
+from airline_agent.scenarios.model import NAME_PATTERN
 from tests.conftest import tau2_files
 
 
@@ -74,3 +77,19 @@ def test_the_reference_tasks_are_read_whole() -> None:
 def test_a_tasks_json_nested_beyond_what_json_can_read_is_said_not_raised(tmp_path) -> None:
     with pytest.raises(TaskSetError, match="cannot be read as JSON"):
         load_task_set(_folder(tmp_path, "[" * 100_000 + "]" * 100_000))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(), st.text())
+def test_two_task_ids_never_name_one_file(first: str, second: str) -> None:
+    """Any two distinct ids give distinct names, each safe as a file name and a scenario
+    name (lower-case letters, digits, dashes: one file even where case is ignored)."""
+    names = file_stem(first), file_stem(second)
+    for name in names:
+        assert NAME_PATTERN.match(name) and name == name.lower()
+    assert (names[0] == names[1]) == (first == second)
+
+
+def test_a_plain_id_names_its_files_as_it_is() -> None:
+    assert [file_stem(i) for i in ("0", "49", "abc1")] == ["0", "49", "abc1"]
+    assert file_stem("a/b") == "x-612f62" and file_stem("A") == "x-41"

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from airline_agent.domain.operations import WriteRows
 from airline_agent.domain.tau2 import export_tau2
 from airline_agent.tools.toolbox import tool_names
 from tests.support.toolbox_fixtures import toolbox
@@ -207,14 +208,13 @@ TWO_PAID_BAGS_ON_ECON01 = {
 
 
 def test_internal_errors_roll_back(world_db, monkeypatch) -> None:
-    from airline_agent.domain.operations import payments
-
     before = export_tau2(world_db)
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(payments, "append_payment", broken)
+    # After the gift card was charged: the charge must not stay.
+    monkeypatch.setattr(WriteRows, "add_payment", broken)
     tools = toolbox(world_db, guard=False)
     outcome = tools.call("update_reservation_baggages", TWO_PAID_BAGS_ON_ECON01)
     assert outcome.error == "INTERNAL_ERROR" and "disk on fire" in outcome.result["message"]

@@ -1,0 +1,520 @@
+"""The Responses API's request: the loop's history as Responses input items, the body of
+the next request, and back again (a body you edited at the debugger becomes the history).
+
+The loop keeps one history, in Chat Completions' form (agent/history.py): every front end,
+the recorder and the grounding check read it, and it stays valid after any failure (every
+call answered once, by its id, arguments a JSON object). On the Responses wire
+(`--api responses`) each request is made from it here, entry by entry, so that what holds
+for the history holds for the input:
+
+    messages[0], role "system"          instructions
+    role "user"                         {"type": "message", "role": "user", "content": …}
+    role "assistant", its content       {"type": "message", "role": "assistant", …}
+    role "assistant", tool_calls[i]     {"type": "function_call", "call_id": tool_calls[i].id,
+                                         "name": …, "arguments": …}
+    role "tool", tool_call_id           {"type": "function_call_output", "call_id": …,
+                                         "output": …}
+    the reply's reasoning items         sent back as they came, right before the items
+                                        that followed them in the reply
+
+Reasoning on this wire is kept: the API carries a model's reasoning from one request to
+the next as `reasoning` items (with `encrypted_content` when the server gives it), and a
+reasoning model asked again after its function calls expects them back. The loop keeps a
+reply's reasoning items in its history entry (`history.REASONING_ITEMS`) when they can go
+back — an item with an id, followed in the reply by a message or a call — and drops the
+others (`responses_reply`); on Chat Completions `reasoning_content` is shown and not sent
+back (unless `send_reasoning`). The trace says which happened.
+
+Every message item says its `"type": "message"`, which the API lets a client leave out: a
+server that converts Responses to Chat Completions (llama.cpp's `llama-server`) takes an
+earlier assistant message only so. Nothing here imports `openai` when it runs (its types
+are for the type checker): the loop builds bodies on either wire without paying for the
+client.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from airline_agent.agent import history as hist
+
+if TYPE_CHECKING:
+    from openai.types.responses import (
+        EasyInputMessageParam,
+        FunctionToolParam,
+        ResponseFunctionToolCallParam,
+        ResponseInputItemParam,
+        ResponseReasoningItemParam,
+    )
+    from openai.types.responses.response_input_item_param import FunctionCallOutput
+
+    from airline_agent.agent.options import LoopOptions
+
+# The body's own fields beside its parameters: what the trace counts as "the request".
+BODY_PARTS = ("model", "instructions", "input", "tools")
+TOOL_CHOICES = ("auto", "none", "required")
+InputRole = Literal["user", "assistant", "system", "developer"]
+INPUT_ROLES: dict[str, InputRole] = {
+    "user": "user",
+    "assistant": "assistant",
+    "system": "system",
+    "developer": "developer",
+}
+
+
+# -- the history as input ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """One input item and the history entry it comes from (`position`), with where in that
+    entry (`part`: "content", "tool_calls[0]", "reasoning[0]", …): the side-by-side view
+    names each correspondence by it."""
+
+    position: int
+    part: str
+    item: ResponseInputItemParam
+
+
+def placed_items(history: Sequence[Mapping[str, Any]]) -> Iterator[Placed]:
+    """The input items of `history` (all but a leading system message, which is the
+    body's `instructions`), each with the entry and part it comes from."""
+    for position, entry in enumerate(history):
+        role = entry.get("role")
+        if position == 0 and role == "system":
+            continue
+        if role == "tool":
+            output: FunctionCallOutput = {
+                "type": "function_call_output",
+                "call_id": str(entry.get("tool_call_id", "")),
+                "output": _text(entry.get("content")),
+            }
+            yield Placed(position, "content", output)
+        elif role == "assistant":
+            yield from _assistant_items(position, entry)
+        else:
+            message: EasyInputMessageParam = {
+                "type": "message",
+                "role": _input_role(role),
+                "content": _text(entry.get("content")),
+            }
+            yield Placed(position, "content", message)
+
+
+def _assistant_items(position: int, entry: Mapping[str, Any]) -> Iterator[Placed]:
+    calls = entry.get("tool_calls") or []
+    content = entry.get("content")
+    for index, reasoning in enumerate(entry.get(hist.REASONING_ITEMS) or ()):
+        yield Placed(position, f"reasoning[{index}]", cast("ResponseReasoningItemParam", reasoning))
+    if content or not calls:  # text, or a reply with neither (its "" is kept, as in the history)
+        message: EasyInputMessageParam = {
+            "type": "message",
+            "role": "assistant",
+            "content": _text(content),
+        }
+        yield Placed(position, "content", message)
+    for index, call in enumerate(calls):
+        function = call.get("function") or {}
+        item: ResponseFunctionToolCallParam = {
+            "type": "function_call",
+            "call_id": str(call.get("id", "")),
+            "name": str(function.get("name", "")),
+            "arguments": str(function.get("arguments", "")),
+        }
+        yield Placed(position, f"tool_calls[{index}]", item)
+
+
+def _input_role(role: object) -> InputRole:
+    """A message's role as an input message has it (the loop's history holds no other
+    roles: history.problems says so of one that does)."""
+    return INPUT_ROLES.get(str(role), "user")
+
+
+def _text(content: object) -> str:
+    """Content as text: a list of parts gives its texts joined; None gives ""."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
+    return "" if content is None else str(content)
+
+
+def input_items(history: Sequence[Mapping[str, Any]]) -> list[ResponseInputItemParam]:
+    return [placed.item for placed in placed_items(history)]
+
+
+def instructions_of(history: Sequence[Mapping[str, Any]]) -> str | None:
+    """The leading system message's text: the body's `instructions`."""
+    if history and history[0].get("role") == "system":
+        return _text(history[0].get("content"))
+    return None
+
+
+def function_tool(tool: Mapping[str, Any]) -> FunctionToolParam:
+    """A Chat Completions tool schema as a Responses function tool: the `function`'s fields
+    one level up. `strict` is said, always: the Responses API takes a tool without it as
+    strict, which refuses a schema with optional parameters (ours have them)."""
+    function = tool.get("function") or {}
+    made: FunctionToolParam = {
+        "type": "function",
+        "name": str(function.get("name", "")),
+        "parameters": function.get("parameters"),
+        "strict": bool(function.get("strict", False)),
+    }
+    if function.get("description") is not None:
+        made["description"] = function["description"]
+    return made
+
+
+def chat_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """A Responses function tool as a Chat Completions tool schema (what the trace and the
+    anatomy read on either wire)."""
+    function = {key: value for key, value in tool.items() if key not in ("type", "strict")}
+    if tool.get("strict"):
+        function["strict"] = True
+    return {"type": "function", "function": function}
+
+
+def tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
+    """`LoopOptions.tool_choice` as the Responses API names it: a mode, or one function
+    by name (`{"type": "function", "name": …}`, not Chat's nested `function`)."""
+    if isinstance(choice, str):
+        return choice if choice in TOOL_CHOICES else {"type": "function", "name": choice}
+    function = choice.get("function")
+    if isinstance(function, Mapping):
+        return {"type": "function", "name": function.get("name")}
+    return dict(choice)
+
+
+def request_body(
+    model: str,
+    history: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]],
+    o: LoopOptions,
+) -> dict[str, Any]:
+    """The exact Responses body of the next request (`requests.request_body`'s twin).
+
+    `max_tokens` is `max_output_tokens` here; `stop` has no counterpart and is not sent;
+    usage needs no `stream_options` (the last event, `response.completed`, carries it).
+    Nothing asks the server to keep the response (`store` is left to it, as the Agents
+    SDK leaves it): the loop sends the whole conversation every time.
+    """
+    body: dict[str, Any] = {"model": model}
+    instructions = instructions_of(history)
+    if instructions is not None:
+        body["instructions"] = instructions
+    body["input"] = input_items(history)
+    if tools:
+        body["tools"] = [function_tool(tool) for tool in tools]
+        body["tool_choice"] = tool_choice(o.tool_choice)
+        if o.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = o.parallel_tool_calls
+    optional = {"temperature": o.temperature, "max_output_tokens": o.max_tokens}
+    body |= {name: value for name, value in optional.items() if value is not None}
+    if o.stream:
+        body["stream"] = True
+    if o.extra_body:
+        body["extra_body"] = o.extra_body
+    return body
+
+
+def body_params(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The body's parameters: everything but the model, the instructions, the input and
+    the tools (what the trace lists as `tool_choice=auto, stream=True, …`)."""
+    return {key: value for key, value in body.items() if key not in BODY_PARTS}
+
+
+# -- input back to the history (an edited body) -------------------------------------------
+
+
+def history_of(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The loop's history as a Responses body holds it: `instructions` as the system
+    message, input messages as messages, a reply's function calls as its `tool_calls`
+    (with the assistant message just before them, if any, and the reasoning items before
+    that), each `function_call_output` as a `role: tool` message. The inverse of
+    `request_body` on the bodies it makes; an edited body is read the same way."""
+    made: list[dict[str, Any]] = []
+    instructions = body.get("instructions")
+    if isinstance(instructions, str):
+        made.append({"role": "system", "content": instructions})
+    raw_input = body.get("input")
+    items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else raw_input
+    reasoning: list[dict[str, Any]] = []
+    reply: dict[str, Any] | None = None  # the assistant entry being read (its calls follow)
+    for item in items or ():
+        if not isinstance(item, Mapping):
+            continue
+        kind = item.get("type", "message")
+        if kind == "reasoning":
+            reasoning.append(dict(item))
+            reply = None
+        elif kind == "function_call":
+            if reply is None:
+                reply = _reply_entry(None, reasoning, made)
+                reasoning = []
+            reply.setdefault("tool_calls", []).append(
+                {
+                    "id": item.get("call_id"),
+                    "type": "function",
+                    "function": {"name": item.get("name"), "arguments": item.get("arguments")},
+                }
+            )
+        elif kind == "function_call_output":
+            made.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": item.get("call_id"),
+                    "content": _text(item.get("output")),
+                }
+            )
+            reply = None
+        elif item.get("role") == "assistant":
+            reply = _reply_entry(_text(item.get("content")), reasoning, made)
+            reasoning = []
+        else:
+            role = item.get("role")
+            made.append(
+                {
+                    "role": "system" if role == "developer" else role,
+                    "content": _text(item.get("content")),
+                }
+            )
+            reply = None
+    return made
+
+
+def _reply_entry(
+    content: str | None, reasoning: list[dict[str, Any]], made: list[dict[str, Any]]
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning:
+        entry[hist.REASONING_ITEMS] = reasoning
+    made.append(entry)
+    return entry
+
+
+# -- what a valid input is ----------------------------------------------------------------
+
+
+def problems(items: Sequence[Any]) -> list[str]:
+    """Why a server could refuse this input; empty when it is valid: every function call
+    has a call id no open call has, arguments that are a JSON object, and exactly one
+    output, before the next message; no output answers a call never made; a reasoning
+    item has an id and its summary, and is followed by the message or call it led to."""
+    found: list[str] = []
+    pending: dict[str, int] = {}  # open call id -> position of its function_call
+    for position, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            found.append(f"#{position}: not an object")
+            continue
+        kind = item.get("type", "message")
+        if kind == "message" and pending:
+            found.append(f"#{position}: calls {sorted(pending)} are not answered before it")
+            pending.clear()
+        if kind == "message":
+            found.extend(_message_problems(position, item))
+        elif kind == "function_call":
+            found.extend(_call_problems(position, item, pending))
+        elif kind == "function_call_output":
+            call_id = item.get("call_id")
+            if call_id not in pending:
+                found.append(f"#{position}: function_call_output {call_id!r} answers no open call")
+            else:
+                del pending[call_id]
+            if not isinstance(item.get("output"), str | list):
+                found.append(f"#{position}: function_call_output output is not text")
+        elif kind == "reasoning":
+            found.extend(_reasoning_problems(position, item, items))
+        else:
+            found.append(f"#{position}: an item of type {kind!r} the loop never sends")
+    if pending:
+        found.append(f"end: calls {sorted(pending)} are never answered")
+    return found
+
+
+def _message_problems(position: int, item: Mapping[str, Any]) -> list[str]:
+    found: list[str] = []
+    if item.get("role") not in INPUT_ROLES:
+        found.append(f"#{position}: unknown role {item.get('role')!r}")
+    content = item.get("content")
+    if not isinstance(content, str) and not (
+        isinstance(content, list) and all(isinstance(part, Mapping) for part in content)
+    ):
+        found.append(f"#{position}: message content must be text or a list of parts")
+    return found
+
+
+def _call_problems(position: int, item: Mapping[str, Any], pending: dict[str, int]) -> list[str]:
+    found: list[str] = []
+    call_id = item.get("call_id")
+    if not isinstance(call_id, str) or not call_id.strip():
+        return [f"#{position}: a function_call without a call_id"]
+    if call_id in pending:
+        found.append(f"#{position}: call_id {call_id} used twice")
+    pending[call_id] = position
+    if not isinstance(item.get("name"), str) or not item["name"]:
+        found.append(f"#{position}: function_call {call_id} has no name")
+    arguments = item.get("arguments")
+    if not isinstance(arguments, str) or hist.parse_arguments(arguments) is None:
+        found.append(f"#{position}: arguments of {call_id} are not a JSON object: {arguments!r}")
+    return found
+
+
+def _reasoning_problems(position: int, item: Mapping[str, Any], items: Sequence[Any]) -> list[str]:
+    found: list[str] = []
+    if not isinstance(item.get("id"), str) or not item["id"]:
+        found.append(f"#{position}: a reasoning item without an id")
+    if not isinstance(item.get("summary"), list):
+        found.append(f"#{position}: a reasoning item without its summary (a list)")
+    following = next(
+        (later for later in items[position + 1 :] if _kind(later) != "reasoning"), None
+    )
+    if following is None or not (
+        _kind(following) == "function_call"
+        or (_kind(following) == "message" and following.get("role") == "assistant")
+    ):
+        found.append(f"#{position}: a reasoning item not followed by the message or call it led to")
+    return found
+
+
+def _kind(item: Any) -> str | None:
+    return item.get("type", "message") if isinstance(item, Mapping) else None
+
+
+def is_valid(items: Sequence[Any]) -> bool:
+    return not problems(items)
+
+
+# -- an edited body -----------------------------------------------------------------------
+
+
+def body_problems(body: Mapping[str, Any]) -> list[str]:
+    """Why an edited Responses body would be refused ([]: it would be sent): a model, an
+    input that is a valid one (`problems`), function tools, and the common parameters of
+    their types. Fields not named here are left alone, as for a Chat Completions body."""
+    found: list[str] = []
+    model = body.get("model")
+    if not isinstance(model, str) or not model.strip():
+        found.append('"model" must be the name of a model (text)')
+    if "instructions" in body and not isinstance(body["instructions"], str | None):
+        found.append('"instructions" must be text')
+    items = body.get("input")
+    if isinstance(items, str):
+        pass  # one user message
+    elif not isinstance(items, list) or not items:
+        found.append('"input" must be text or a list of at least one item')
+    else:
+        found.extend(f"input {problem}" for problem in problems(items))
+    found.extend(_tools_problems(body))
+    found.extend(_parameter_problems(body))
+    return found
+
+
+def _tools_problems(body: Mapping[str, Any]) -> list[str]:
+    found: list[str] = []
+    tools = body.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        return ['"tools" must be a list']
+    for position, tool in enumerate(tools or ()):
+        if not isinstance(tool, Mapping) or tool.get("type") != "function":
+            found.append(f'tools #{position}: must be {{"type": "function", "name": …}}')
+        elif not isinstance(tool.get("name"), str) or not tool["name"].strip():
+            found.append(f"tools #{position}: a function tool needs a name")
+        elif tool.get("parameters") is not None and not isinstance(tool["parameters"], Mapping):
+            found.append(f"tools #{position}: its parameters must be a JSON schema object")
+    choice = body.get("tool_choice")
+    if choice is None:
+        return found
+    if isinstance(choice, str):
+        if choice not in TOOL_CHOICES:
+            found.append(f'"tool_choice" must be one of {", ".join(TOOL_CHOICES)} or a function')
+    elif not (
+        isinstance(choice, Mapping)
+        and choice.get("type") == "function"
+        and isinstance(choice.get("name"), str)
+    ):
+        found.append('"tool_choice" must be {"type": "function", "name": …}')
+    if choice != "none" and not tools:
+        found.append('"tool_choice" needs "tools"')
+    return found
+
+
+def _parameter_problems(body: Mapping[str, Any]) -> list[str]:
+    found: list[str] = []
+    for name in ("stream", "parallel_tool_calls", "store"):
+        if name in body and not isinstance(body[name], bool):
+            found.append(f'"{name}" must be true or false')
+    for name, low, high in (("temperature", 0, 2), ("top_p", 0, 1)):
+        value = body.get(name)
+        if name in body and not (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and low <= value <= high
+        ):
+            found.append(f'"{name}" must be a number from {low} to {high}')
+    value = body.get("max_output_tokens")
+    if "max_output_tokens" in body and (
+        not isinstance(value, int) or isinstance(value, bool) or value < 1
+    ):
+        found.append('"max_output_tokens" must be a whole number of at least 1')
+    return found
+
+
+# -- what the trace and the inspector say of a request ------------------------------------
+
+
+def reasoning_sent_back(body: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """The reasoning items a request's input sends back: (position, item id)."""
+    return [
+        (position, str(item.get("id")))
+        for position, item in enumerate(body.get("input") or ())
+        if isinstance(item, Mapping) and item.get("type") == "reasoning"
+    ]
+
+
+def reasoning_fate(body: Mapping[str, Any], reasoned: Mapping[int, tuple[str, ...]]) -> list[str]:
+    """What became of the reasoning of the responses `reasoned` (by request number, each
+    with its reasoning items' ids) in the request `body`: each item sent back, and where;
+    or why a response's reasoning did not go back."""
+    sent = dict((item_id, position) for position, item_id in reasoning_sent_back(body))
+    lines: list[str] = []
+    for number, ids in reasoned.items():
+        back = [item_id for item_id in ids if item_id in sent]
+        lines += [
+            f"reasoning item {item_id} of response #{number} sent back (input[{sent[item_id]}])"
+            for item_id in back
+        ]
+        if not back:
+            lines.append(
+                f"reasoning of response #{number} not sent back: no reasoning item of it "
+                "could go (one needs an id, and the message or call it led to)"
+            )
+    return lines
+
+
+def input_parts(body: Mapping[str, Any]) -> str:
+    """A Responses body's parts in words: "instructions + 5 input items"."""
+    count = len(body.get("input") or ())
+    parts = f"{count} input item{'s' * (count != 1)}"
+    return f"instructions + {parts}" if body.get("instructions") is not None else parts
+
+
+def reasoning_item_ids(response: Mapping[str, Any]) -> tuple[str, ...]:
+    """The ids of a Responses response's reasoning items (its `output`, as it came)."""
+    return tuple(
+        str(item.get("id"))
+        for item in response.get("output") or ()
+        if isinstance(item, Mapping) and item.get("type") == "reasoning" and item.get("id")
+    )
+
+
+def arguments_text(arguments: object) -> str:
+    """A call's arguments as text (a server may send an object instead)."""
+    if isinstance(arguments, str):
+        return arguments
+    return "" if arguments is None else json.dumps(arguments)

@@ -1,0 +1,286 @@
+"""eval's DB check: the records a trial or its reference touched, compared field by field
+in `export --format tau2` shape (each difference names its record, field, reference and
+actual value); what a trial changed, for its scenario; the reference end states, made
+once per task on a copy, with failing actions skipped as τ²'s evaluator skips them.
+On the small world of tests/support/world.py (no τ² data needed)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from airline_agent.domain.db import Database
+from airline_agent.evaluation.reward import (
+    DatabaseCheck,
+    EndStates,
+    FieldDifference,
+    ReferenceStates,
+    database_check,
+    end_states,
+    touched,
+)
+from airline_agent.evaluation.tasks import CustomerInstructions, EvalTask, ReferenceAction
+from airline_agent.scenarios.dbdiff import RecordChange
+from airline_agent.tools.outcome import RowChange
+from tests.support.world import world
+
+R1, R2, U1 = ("reservations", "R1"), ("reservations", "R2"), ("users", "u1")
+
+
+def _states(reference: dict, actual: dict, before: dict | None = None) -> EndStates:
+    keys = frozenset(reference) | frozenset(actual) | frozenset(before or {})
+    return EndStates(keys, before or {}, reference, actual)
+
+
+# ------------------------------------------------------------------ database_check
+
+
+def test_equal_records_match() -> None:
+    record = {"status": "cancelled", "flights": [{"price": 10}]}
+    check = database_check(_states({R1: record}, {R1: dict(record)}))
+    assert check == DatabaseCheck(True, ())
+
+
+def test_each_differing_field_is_named_with_both_values() -> None:
+    reference = {"status": "cancelled", "flights": [{"price": 10}, {"price": 20}], "bags": 1}
+    actual = {"status": None, "flights": [{"price": 10}, {"price": 25}], "bags": 1}
+    check = database_check(_states({R1: reference}, {R1: actual}))
+    assert check.match is False
+    assert check.differences == (
+        FieldDifference("reservations/R1", "flights.1.price", 20, 25),
+        FieldDifference("reservations/R1", "status", "cancelled", None),
+    )
+
+
+def test_a_field_on_one_side_only_is_null_on_the_other() -> None:
+    check = database_check(_states({R1: {"a": 1}}, {R1: {"a": 1, "b": 2}}))
+    assert check.differences == (FieldDifference("reservations/R1", "b", None, 2),)
+    check = database_check(_states({R1: {"a": 1, "b": {"c": 3}}}, {R1: {"a": 1}}))
+    assert check.differences == (FieldDifference("reservations/R1", "b.c", 3, None),)
+
+
+def test_a_record_on_one_side_only_differs_whole() -> None:
+    made = {"reservation_id": "R2", "status": None}
+    check = database_check(_states({}, {R2: made}))
+    assert check.differences == (FieldDifference("reservations/R2", "", None, made),)
+    check = database_check(_states({R2: made}, {}))
+    assert check.differences == (FieldDifference("reservations/R2", "", made, None),)
+    # a key neither side has (touched, then gone on both): no difference
+    assert database_check(EndStates(frozenset({R2}), {}, {}, {})) == DatabaseCheck(True, ())
+
+
+def test_records_are_compared_in_order_of_their_keys() -> None:
+    reference = {U1: {"x": 1}, R2: {"x": 1}, R1: {"x": 1}}
+    actual = {U1: {"x": 2}, R2: {"x": 2}, R1: {"x": 2}}
+    check = database_check(_states(reference, actual))
+    assert [d.record for d in check.differences] == [
+        "reservations/R1",
+        "reservations/R2",
+        "users/u1",
+    ]
+
+
+def test_a_difference_as_json_names_every_part() -> None:
+    difference = FieldDifference("reservations/R1", "status", "cancelled", None)
+    assert difference.to_json() == {
+        "record": "reservations/R1",
+        "field": "status",
+        "reference": "cancelled",
+        "actual": None,
+    }
+
+
+# ------------------------------------------------------------------ what a trial changed
+
+
+def test_the_changes_are_what_the_trial_did_to_each_record() -> None:
+    states = EndStates(
+        frozenset({R1, R2, U1, ("users", "gone"), ("users", "same")}),
+        before={R1: {"s": 1}, U1: {"s": 1, "t": 1}, ("users", "same"): {"s": 1}},
+        reference={},
+        actual={R2: {"s": 2}, U1: {"s": 2, "t": 1}, ("users", "same"): {"s": 1}},
+    )
+    assert states.changes() == [
+        RecordChange("reservations", "R1", {"s": 1}, None, ("", "s")),  # removed
+        RecordChange("reservations", "R2", None, {"s": 2}, ("", "s")),  # made
+        RecordChange("users", "u1", {"s": 1, "t": 1}, {"s": 2, "t": 1}, ("s",)),
+    ]
+
+
+def test_a_record_made_or_removed_empty_is_still_a_change() -> None:
+    states = EndStates(frozenset({R1, R2}), before={R1: {}}, reference={}, actual={R2: {}})
+    assert states.changes() == [
+        RecordChange("reservations", "R1", {}, None, ()),
+        RecordChange("reservations", "R2", None, {}, ()),
+    ]
+
+
+def test_touched_names_the_records_rows_belong_to() -> None:
+    changes = [
+        RowChange("reservation", "R1", {"reservation_id": "R1", "user_id": "u1"}, None),
+        RowChange("flightdate", "HAT1/2024-05-17", None, {"flight_number": "HAT1"}),
+        RowChange("paymentmethod", "u2/gift_card_1", {"user_id": "u2"}, {"user_id": "u2"}),
+        RowChange("no_such_table", "x", None, {"x": 1}),
+    ]
+    assert touched(changes) == {R1, U1, ("flights", "HAT1"), ("users", "u2")}
+    assert touched([]) == set()
+
+
+# ------------------------------------------------------------------ reference end states
+
+
+class Copies:
+    """The run's databases as files: copies of the small world, every call recorded."""
+
+    def __init__(self, world: Path, folder: Path) -> None:
+        self.world, self.folder = world, folder
+        self.made: list[str] = []
+        self.discarded: list[Path] = []
+        self.closed = 0
+
+    def pristine(self) -> Path:
+        return self.world
+
+    def fresh_copy(self, name: str) -> Path:
+        self.made.append(name)
+        copy = self.folder / f"{name}-{len(self.made)}.db"
+        shutil.copyfile(self.world, copy)
+        return copy
+
+    def discard(self, copy: Path) -> None:
+        self.discarded.append(Path(copy))
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def _task(task_id: str, *actions: tuple[str, dict]) -> EvalTask:
+    return EvalTask(
+        id=task_id,
+        instructions=CustomerInstructions("r", "", "", "", ""),
+        actions=tuple(ReferenceAction(f"{task_id}_{i}", n, a) for i, (n, a) in enumerate(actions)),
+        communicate_info=(),
+        nl_assertions=(),
+        reward_basis=("DB", "COMMUNICATE"),
+        source={},
+    )
+
+
+@pytest.fixture
+def copies(world_db: Database, tmp_path: Path) -> Copies:
+    world = Path(str(world_db.engine.url.database))
+    world_db.close()
+    return Copies(world, tmp_path)
+
+
+def test_a_task_without_actions_ends_where_it_began(copies: Copies) -> None:
+    references = ReferenceStates(Path("unused"), copies=copies)
+    assert references.of(_task("0")) == (copies.world, frozenset())
+    assert copies.made == []  # no copy made for it
+
+
+def test_a_reference_is_its_actions_replayed_once_on_a_copy(copies: Copies) -> None:
+    references = ReferenceStates(Path("unused"), now="2024-05-15T15:00:00", copies=copies)
+    cancel = _task("a/B", ("cancel_reservation", {"reservation_id": "ECON01"}))
+    location, keys = references.of(cancel)
+    assert copies.made == ["reference-x-612f42"]  # named safely after the task id
+    assert keys == frozenset({("reservations", "ECON01")})
+    after = end_states(copies.world, location, copies.world, set(keys))
+    assert after.reference[("reservations", "ECON01")]["status"] == "cancelled"
+    assert "status" not in after.before[("reservations", "ECON01")]  # τ² writes none
+    check = database_check(after)  # the untouched world against the reference
+    assert not check.match
+    assert FieldDifference("reservations/ECON01", "status", "cancelled", None) in check.differences
+    assert references.of(cancel) == (location, keys)  # made once
+    assert copies.made == ["reference-x-612f42"]
+
+
+def test_an_action_that_fails_is_skipped(copies: Copies) -> None:
+    references = ReferenceStates(Path("unused"), copies=copies)
+    task = _task(
+        "7",
+        ("cancel_reservation", {"reservation_id": "NOSUCH"}),
+        ("no_such_tool", {}),
+        ("cancel_reservation", {"reservation_id": "ECON01"}),
+    )
+    location, keys = references.of(task)
+    assert ("reservations", "ECON01") in keys
+    assert (
+        end_states(copies.world, location, location, set(keys)).actual[("reservations", "ECON01")][
+            "status"
+        ]
+        == "cancelled"
+    )
+
+
+def test_the_run_s_databases_come_from_its_copies(copies: Copies) -> None:
+    references = ReferenceStates(Path("unused"), copies=copies)
+    assert references.pristine() == copies.world
+    copy = references.fresh_copy("task-1-trial-0")
+    assert copies.made == ["task-1-trial-0"] and copy.exists()
+    references.discard(copy)
+    assert copies.discarded == [copy]
+    references.close()
+    assert copies.closed == 1
+
+
+def test_a_record_on_one_side_only_does_not_stop_the_comparison() -> None:
+    made = {"reservation_id": "R1"}
+    check = database_check(_states({R2: {"x": 1}}, {R1: made, R2: {"x": 2}}))
+    assert check.differences == (
+        FieldDifference("reservations/R1", "", None, made),
+        FieldDifference("reservations/R2", "x", 1, 2),
+    )
+
+
+BOOKING = {
+    "user_id": "emma_kim_9957",
+    "origin": "PHX",
+    "destination": "SEA",
+    "flight_type": "one_way",
+    "cabin": "economy",
+    "flights": [{"flight_number": "HAT156", "date": "2024-05-20"}],
+    "passengers": [{"first_name": "Emma", "last_name": "Kim", "dob": "1990-02-02"}],
+    "payment_methods": [{"payment_id": "credit_card_5832574", "amount": 172}],
+    "total_baggages": 0,
+    "nonfree_baggages": 0,
+    "insurance": "no",
+}
+
+
+def test_every_action_s_records_are_touched_on_the_task_s_clock(copies: Copies) -> None:
+    """Two actions: the records both touched; a booking made at the run's time."""
+    references = ReferenceStates(Path("unused"), now="2024-05-12T08:30:00", copies=copies)
+    task = _task(
+        "9",
+        ("book_reservation", BOOKING),
+        ("cancel_reservation", {"reservation_id": "ECON01"}),
+    )
+    location, keys = references.of(task)
+    made = {key for key in keys if key[0] == "reservations"} - {("reservations", "ECON01")}
+    assert len(made) == 1
+    assert {("reservations", "ECON01"), ("users", "emma_kim_9957"), ("flights", "HAT156")} <= keys
+    (booked,) = made
+    states = end_states(copies.world, location, location, set(keys))
+    assert states.reference[booked]["created_at"] == "2024-05-12T08:30:00"
+
+
+def test_without_copies_the_run_s_databases_are_files_of_the_task_data(tmp_path) -> None:
+    """The default: the task folder's db.json imported once, copies of it made as files."""
+    folder = tmp_path / "tau2"
+    folder.mkdir()
+    (folder / "db.json").write_text(json.dumps(world()))
+    references = ReferenceStates(folder)
+    pristine = Path(references.pristine())
+    keys = {("reservations", "ECON01")}
+    assert (
+        end_states(pristine, pristine, pristine, keys).before[("reservations", "ECON01")]["user_id"]
+        == "noah_lee_1001"
+    )
+    copy = Path(references.fresh_copy("task-1-trial-0"))
+    assert copy.name.startswith("task-1-trial-0-") and copy.is_file()
+    references.discard(copy)
+    assert not copy.exists()
