@@ -56,7 +56,6 @@ from airline_agent.evaluation.reward import (
     agent_messages,
     communicate_check,
     database_check,
-    end_states,
     reward_of,
     touched,
 )
@@ -291,17 +290,15 @@ async def run_trial(
                 termination, error, turns = await _converse_as_tau2(
                     stack, customer, check, log, tau2
                 )
+            keys = set(reference_touched) | touched(
+                c for e in log.events if isinstance(e, ToolFinished) for c in e.changes
+            )
+            try:  # read from the trial's database while it is open
+                states = await off_loop(lambda: references.end_states(reference, database, keys))
+            except DatabaseUnavailable as exc:
+                return _database_failed(task, trial, str(exc), attempt, started, clock)
         finally:
             await off_loop(stack.close)
-        keys = set(reference_touched) | touched(
-            c for e in log.events if isinstance(e, ToolFinished) for c in e.changes
-        )
-        try:
-            states = await off_loop(
-                lambda: end_states(references.pristine(), reference, copy, keys)
-            )
-        except DatabaseUnavailable as exc:
-            return _database_failed(task, trial, str(exc), attempt, started, clock)
         record, scenario_yaml = await off_loop(lambda: _score(task, trial, settings, states, log))
     finally:
         # Also when cancelled: nothing of an unfinished trial stays.
