@@ -29,8 +29,11 @@ class ChangeLog:
         self._rows = rows
 
     def changes(self) -> tuple[RowChange, ...]:
+        """The rows changed, by table and then key: the ORM flushes them in the order of
+        its identity sets (memory addresses), and a trace, a recording or a diff must
+        list the same write the same way every time."""
         result = []
-        for (table, key), (before, after) in self._rows.items():
+        for (table, key), (before, after) in sorted(self._rows.items(), key=lambda row: row[0]):
             if before is None and after is None:
                 continue
             if before == after:

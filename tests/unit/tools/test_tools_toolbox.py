@@ -271,6 +271,41 @@ def test_booking_takes_seats_and_uses_certificate(world_db) -> None:
     assert after["users"]["noah_lee_1001"]["reservations"][-1] == "HATHAT"
 
 
+def test_a_writes_row_changes_come_in_one_order(world_db) -> None:
+    # The trace, a recording and the eval's diff show a write's changed rows in this order:
+    # the same write must list them the same way every time (by table, then key), not in
+    # the order of the ORM's identity sets, which follows memory addresses.
+    tools = toolbox(world_db, guard=False)
+    outcome = tools.call(
+        "book_reservation",
+        {
+            "user_id": "noah_lee_1001",
+            "origin": "PHX",
+            "destination": "JFK",
+            "flight_type": "one_way",
+            "cabin": "economy",
+            "flights": [{"flight_number": "HAT050", "date": "2024-05-16"}],
+            "passengers": [
+                {"first_name": "Noah", "last_name": "Lee", "dob": "1980-01-01"},
+                {"first_name": "Mia", "last_name": "Lee", "dob": "1982-03-03"},
+                {"first_name": "Ada", "last_name": "Lee", "dob": "2010-03-03"},
+            ],
+            "payment_methods": [
+                {"payment_id": "certificate_3333333", "amount": 250},
+                {"payment_id": "gift_card_2222223", "amount": 60},
+                {"payment_id": "credit_card_1111111", "amount": 281},
+            ],
+            "total_baggages": 0,
+            "nonfree_baggages": 0,
+            "insurance": "yes",
+        },
+    )
+    assert outcome.ok, outcome.result
+    slots = [(change.table, change.key) for change in outcome.changes]
+    assert len(slots) >= 8
+    assert slots == sorted(slots)
+
+
 def test_a_failed_write_changes_nothing(world_db) -> None:
     before = export_tau2(world_db)
     tools = toolbox(world_db, guard=False)
