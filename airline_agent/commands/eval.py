@@ -176,6 +176,7 @@ def eval_command(
     pass^k, every trial a replayable scenario."""
     if compare is not None:
         raise typer.Exit(_compare(*compare, as_json=as_json))
+    from airline_agent.choices import APIS
     from airline_agent.commands.settings import settings_or_exit
     from airline_agent.evaluation.like_tau2 import (
         DEFAULT_MAX_ERRORS,
@@ -205,7 +206,8 @@ def eval_command(
             "--max-turns": max_turns is not None,
             "--max-tool-calls": max_tool_calls is not None,
             "--recover-text-tool-calls": recover_text_tool_calls,
-            "--api responses": api not in (None, "chat"),  # τ²'s runner speaks Chat Completions
+            # τ²'s runner speaks Chat Completions (a wire that is none is said so below).
+            f"--api {api}": api in APIS and api != "chat",
         },
         tau2={
             "--seed": seed is not None,
@@ -216,7 +218,7 @@ def eval_command(
     agent = settings_or_exit(
         model=agent_model,
         base_url=agent_base_url,
-        api="chat" if like == "tau2" else api,
+        api="chat" if like == "tau2" and api in (None, *APIS) else api,
         prompt=prompt,
         approve="auto",  # the simulated customer consents in words, as in τ²
         max_tool_calls=max_tool_calls,
