@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.domain.database_urls import redact_url
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend, ScriptedBackend, ScriptedResponse
     from airline_agent.agent.debugger import Debugger
     from airline_agent.agent.loop import AgentSession, LoopOptions
+    from airline_agent.agent.prompt import AgentTexts
     from airline_agent.choices import Api
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
@@ -119,16 +120,24 @@ def toolbox(
     now: str | None = None,
     guard: bool = True,
     settings: Settings | None = None,
+    dated_direct_flights: bool = True,
 ) -> Toolbox:
     """The tools over `database`; with `settings`, every text of a call's arguments has the
-    secrets of those settings blanked out before a tool sees it (and so stores it)."""
+    secrets of those settings blanked out before a tool sees it (and so stores it);
+    `dated_direct_flights=False`: search_direct_flight answers as τ²'s (dates null)."""
     from airline_agent.domain.clock import DEFAULT_NOW, Clock
     from airline_agent.redaction import Redactor
     from airline_agent.tools.toolbox import Toolbox
 
     secrets = Redactor.from_settings(settings)
     scrub = secrets.blank_secrets if secrets.forms else None
-    return Toolbox(database, clock=Clock.at(now or DEFAULT_NOW), guard=guard, scrub=scrub)
+    return Toolbox(
+        database,
+        clock=Clock.at(now or DEFAULT_NOW),
+        guard=guard,
+        scrub=scrub,
+        dated_direct_flights=dated_direct_flights,
+    )
 
 
 @dataclass
@@ -193,12 +202,24 @@ class BranchCopies:
         else:
             copy_sqlite(_sqlite_source(source.database), target)
         database = open_existing_database(target)
-        return Toolbox(database, clock=like.clock, guard=like.guard, scrub=like.scrub)
+        return Toolbox(
+            database,
+            clock=like.clock,
+            guard=like.guard,
+            scrub=like.scrub,
+            dated_direct_flights=like.dated_direct_flights,
+        )
 
     def replaying(self, toolbox: Toolbox) -> Toolbox:
         from airline_agent.tools.toolbox import Toolbox
 
-        return Toolbox(toolbox.database, clock=toolbox.clock, guard=False, scrub=toolbox.scrub)
+        return Toolbox(
+            toolbox.database,
+            clock=toolbox.clock,
+            guard=False,
+            scrub=toolbox.scrub,
+            dated_direct_flights=toolbox.dated_direct_flights,
+        )
 
     def discard(self, toolbox: Toolbox) -> None:
         from airline_agent.domain.sqlite_files import remove_database_files
@@ -240,22 +261,47 @@ def live_stack(
     database: Database | None = None,
     backend: ChatBackend | None = None,
     debug: bool = False,
+    options: LoopOptions | None = None,
+    texts: AgentTexts | None = None,
 ) -> Stack:
-    """The agent over an OpenAI-compatible server (chat, the TUI's live mode).
+    """The agent over an OpenAI-compatible server (chat, the TUI's live mode, eval).
 
     `database`: one already open (else the settings' database, opened or built);
     `backend`: one to keep (the TUI keeps its client across a reset); `debug`: with the
-    debugger. Raises BackendConfigError or DatabaseUnavailable, each one plain sentence."""
+    debugger; `options`: the loop's, instead of the settings'; `texts`: the agent told in
+    another's words (τ²'s runner's, `eval --like tau2`: its system message, tool schemas
+    and greeting; its search_direct_flight answers as τ²'s then). Raises
+    BackendConfigError or DatabaseUnavailable, each one plain sentence."""
     from airline_agent.agent.backends import backend_for
     from airline_agent.agent.loop import AgentSession, LoopOptions
 
     backend = backend or backend_for(settings)
     database = database or settings_database(settings)
     guard = settings.guard if guard is None else guard
-    tools = toolbox(database, now=settings.now, guard=guard, settings=settings)
-    session = AgentSession(backend, tools, LoopOptions.from_settings(settings), customer=customer)
+    tools = toolbox(
+        database,
+        now=settings.now,
+        guard=guard,
+        settings=settings,
+        dated_direct_flights=texts is None,
+    )
+    session = AgentSession(
+        backend,
+        tools,
+        options or LoopOptions.from_settings(settings),
+        customer=customer,
+        **({} if texts is None else _session_texts(texts)),
+    )
     stack = Stack(database, session)
     return _debugged(stack) if debug else stack
+
+
+def _session_texts(texts: AgentTexts) -> dict[str, Any]:
+    return {
+        "system_prompt": texts.system_prompt,
+        "tools": list(texts.tools),
+        "greeting": texts.greeting,
+    }
 
 
 @dataclass
@@ -319,14 +365,17 @@ def scripted_stack(
     customer: str | None = None,
     responses: Iterable[ScriptedResponse] = (),
     debug: bool = False,
+    dated_direct_flights: bool = True,
     api: Api = "chat",
 ) -> Stack:
     """The real loop and tools with a scripted model (replay, playback, τ² runs);
-    `debug`: with the debugger; `api`: the wire its answers are generated on."""
+    `debug`: with the debugger; `dated_direct_flights=False`: search_direct_flight answers
+    as τ²'s (a scenario `eval --like tau2` recorded); `api`: the wire its answers are
+    generated on."""
     from airline_agent.agent.backends import ScriptedBackend
     from airline_agent.agent.loop import AgentSession
 
-    tools = toolbox(database, now=now, guard=guard)
+    tools = toolbox(database, now=now, guard=guard, dated_direct_flights=dated_direct_flights)
     # The generated responses carry the domain's time (as UTC), not the wall clock's:
     # a replay shows the same bodies every time.
     moment = tools.clock.now
@@ -361,6 +410,8 @@ def scenario_stack(
         stream=stream,
         retries=0,
     )
+    if settings.max_requests is not None:
+        options.max_requests = settings.max_requests
     return scripted_stack(
         database,
         options,
@@ -368,6 +419,7 @@ def scenario_stack(
         guard=settings.guard,
         customer=scenario.customer,
         debug=debug,
+        dated_direct_flights=settings.tool_results != "tau2",
         api=api,
     )
 

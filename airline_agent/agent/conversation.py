@@ -87,12 +87,18 @@ class Conversation(ToolConversation):
     timeline: Timeline | None = None  # kept for the debugger only
 
     @classmethod
-    def start(cls, system_prompt: str, customer: str | None = None) -> Conversation:
+    def start(
+        cls, system_prompt: str, customer: str | None = None, *, greeting: str | None = None
+    ) -> Conversation:
+        """`greeting`: what the agent said first, before the customer's first message."""
+        history = [{"role": "system", "content": system_prompt}]
+        if greeting is not None:
+            history.append({"role": "assistant", "content": greeting})
         return cls(
             customer=customer,
             hears_customer=True,
             system_prompt=system_prompt,
-            history=[{"role": "system", "content": system_prompt}],
+            history=history,
             evidence=Evidence(rules=[system_prompt]),
         )
 

@@ -78,14 +78,20 @@ class AgentSession:
         options: LoopOptions | None = None,
         *,
         system_prompt: str | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        greeting: str | None = None,
         customer: str | None = None,
     ) -> None:
+        """`system_prompt`, `tools` and `greeting`, when given, are sent as they are
+        instead of ours (τ²'s runner's, for `eval --like tau2`): the system message, the
+        tool schemas of every request, and what the agent says first in a conversation."""
         self.backend = backend
         self.toolbox = toolbox
         self.options = options or LoopOptions()
         self.customer = customer  # whom each new conversation acts for from its start
         self._custom_prompt = system_prompt
-        self._tools = toolbox.schemas()
+        self._greeting = greeting
+        self._tools = toolbox.schemas() if tools is None else tools
         self._tool_names = frozenset(toolbox.names())
         # Across conversations too: "unchanged" compares with the request sent before.
         self.prefix_tracker = PrefixTracker()
@@ -110,7 +116,7 @@ class AgentSession:
             one_call_at_a_time=self.options.one_call_at_a_time,
             style=self.options.prompt,
         )
-        self.conversation = Conversation.start(prompt, self.customer)
+        self.conversation = Conversation.start(prompt, self.customer, greeting=self._greeting)
         if self.debugger is not None:
             self.conversation.keep_timeline()
             self.debugger.conversation_started(self.conversation)

@@ -28,6 +28,7 @@ class LoopOptions:
     tool_choice: str | dict[str, Any] = "auto"  # auto | none | required | a tool's name
     parallel_tool_calls: bool | None = None  # None: not sent (the server's default)
     temperature: float | None = None
+    seed: int | None = None  # sent as is: a server that honours it samples reproducibly
     max_tokens: int | None = None
     stop: str | list[str] | None = None
     stream: bool = True

@@ -17,9 +17,19 @@ not been measured (no such model here; scripts/bench.py prompt gives the sizes).
 the choice, the text depends only on the clock, the customer given
 at the start and the C4 setting: never on anything that changes during a conversation,
 so that every request's prefix is byte-identical (see agent/prefix.py).
+
+Or the agent τ²-bench's runner runs (`eval --like tau2`, `read_tau2_agent`): τ²'s own system
+message and tool schemas, which are τ²'s texts, not ours: the project does not contain them;
+they are read at run time from the τ² folder given (its `runner/`, written from an installed
+τ²-bench by scripts/tau2_texts.py), and sent as they are.
 """
 
 from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from airline_agent.choices import DEFAULT_PROMPT, PromptStyle
 from airline_agent.domain.clock import Clock
@@ -193,3 +203,62 @@ def build_system_prompt(
     now = clock.now.strftime("%Y-%m-%d %H:%M")
     build = _full if style == "full" else _lean
     return build(now, customer, one_call_at_a_time)
+
+
+# ---------------------------------------------------------------- τ²'s runner, read from its folder
+
+TAU2_AGENT_PROMPT = "runner/agent_system_prompt.txt"
+TAU2_AGENT_TOOLS = "runner/agent_tools.json"
+# What τ²'s runner has its agent say before the customer speaks (its orchestrator's
+# DEFAULT_FIRST_AGENT_MESSAGE): a fact of the wire, like the customer's ###STOP###.
+TAU2_GREETING = "Hi! How can I help you today?"
+
+
+class AgentTextsUnreadable(Exception):
+    """τ²'s agent texts in a folder cannot be used; one line says which file and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentTexts:
+    """An agent told in another's words: its system message, the tool schemas every request
+    carries (sent as they are, in their order; our tools run the calls), and what it says
+    first, before the customer's first message."""
+
+    system_prompt: str
+    tools: tuple[dict[str, Any], ...]
+    greeting: str | None = None
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(tool["function"]["name"] for tool in self.tools)
+
+
+def read_tau2_agent(folder: Path, known_tools: frozenset[str]) -> AgentTexts:
+    """τ²'s runner's agent from `folder`: its system message, its tool schemas (each a tool
+    of `known_tools`, which run its calls) and its greeting. Raises AgentTextsUnreadable."""
+    prompt_file, tools_file = folder / TAU2_AGENT_PROMPT, folder / TAU2_AGENT_TOOLS
+    try:
+        system_prompt = prompt_file.read_text(encoding="utf-8")
+        tools = json.loads(tools_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise AgentTextsUnreadable(f"{exc}") from None
+    if not system_prompt.strip():
+        raise AgentTextsUnreadable(f"{prompt_file}: empty")
+    if not isinstance(tools, list) or not tools or not all(_is_function(t) for t in tools):
+        raise AgentTextsUnreadable(f"{tools_file}: not a list of Chat Completions function tools")
+    texts = AgentTexts(system_prompt, tuple(tools), TAU2_GREETING)
+    unknown = [name for name in texts.tool_names if name not in known_tools]
+    if unknown:
+        raise AgentTextsUnreadable(
+            f"{tools_file}: names tools this project does not have: {', '.join(unknown)}"
+        )
+    return texts
+
+
+def _is_function(tool: Any) -> bool:
+    function = tool.get("function") if isinstance(tool, dict) else None
+    return (
+        tool.get("type") == "function"
+        and isinstance(function, dict)
+        and isinstance(function.get("name"), str)
+    )

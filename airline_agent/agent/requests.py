@@ -78,7 +78,12 @@ def request_body(
         body["tool_choice"] = choice
         if o.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = o.parallel_tool_calls
-    optional = {"temperature": o.temperature, "max_tokens": o.max_tokens, "stop": o.stop}
+    optional = {
+        "temperature": o.temperature,
+        "seed": o.seed,
+        "max_tokens": o.max_tokens,
+        "stop": o.stop,
+    }
     body |= {name: value for name, value in optional.items() if value is not None}
     if o.stream:
         body["stream"] = True

@@ -2,6 +2,10 @@
 scored as τ²-bench scores it; `eval --compare RUN_A RUN_B` lists the tasks whose outcome
 changed between two runs.
 
+`--like tau2` (the default) runs each trial as τ²-bench's runner does, τ²'s texts read from
+the τ² folder (evaluation/like_tau2.py); `--like ours` runs this project's own agent and
+customer (our prompt and tool descriptions, the guard as chosen).
+
 Exit status: 0 when every trial ran (whatever it scored); 1 when any trial ended in an
 infrastructure error (a server unreachable or failing: the figures leave it out, and
 --resume runs it again); 2 for bad usage (a missing or malformed task directory, an
@@ -24,10 +28,11 @@ from airline_agent.terminal_text import escape_controls
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
+    from airline_agent.evaluation.like_tau2 import Tau2Setting
     from airline_agent.evaluation.runner import RunOutcome
     from airline_agent.redaction import Redactor
 
-DEFAULT_MAX_TURNS = 30  # customer messages per trial (τ²'s default max_steps is 100 messages)
+DEFAULT_MAX_TURNS = 30  # customer messages per trial, --like ours
 
 
 def register(app: typer.Typer) -> None:
@@ -45,9 +50,29 @@ def eval_command(
         Path | None,
         typer.Option(
             "--tasks",
-            help="τ² task folder: tasks.json and db.json (AIRLINE_AGENT_TAU2_DIR, "
-            "then ../shared/reference/tau2).",
+            help="τ² task folder: tasks.json and db.json, and for --like tau2 τ²'s runner/ "
+            "texts (AIRLINE_AGENT_TAU2_DIR, then ../shared/reference/tau2).",
         ),
+    ] = None,
+    like: Annotated[
+        str,
+        typer.Option(
+            "--like",
+            help="tau2: each trial as τ²-bench's runner runs it (its prompt, tools, greeting, "
+            "customer, seeds and ends); ours: this project's agent and customer.",
+        ),
+    ] = "tau2",
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="--like tau2: τ²'s --seed, whence each trial's (300)."),
+    ] = None,
+    max_steps: Annotated[
+        int | None,
+        typer.Option("--max-steps", min=1, help="--like tau2: τ²'s steps per trial (200)."),
+    ] = None,
+    max_errors: Annotated[
+        int | None,
+        typer.Option("--max-errors", min=1, help="--like tau2: τ²'s tool errors per trial (10)."),
     ] = None,
     task_ids: Annotated[
         str | None, typer.Option("--task-ids", help="Only these tasks, e.g. 0,5,12.")
@@ -83,30 +108,35 @@ def eval_command(
         bool,
         typer.Option(
             "--guard/--no-guard",
-            help="The policy guard (default off: τ²'s semantics; AIRLINE_AGENT_GUARD does "
-            "not apply here).",
+            help="--like ours: the policy guard (default off: τ²'s semantics; "
+            "AIRLINE_AGENT_GUARD does not apply here).",
         ),
     ] = False,
     prompt: Annotated[
-        str | None, typer.Option("--prompt", help="The agent's system prompt: lean or full.")
+        str | None,
+        typer.Option("--prompt", help="--like ours: the agent's system prompt, lean or full."),
     ] = None,
     max_turns: Annotated[
-        int, typer.Option("--max-turns", min=1, help="Most customer messages per trial.")
-    ] = DEFAULT_MAX_TURNS,
+        int | None,
+        typer.Option(
+            "--max-turns", min=1, help=f"--like ours: most customer messages ({DEFAULT_MAX_TURNS})."
+        ),
+    ] = None,
     max_tool_calls: Annotated[
         int | None,
         typer.Option(
             "--max-tool-calls",
             min=1,
-            help="The agent's tool calls per turn (AIRLINE_AGENT_MAX_TOOL_CALLS, default 8).",
+            help="--like ours: the agent's tool calls per turn (AIRLINE_AGENT_MAX_TOOL_CALLS, "
+            "default 8).",
         ),
     ] = None,
     recover_text_tool_calls: Annotated[
         bool,
         typer.Option(
             "--recover-text-tool-calls",
-            help="Make tool calls the agent model wrote as text (counted; pass^k strict "
-            "counts those trials as failed).",
+            help="--like ours: make tool calls the agent model wrote as text (counted; "
+            "pass^k strict counts those trials as failed).",
         ),
     ] = False,
     rerun_customer_errors: Annotated[
@@ -146,19 +176,49 @@ def eval_command(
     pass^k, every trial a replayable scenario."""
     if compare is not None:
         raise typer.Exit(_compare(*compare, as_json=as_json))
+    from airline_agent.choices import APIS
     from airline_agent.commands.settings import settings_or_exit
+    from airline_agent.evaluation.like_tau2 import (
+        DEFAULT_MAX_ERRORS,
+        DEFAULT_MAX_STEPS,
+        DEFAULT_SEED,
+        LIKES,
+        RunnerTextsMissing,
+        Tau2Runner,
+        Tau2Setting,
+    )
     from airline_agent.evaluation.run_folder import RunFolder, RunFolderError
     from airline_agent.evaluation.tasks import TaskSetError, load_task_set
     from airline_agent.scenarios.datasets import tau2_dir
+    from airline_agent.tools.toolbox import tool_names
 
+    if like not in LIKES:
+        _usage(f"--like must be {' or '.join(LIKES)}, not {like!r}")
     if prompt is not None and prompt not in ("lean", "full"):
         _usage(f"--prompt must be lean or full, not {prompt!r}")
     if resume and force:
         _usage("--resume and --force do not go together")
+    _check_like(
+        like,
+        ours={
+            "--guard": guard,
+            "--prompt": prompt is not None,
+            "--max-turns": max_turns is not None,
+            "--max-tool-calls": max_tool_calls is not None,
+            "--recover-text-tool-calls": recover_text_tool_calls,
+            # τ²'s runner speaks Chat Completions (a wire that is none is said so below).
+            f"--api {api}": api in APIS and api != "chat",
+        },
+        tau2={
+            "--seed": seed is not None,
+            "--max-steps": max_steps is not None,
+            "--max-errors": max_errors is not None,
+        },
+    )
     agent = settings_or_exit(
         model=agent_model,
         base_url=agent_base_url,
-        api=api,
+        api="chat" if like == "tau2" and api in (None, *APIS) else api,
         prompt=prompt,
         approve="auto",  # the simulated customer consents in words, as in τ²
         max_tool_calls=max_tool_calls,
@@ -176,7 +236,23 @@ def eval_command(
         chosen = task_set.select(_ids(task_ids))
     except TaskSetError as exc:
         _usage(str(exc))
-    settings = _run_settings(agent, customer, guard, max_turns, directory, concurrency, db)
+    tau2: Tau2Setting | None = None
+    if like == "tau2":
+        try:
+            runner = Tau2Runner.read(
+                directory, tuple(t.id for t in chosen), frozenset(tool_names())
+            )
+        except RunnerTextsMissing as exc:
+            _usage(str(exc))
+        tau2 = Tau2Setting.of(
+            runner,
+            DEFAULT_SEED if seed is None else seed,
+            trials,
+            max_steps or DEFAULT_MAX_STEPS,
+            max_errors or DEFAULT_MAX_ERRORS,
+        )
+    max_turns = max_turns or DEFAULT_MAX_TURNS
+    settings = _run_settings(agent, customer, guard, max_turns, directory, concurrency, db, tau2)
     out = out or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         folder = RunFolder.open(
@@ -195,6 +271,7 @@ def eval_command(
         customer,
         guard,
         max_turns,
+        tau2,
         chosen,
         trials,
         concurrency,
@@ -230,6 +307,18 @@ def _usage(message: str) -> None:
     raise typer.Exit(2)
 
 
+def _check_like(like: str, *, ours: dict[str, bool], tau2: dict[str, bool]) -> None:
+    """A flag of the other setting is refused, in one line: it would not do what it says."""
+    other = ours if like == "tau2" else tau2
+    given = [flag for flag, present in other.items() if present]
+    if given:
+        owner = "ours" if like == "tau2" else "tau2"
+        _usage(
+            f"{', '.join(given)} belong{'s' * (len(given) == 1)} to --like {owner}; "
+            f"--like {like} runs {'as τ²-bench runs' if like == 'tau2' else 'our own agent'}"
+        )
+
+
 def _ids(text: str | None) -> list[str] | None:
     if text is None:
         return None
@@ -247,29 +336,53 @@ def _run_settings(
     directory: Path,
     concurrency: int,
     db: str | None,
+    tau2: Tau2Setting | None,
 ) -> dict[str, Any]:
     from airline_agent.domain.db import describe
+    from airline_agent.evaluation.like_tau2 import TEMPERATURE
 
-    return {
+    common = {
         "agent_model": agent.model,
         "agent_base_url": agent.base_url,
         "api": agent.api,  # the agent's wire (the customer's is Chat Completions)
         "user_model": customer.model,
         "user_base_url": customer.base_url,
-        "guard": guard,
-        "prompt": agent.prompt,
-        "max_turns": max_turns,
-        "max_tool_calls": agent.max_tool_calls,
-        "recover_text_tool_calls": agent.recover_text_tool_calls,
         "now": agent.now,
         "tasks_dir": str(directory),
         "concurrency": concurrency,
         # Where the trials' databases were (no password): null for files of the run.
         "db": None if db is None else describe(db),
     }
+    if tau2 is None:
+        return {
+            "like": "ours",
+            **common,
+            "guard": guard,
+            "prompt": agent.prompt,
+            "max_turns": max_turns,
+            "max_tool_calls": agent.max_tool_calls,
+            "recover_text_tool_calls": agent.recover_text_tool_calls,
+            "tool_results": "ours",  # search_direct_flight gives the searched date
+        }
+    return {
+        "like": "tau2",
+        **common,
+        "guard": False,
+        "prompt": None,
+        "max_turns": None,
+        "max_tool_calls": None,
+        "recover_text_tool_calls": False,
+        "tool_results": "tau2",  # search_direct_flight gives "date": null, as τ²'s
+        "seed": tau2.seed,
+        "trial_seeds": list(tau2.seeds),
+        "max_steps": tau2.max_steps,
+        "max_errors": tau2.max_errors,
+        "temperature": TEMPERATURE,
+    }
 
 
 _MUST_MATCH = (
+    "like",
     "agent_model",
     "user_model",
     "guard",
@@ -277,6 +390,9 @@ _MUST_MATCH = (
     "max_turns",
     "max_tool_calls",
     "recover_text_tool_calls",
+    "seed",
+    "max_steps",
+    "max_errors",
 )
 
 
@@ -286,6 +402,7 @@ def _check_resumable(folder: Any, settings: dict[str, Any]) -> None:
     previous = (folder.read_json(RUN_FILE) or {}).get("settings")
     if previous is None:
         return
+    previous = {"like": "ours", **previous}  # a run from before --like was ours
     differ = [
         f"{name} {previous.get(name)!r} → {settings.get(name)!r}"
         for name in _MUST_MATCH
@@ -303,6 +420,7 @@ def _run(
     customer: Settings,
     guard: bool,
     max_turns: int,
+    tau2: Tau2Setting | None,
     chosen: tuple[Any, ...],
     trials: int,
     concurrency: int,
@@ -316,6 +434,7 @@ def _run(
 ) -> int:
 
     from airline_agent.agent.backends import BackendConfigError
+    from airline_agent.agent.prefix import token_counter
     from airline_agent.domain.errors import DatabaseUnavailable
     from airline_agent.evaluation.progress import EvalProgress
     from airline_agent.evaluation.reward import ReferenceStates
@@ -342,10 +461,15 @@ def _run(
         except DatabaseUnavailable as exc:
             typer.echo(f"eval: {exc}", err=True)
             return 1
+        # The tokenizer every session counts its prefix with, loaded once before any trial:
+        # loaded by the first trial's session, it held every trial under way meanwhile.
+        token_counter()
         previous = folder.read_json(RUN_FILE) or {}
         run_id = previous.get("run_id") or datetime.now().strftime("run-%Y%m%d-%H%M%S")
         folder.write_json(RUN_FILE, {**previous, "run_id": run_id, "settings": settings})
-        trial_settings = TrialSettings(agent, customer.model or "", guard, max_turns)
+        trial_settings = TrialSettings(
+            agent, customer.model or "", guard, max_turns, tau2, redactor=folder.redactor
+        )
         show = EvalProgress()
 
         async def main() -> RunOutcome:
@@ -376,7 +500,7 @@ def _run(
             )
             return 130
         show.end()
-        _write_results(folder, outcome, chosen, trials, settings, run_id)
+        _write_results(folder, outcome, chosen, trials, settings, run_id, tau2)
         results = folder.read_json("results.json")
         if as_json:
             typer.echo((folder.path / "results.json").read_text(encoding="utf-8"), nl=False)
@@ -402,12 +526,12 @@ def _write_results(
     trials: int,
     settings: dict[str, Any],
     run_id: str,
+    tau2: Tau2Setting | None,
 ) -> None:
     """results.json, tau2_results.json and summary.md (the folder redacts each)."""
-    from airline_agent.evaluation.customer import SYSTEM_PROMPT
     from airline_agent.evaluation.results import results_json, summary_markdown
     from airline_agent.evaluation.run_folder import RUN_FILE
-    from airline_agent.evaluation.tau2_format import results_document
+    from airline_agent.evaluation.tau2_format import results_document, run_info
 
     wanted = {task.id for task in chosen}
     kept = {
@@ -421,23 +545,23 @@ def _write_results(
         done.simulation
         for key, done in sorted(kept.items(), key=lambda i: (order[i[0][0]], i[0][1]))
     ]
-    tau2 = results_document(
-        chosen,
-        simulations,
+    info = run_info(
+        tau2,
         trials=trials,
         max_turns=settings["max_turns"],
         agent_model=settings["agent_model"] or "",
         customer_model=settings["user_model"] or "",
-        policy=outcome.system_prompt or "",
-        customer_guidelines=SYSTEM_PROMPT,
-        timestamp=datetime.now().isoformat(timespec="seconds"),
+        system_prompt=outcome.system_prompt or "",
         commit=_commit(),
     )
+    document = results_document(
+        chosen, simulations, info, timestamp=datetime.now().isoformat(timespec="seconds")
+    )
     if outcome.system_prompt is not None:
-        info = folder.read_json(RUN_FILE) or {}
-        folder.write_json(RUN_FILE, {**info, "system_prompt": outcome.system_prompt})
+        run = folder.read_json(RUN_FILE) or {}
+        folder.write_json(RUN_FILE, {**run, "system_prompt": outcome.system_prompt})
     folder.write_json("results.json", results)
-    folder.write_json("tau2_results.json", tau2)
+    folder.write_json("tau2_results.json", document)
     folder.write_text("summary.md", summary_markdown(results))
 
 
@@ -508,7 +632,13 @@ def _take_ctrl_c(loop: asyncio.AbstractEventLoop, run: asyncio.Task[RunOutcome] 
 def _compare(run_a: Path, run_b: Path, *, as_json: bool) -> int:
     import json
 
-    from airline_agent.evaluation.results import ResultsUnreadable, compare, read_results
+    from airline_agent.evaluation.results import (
+        ResultsUnreadable,
+        compare,
+        like_of,
+        read_results,
+        setting_difference,
+    )
 
     try:
         before, after = read_results(run_a), read_results(run_b)
@@ -516,10 +646,17 @@ def _compare(run_a: Path, run_b: Path, *, as_json: bool) -> int:
         typer.echo(f"eval --compare: {exc}", err=True)
         return 2
     changes = compare(before, after)
+    differ = setting_difference(before, after)
     if as_json:
         body = [{"task_id": c.task_id, "before": c.before, "after": c.after} for c in changes]
-        typer.echo(json.dumps({"changed": body}, indent=2))
+        like = {"before": like_of(before), "after": like_of(after)}
+        typer.echo(
+            json.dumps({"like": like, "same_setting": differ is None, "changed": body}, indent=2)
+        )
         return 0
+    typer.echo(f"--like {like_of(before)} → --like {like_of(after)}")
+    if differ is not None:
+        typer.echo(f"note: {differ}")
     if not changes:
         typer.echo("no task's outcome changed")
         return 0

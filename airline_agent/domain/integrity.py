@@ -229,6 +229,14 @@ def check_pages(connection: Connection, sqlite_file: SqliteFile, name: str) -> N
     _remember_good(sqlite_file, signature)
 
 
+def vouch_for_copy(copy: Path) -> None:
+    """`copy` was just made by this process from a database this process built (a run's
+    fresh copy of its dataset): it is as sound as that one, so opening it does not check
+    its pages again while it stays as it is now. Remembered in this process only."""
+    with _checked_lock:
+        _checked_here[str(copy.absolute())] = _signature(copy)
+
+
 def forget_checks(path: Path) -> None:
     """Drop what is remembered of a file's last check (it is being replaced)."""
     with _checked_lock:

@@ -225,7 +225,7 @@ class BookableFlight(TypedDict):
     status: str
     scheduled_departure_time_est: str
     scheduled_arrival_time_est: str
-    date: str
+    date: str | None  # None where τ²'s search_direct_flight answers (`eval --like tau2`)
     available_seats: dict[str, int | None]
     prices: dict[str, int | None]
 

@@ -112,17 +112,25 @@ class CustomerSimulator:
         *,
         model: str | None = None,
         temperature: float | None = None,
+        seed: int | None = None,
+        system_prompt: str | None = None,
     ) -> None:
+        """`system_prompt`: another's for this task (τ²'s, `eval --like tau2`) instead of
+        ours; `temperature` and `seed` are sent when given."""
         self.backend = backend
         self.model = model or backend.model
         self.temperature = temperature
-        self.system_prompt = SYSTEM_PROMPT.format(scenario=scenario_text(instructions))
+        self.seed = seed
+        self.system_prompt = system_prompt or SYSTEM_PROMPT.format(
+            scenario=scenario_text(instructions)
+        )
         self.history: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
         self.spend = Spend()
 
     async def speak(self, agent_said: str | None) -> CustomerMessage:
         """The customer's next message, after the agent said `agent_said` (None: the
-        call has just been connected). Raises CustomerUnavailable."""
+        call has just been connected, and the agent said nothing: told so in our words).
+        Raises CustomerUnavailable."""
         self.history.append({"role": "user", "content": agent_said or CALL_CONNECTED})
         started = time.perf_counter()
         reply = await self._request()
@@ -134,10 +142,12 @@ class CustomerSimulator:
         return CustomerMessage(text, stop_signal(text), reply.usage, cost, latency_ms)
 
     async def _request(self) -> ModelReply:
+        # Not streamed: the whole reply is read (a body without `stream`, as τ²'s runner's).
         body: dict[str, Any] = {"model": self.model, "messages": list(self.history)}
-        body["stream"] = False
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        if self.seed is not None:
+            body["seed"] = self.seed
         delay = RETRY_DELAY_S
         for attempt in range(RETRIES + 1):
             try:

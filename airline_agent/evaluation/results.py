@@ -52,6 +52,8 @@ def results_json(
     }
     return {
         "format": FORMAT,
+        # How the trials were run: "tau2", as τ²-bench's runner runs them; "ours".
+        "like": settings.get("like", "ours"),
         "complete": complete,  # False: interrupted, some trials not run
         "tasks": len(tasks),
         "trials_per_task": trials,
@@ -87,15 +89,44 @@ def _money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:.4f}"
 
 
+def like_of(results: dict[str, Any]) -> str:
+    """How a run's trials were run: "tau2" or "ours" (a run from before `--like`: ours)."""
+    return str(results.get("like") or "ours")
+
+
+def describe_like(like: str) -> str:
+    """The setting in words, for a heading."""
+    return {
+        "tau2": "as τ²-bench's runner runs it",
+        "ours": "this project's agent and customer",
+    }.get(like, like)
+
+
+def _setting_line(settings: dict[str, Any], like: str) -> str:
+    if like == "tau2":
+        return (
+            f"- run as τ²-bench's runner runs it (`--like tau2`): τ²'s prompt, tools, greeting "
+            f"and customer, temperature {settings.get('temperature')}, seed "
+            f"{settings.get('seed')}, at most {settings.get('max_steps')} steps and "
+            f"{settings.get('max_errors')} tool errors; search_direct_flight gives "
+            '`"date": null` as τ²\'s does'
+        )
+    return (
+        f"- run as this project runs it (`--like ours`): guard "
+        f"{'on' if settings.get('guard') else 'off'} · prompt {settings.get('prompt')} · "
+        f"at most {settings.get('max_turns')} customer messages · recovery of tool calls "
+        f"written as text {'on' if settings.get('recover_text_tool_calls') else 'off'}; "
+        "search_direct_flight gives the searched date"
+    )
+
+
 def summary_markdown(results: dict[str, Any]) -> str:
     settings = results["settings"]
     lines = [
         "# airline-agent eval",
         "",
         f"- agent: `{settings.get('agent_model')}` · customer: `{settings.get('user_model')}`",
-        f"- guard {'on' if settings.get('guard') else 'off'} · prompt {settings.get('prompt')} · "
-        f"at most {settings.get('max_turns')} customer messages · recovery of tool calls "
-        f"written as text {'on' if settings.get('recover_text_tool_calls') else 'off'}",
+        _setting_line(settings, like_of(results)),
         f"- {results['tasks']} tasks × {results['trials_per_task']} trials: "
         f"{results['trials_run']} run, {results['counted_trials']} counted, "
         f"{results['infra_errors']} infrastructure errors, "
@@ -221,6 +252,18 @@ def task_outcomes(results: dict[str, Any]) -> dict[str, tuple[int, int]]:
         success = abs(trial["reward"] - 1.0) <= 1e-6
         outcomes[trial["task_id"]] = (passed + success, counted + 1)
     return outcomes
+
+
+def setting_difference(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+    """One line when two runs were made under different settings (`--like`), whose
+    outcomes then measure different things; None when the setting is the same."""
+    a, b = like_of(before), like_of(after)
+    if a == b:
+        return None
+    return (
+        f"the runs were made under different settings: --like {a} ({describe_like(a)}) "
+        f"and --like {b} ({describe_like(b)}); a change may be the setting's, not the agent's"
+    )
 
 
 def _rate(side: tuple[int, int] | None) -> float | None:

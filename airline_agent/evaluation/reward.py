@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from airline_agent.agent.events import AssistantMessage
+from airline_agent.domain.db import Database
 from airline_agent.evaluation.tasks import EvalTask, file_stem
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.datasets import Location
@@ -41,6 +42,8 @@ from airline_agent.scenarios.dbdiff import (
     get_path,
     owners_of,
 )
+from airline_agent.stack import open_existing_database, reference_toolbox
+from airline_agent.tools.conversation import ToolConversation
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,10 @@ class EndStates:
 
 
 def end_states(
-    pristine: Location, reference: Location, final: Location, keys: set[RecordKey]
+    pristine: Location | Database,
+    reference: Location | Database,
+    final: Location | Database,
+    keys: set[RecordKey],
 ) -> EndStates:
     return EndStates(
         frozenset(keys),
@@ -193,7 +199,15 @@ class ReferenceStates:
         self.now = now
         self.copies = copies or datasets.FileDatasets("tau2", tau2_directory)
         self._made: dict[str, tuple[Location, frozenset[RecordKey]]] = {}
-        self._lock = threading.Lock()
+        # One lock per task: a trial waits for its own task's reference, never another's.
+        self._locks: dict[str, threading.Lock] = {}
+        # The import and the references, each opened once for the run and read by every
+        # trial's end states: opening one (its checks) cost more than reading its records.
+        self._opened: dict[str, Database] = {}
+        # Their records, exported once each (None: no such record): neither changes during
+        # a run, and every trial of a task compares the same records of both.
+        self._exported: dict[str, dict[RecordKey, dict | None]] = {}
+        self._lock = threading.Lock()  # over _locks, _opened and _exported
 
     def pristine(self) -> Location:
         return self.copies.pristine()
@@ -205,20 +219,59 @@ class ReferenceStates:
         self.copies.discard(copy)
 
     def close(self) -> None:
+        with self._lock:
+            opened, self._opened = list(self._opened.values()), {}
+        for database in opened:
+            database.close()
         self.copies.close()
+
+    def end_states(self, reference: Location, final: Database, keys: set[RecordKey]) -> EndStates:
+        """The records `keys` as the import holds them, as the reference left them and as
+        the trial's database (`final`, still open) holds them."""
+        return EndStates(
+            frozenset(keys),
+            self._records(self.pristine(), keys),
+            self._records(reference, keys),
+            export_records(final, keys),
+        )
+
+    def _records(self, location: Location, keys: set[RecordKey]) -> dict[RecordKey, dict]:
+        """Records of the import or of a reference (read-only: shared by the trials)."""
+        with self._lock:
+            known = self._exported.setdefault(str(location), {})
+            missing = {key for key in keys if key not in known}
+        if missing:
+            found = export_records(self._database(location), missing)
+            with self._lock:
+                for key in missing:
+                    known[key] = found.get(key)
+        with self._lock:
+            return {key: record for key in keys if (record := known[key]) is not None}
+
+    def _database(self, location: Location) -> Database:
+        """The run's database at `location`, opened on first use and kept open."""
+        with self._lock:
+            found = self._opened.get(str(location))
+        if found is not None:
+            return found
+        opened = open_existing_database(location)
+        with self._lock:
+            found = self._opened.setdefault(str(location), opened)
+        if found is not opened:  # another trial opened it meanwhile
+            opened.close()
+        return found
 
     def of(self, task: EvalTask) -> tuple[Location, frozenset[RecordKey]]:
         """The reference end state's database, and the records its actions touched
         (made on first use; thread-safe)."""
         with self._lock:
+            lock = self._locks.setdefault(task.id, threading.Lock())
+        with lock:
             if task.id not in self._made:
                 self._made[task.id] = self._make(task)
             return self._made[task.id]
 
     def _make(self, task: EvalTask) -> tuple[Location, frozenset[RecordKey]]:
-        from airline_agent.stack import open_existing_database, reference_toolbox
-        from airline_agent.tools.conversation import ToolConversation
-
         if not task.actions:
             return self.pristine(), frozenset()
         path = self.fresh_copy(f"reference-{file_stem(task.id)}")
@@ -229,6 +282,9 @@ class ReferenceStates:
             conversation = ToolConversation()
             for action in task.actions:
                 keys |= touched(tools.call(action.name, action.arguments, conversation).changes)
-        finally:
+        except BaseException:
             database.close()
+            raise
+        with self._lock:  # kept open: every trial of the task reads its end state
+            self._opened[str(path)] = database
         return path, frozenset(keys)

@@ -136,11 +136,15 @@ class RunFolder:
         except OutputRefused as exc:
             raise RunFolderError(f"{exc}; not written") from None
 
-    def write_json(self, relative: str, value: Any) -> Path:
+    def write_json(self, relative: str, value: Any, *, indent: int | None = 2) -> Path:
         """`value` as JSON: each string redacted (the shape kept), then the text again (a
-        credential by its place, `"api_key": "…"`, is seen only in the text)."""
+        credential by its place, `"api_key": "…"`, is seen only in the text). `indent=None`:
+        on one line, for a file read back by the run only (a trial's): the C encoder writes
+        it, where an indented one is written by the pure-Python one."""
         redacted = self.redactor.redact_json(value)
-        return self.write_text(relative, json.dumps(redacted, indent=2, ensure_ascii=False) + "\n")
+        return self.write_text(
+            relative, json.dumps(redacted, indent=indent, ensure_ascii=False) + "\n"
+        )
 
     # -- reading ------------------------------------------------------------------------
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent.usage import add_cost
@@ -24,6 +26,7 @@ from airline_agent.evaluation.trial import (
     TrialRecord,
     TrialRun,
     TrialSettings,
+    off_loop,
     run_trial,
     scenario_name,
 )
@@ -103,6 +106,11 @@ async def run_eval(
     resume: bool = False,
     on_progress: Callable[[RunState], None] = lambda state: None,
 ) -> RunOutcome:
+    # A thread for each trial under way and a few more: trials wait there on the disk (their
+    # databases, their files) and on tool calls, so as not to hold up the others' requests.
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=concurrency + 4, thread_name_prefix="eval")
+    )
     outcome = RunOutcome()
     if resume:
         kept = finished_trials(folder)
@@ -135,8 +143,7 @@ async def run_eval(
                 )
             finally:
                 state.running -= 1
-            done = Finished(run.record, simulation(task, run, run_id))
-            _keep(folder, run, done, outcome)
+            done = await off_loop(partial(_kept, folder, task, run, run_id, outcome))
             outcome.finished[(task.id, trial)] = done
             state.add(run.record)
             on_progress(state)
@@ -168,14 +175,19 @@ async def _run_with_reruns(
         attempt += 1
 
 
-def _keep(folder: RunFolder, run: TrialRun, done: Finished, outcome: RunOutcome) -> None:
+def _kept(
+    folder: RunFolder, task: EvalTask, run: TrialRun, run_id: str, outcome: RunOutcome
+) -> Finished:
     """The trial's files, written now: a later Ctrl-C cannot lose it."""
+    done = Finished(run.record, simulation(task, run, run_id))
     name = scenario_name(run.record.task_id, run.record.trial)
     if run.scenario_yaml is not None:
         folder.write_text(f"{SCENARIOS}/{name}.yaml", run.scenario_yaml)
     folder.write_json(
         trial_file(run.record.task_id, run.record.trial),
         {"record": run.record.to_json(), "simulation": done.simulation},
+        indent=None,  # read by --resume only: results.json and tau2_results.json are indented
     )
     if outcome.system_prompt is None and run.system_prompt:  # "": no agent ran
         outcome.system_prompt = run.system_prompt
+    return done

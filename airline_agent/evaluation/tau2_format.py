@@ -29,6 +29,13 @@ from airline_agent.agent.events import (
     ToolFinished,
     UsageReported,
 )
+from airline_agent.evaluation.customer import SYSTEM_PROMPT
+from airline_agent.evaluation.like_tau2 import (
+    AGENT_IMPLEMENTATION,
+    TEMPERATURE,
+    USER_IMPLEMENTATION,
+    Tau2Setting,
+)
 from airline_agent.evaluation.tasks import EvalTask
 from airline_agent.evaluation.trial import TAU2_TERMINATION, CustomerSaid, TrialRun
 
@@ -74,6 +81,17 @@ def simulation_messages(run: TrialRun) -> list[dict[str, Any]]:
         message["turn_idx"] = len(messages)
         messages.append(message)
 
+    if run.greeting is not None:  # τ²'s trajectory opens with its agent's greeting
+        add(
+            {
+                "role": "assistant",
+                "content": run.greeting,
+                "tool_calls": None,
+                "timestamp": run.record.started_at,
+                "usage": None,
+                "cost": 0.0,
+            }
+        )
     for entry in run.log.entries:
         if isinstance(entry, CustomerSaid):
             said = entry.message
@@ -226,6 +244,7 @@ def simulation(task: EvalTask, run: TrialRun, run_id: str) -> dict[str, Any]:
         "reward_info": reward_info(task, run),
         "messages": simulation_messages(run),
         "trial": record.trial,
+        "seed": record.seed,
         "mode": "half_duplex",
         # τ²'s own record of a user simulator that invented facts (it re-runs such trials).
         "hallucination_check": {
@@ -246,41 +265,76 @@ def simulation(task: EvalTask, run: TrialRun, run_id: str) -> dict[str, Any]:
     }
 
 
-def results_document(
-    tasks: Iterable[EvalTask],
-    simulations: list[dict[str, Any]],
+def run_info(
+    tau2: Tau2Setting | None,
     *,
     trials: int,
-    max_turns: int,
+    max_turns: int | None,
     agent_model: str,
     customer_model: str,
-    policy: str,
-    customer_guidelines: str,
-    timestamp: str,
+    system_prompt: str,
     commit: str,
 ) -> dict[str, Any]:
-    """τ²'s `Results`: `info`, the tasks as τ² wrote them, and the simulations."""
-    return {
-        "timestamp": timestamp,
-        "info": {
+    """τ²'s `Info` of the run. As τ²'s runner runs it (`tau2`): τ²'s own, its agent and
+    customer by the names τ² registers them under, their llm args, its limits and seed,
+    its policy and guidelines; ours: our loop and customer, our prompt."""
+    if tau2 is None:
+        return {
             "git_commit": commit,
             "num_trials": trials,
-            "max_steps": max_turns,
+            "max_steps": max_turns or 0,
             "max_errors": 0,
             "user_info": {
                 "implementation": "airline_agent.evaluation.customer",
                 "llm": customer_model,
                 "llm_args": {},
-                "global_simulation_guidelines": customer_guidelines,
+                "global_simulation_guidelines": SYSTEM_PROMPT,
             },
             "agent_info": {
                 "implementation": "airline_agent.agent.loop",
                 "llm": agent_model,
                 "llm_args": {},
             },
-            "environment_info": {"domain_name": "airline", "policy": policy, "tool_defs": None},
+            "environment_info": {
+                "domain_name": "airline",
+                "policy": system_prompt,
+                "tool_defs": None,
+            },
             "seed": None,
+        }
+    runner = tau2.runner
+    return {
+        "git_commit": commit,
+        "num_trials": trials,
+        "max_steps": tau2.max_steps,
+        "max_errors": tau2.max_errors,
+        "user_info": {
+            "implementation": USER_IMPLEMENTATION,
+            "llm": customer_model,
+            "llm_args": {"temperature": TEMPERATURE},
+            "global_simulation_guidelines": runner.guidelines,
         },
+        "agent_info": {
+            "implementation": AGENT_IMPLEMENTATION,
+            "llm": agent_model,
+            "llm_args": {"temperature": TEMPERATURE},
+        },
+        "environment_info": {"domain_name": "airline", "policy": runner.policy, "tool_defs": None},
+        "seed": tau2.seed,
+    }
+
+
+def results_document(
+    tasks: Iterable[EvalTask],
+    simulations: list[dict[str, Any]],
+    info: dict[str, Any],
+    *,
+    timestamp: str,
+) -> dict[str, Any]:
+    """τ²'s `Results`: `info`, the tasks as τ² wrote them, and the simulations."""
+    return {
+        "timestamp": timestamp,
+        "info": info,
         "tasks": [task.source for task in tasks],
         "simulations": simulations,
     }

@@ -1,11 +1,14 @@
 """One trial: the agent and the simulated customer on one task, on its own database copy.
 
-The customer speaks first; each of its messages is one turn of the agent's loop (its
-system prompt, tools, guard as chosen, approvals answered yes: the customer consents in
-words, as in τ²). The call ends when the customer writes a stop signal, when the agent
-has transferred it to a human (`transfer_to_human_agents` succeeded), after
-`max_turns` customer messages, or on a failure. Then the final database is compared
-with the task's reference end state and the agent's messages with `communicate_info`.
+Each customer message is one turn of the agent's loop (approvals answered yes: the
+customer consents in words, as in τ²). As this project runs it (`--like ours`): our system
+prompt, tools and customer, the guard as chosen; the customer speaks first, and the call
+ends when the customer writes a stop signal, when the agent has transferred it to a human
+(`transfer_to_human_agents` succeeded), after `max_turns` customer messages, or on a
+failure. As τ²'s runner runs it (`--like tau2`, evaluation/like_tau2.py): τ²'s agent and
+customer, τ²'s greeting first, and τ²'s ends (steps, tool errors, the customer's stop).
+Then the final database is compared with the task's reference end state and the agent's
+messages with `communicate_info`.
 
 What a trial leaves: its record (`TrialRecord`, a line of results.json), its log (every
 customer message and agent event, for tau2_results.json) and its scenario file (the
@@ -15,10 +18,13 @@ database as the expectation: `replay` reproduces the run offline).
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from airline_agent.agent.events import (
     AgentEvent,
@@ -31,6 +37,8 @@ from airline_agent.agent.events import (
     TurnStarted,
     Usage,
 )
+from airline_agent.agent.options import LoopOptions
+from airline_agent.agent.prompt import TAU2_GREETING
 from airline_agent.agent.usage import Spend
 from airline_agent.evaluation.customer import (
     CustomerMessage,
@@ -39,6 +47,7 @@ from airline_agent.evaluation.customer import (
     StopSignal,
 )
 from airline_agent.evaluation.customer_check import CustomerCheck, InventedFact
+from airline_agent.evaluation.like_tau2 import TEMPERATURE, StepCount, Tau2Setting
 from airline_agent.evaluation.reward import (
     CommunicateCheck,
     DatabaseCheck,
@@ -47,15 +56,18 @@ from airline_agent.evaluation.reward import (
     agent_messages,
     communicate_check,
     database_check,
-    end_states,
     reward_of,
     touched,
 )
 from airline_agent.evaluation.tasks import EvalTask, file_stem
+from airline_agent.scenarios.model import ScenarioSettings
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
+    from airline_agent.redaction import Redactor
     from airline_agent.stack import EvalBackends, Stack
+
+T = TypeVar("T")
 
 # How a trial ended (results.json's `termination`), and τ²'s TerminationReason for it.
 Termination = Literal[
@@ -64,7 +76,10 @@ Termination = Literal[
     "customer_out_of_scope",
     "agent_transfer",
     "max_turns",
+    "max_steps",
+    "too_many_errors",
     "customer_silent",
+    "agent_silent",
     "infrastructure_error",
     "context_window_exceeded",
     "unexpected_error",
@@ -76,7 +91,11 @@ TAU2_TERMINATION: dict[Termination, str] = {
     # τ²'s simulated customer answers a transfer with ###TRANSFER###: its user_stop.
     "agent_transfer": "user_stop",
     "max_turns": "max_steps",
+    "max_steps": "max_steps",
+    "too_many_errors": "too_many_errors",
     "customer_silent": "user_error",
+    # τ²'s orchestrator refuses an empty message (its run fails); said as the agent's error.
+    "agent_silent": "agent_error",
     "infrastructure_error": "infrastructure_error",
     "context_window_exceeded": "context_window_exceeded",
     "unexpected_error": "unexpected_error",
@@ -99,6 +118,27 @@ class TrialSettings:
     customer_model: str
     guard: bool
     max_turns: int
+    tau2: Tau2Setting | None = None  # run as τ²'s runner runs it (`--like tau2`)
+    # What the scenario files are redacted with: the run's (None: the environment's, made
+    # again for every file).
+    redactor: Redactor | None = None
+
+    def agent_options(self, seed: int | None) -> LoopOptions | None:
+        """The loop's options for a trial as τ² runs it: its request parameters and no
+        limit of ours (τ²'s end the call); None: the settings' own."""
+        if self.tau2 is None:
+            return None
+        return LoopOptions(
+            model=self.agent.model,
+            tool_choice="auto",
+            temperature=TEMPERATURE,
+            seed=seed,
+            stream=False,
+            max_tool_calls=self.tau2.max_steps,
+            max_requests=self.tau2.max_steps,
+            approval="auto",
+            stall_notice=self.agent.stall_notice,
+        )
 
 
 @dataclass(frozen=True)
@@ -143,6 +183,9 @@ class TrialRecord:
     customer_error: bool = False
     infra_error: bool = False
     error: str | None = None
+    # `--like tau2`: τ²'s seed of the trial (a re-run after a customer error sends it plus
+    # 1000 per attempt before, as τ²'s re-runs do); None: no seed sent.
+    seed: int | None = None
     recovered_tool_calls: int = 0
     nl_assertions: list[str] = field(default_factory=list)
     started_at: str = ""
@@ -179,6 +222,7 @@ class TrialRun:
     scenario_yaml: str | None  # None when the agent never had a turn (nothing to replay)
     write_tools: frozenset[str]
     system_prompt: str
+    greeting: str | None = None  # what the agent said before the customer (`--like tau2`)
 
 
 def now_iso() -> str:
@@ -205,39 +249,60 @@ async def run_trial(
     from airline_agent.stack import live_stack, open_existing_database
 
     started, clock = now_iso(), time.perf_counter()
+    name = scenario_name(task.id, trial)
     try:
-        reference, reference_touched = references.of(task)
-        copy = references.fresh_copy(scenario_name(task.id, trial))
+        reference, reference_touched, copy = await off_loop(
+            lambda: (*references.of(task), references.fresh_copy(name)),
+            undo=lambda made: references.discard(made[2]),
+        )
     except DatabaseUnavailable as exc:  # a database server that went away (eval --db)
         return _database_failed(task, trial, str(exc), attempt, started, clock)
     try:
         try:
-            database = open_existing_database(copy)
+            database = await off_loop(
+                lambda: open_existing_database(copy), undo=lambda opened: opened.close()
+            )
         except DatabaseUnavailable as exc:
             return _database_failed(task, trial, str(exc), attempt, started, clock)
+        tau2 = settings.tau2
+        seed = None if tau2 is None else tau2.trial_seed(trial, attempt)
         stack = live_stack(
-            settings.agent, guard=settings.guard, database=database, backend=backends.agent
+            settings.agent,
+            guard=settings.guard,
+            database=database,
+            backend=backends.agent,
+            options=settings.agent_options(seed),
+            texts=None if tau2 is None else tau2.runner.agent,
         )
         customer = CustomerSimulator(
-            backends.customer, task.instructions, model=settings.customer_model
+            backends.customer,
+            task.instructions,
+            model=settings.customer_model,
+            **({} if tau2 is None else _tau2_customer(tau2, task, seed)),
         )
         check = CustomerCheck(task.instructions.texts())
         log = TrialLog()
         write_tools = frozenset(n for n in stack.toolbox.names() if stack.toolbox.is_write(n))
         try:
-            termination, error, turns = await _converse(stack, customer, check, log, settings)
+            if tau2 is None:
+                termination, error, turns = await _converse(stack, customer, check, log, settings)
+            else:
+                termination, error, turns = await _converse_as_tau2(
+                    stack, customer, check, log, tau2
+                )
+            keys = set(reference_touched) | touched(
+                c for e in log.events if isinstance(e, ToolFinished) for c in e.changes
+            )
+            try:  # read from the trial's database while it is open
+                states = await off_loop(lambda: references.end_states(reference, database, keys))
+            except DatabaseUnavailable as exc:
+                return _database_failed(task, trial, str(exc), attempt, started, clock)
         finally:
-            stack.close()
-        keys = set(reference_touched) | touched(
-            c for e in log.events if isinstance(e, ToolFinished) for c in e.changes
-        )
-        try:
-            states = end_states(references.pristine(), reference, copy, keys)
-        except DatabaseUnavailable as exc:
-            return _database_failed(task, trial, str(exc), attempt, started, clock)
-        record, scenario_yaml = _score(task, trial, settings, states, log)
+            await off_loop(stack.close)
+        record, scenario_yaml = await off_loop(lambda: _score(task, trial, settings, states, log))
     finally:
-        references.discard(copy)  # also when cancelled: nothing of an unfinished trial stays
+        # Also when cancelled: nothing of an unfinished trial stays.
+        await off_loop(lambda: references.discard(copy))
     record.termination, record.error, record.turns = termination, error, turns
     _settle_reward(task, record, termination)
     record.user_tokens = _tokens(customer.spend.usage)
@@ -246,7 +311,34 @@ async def run_trial(
     record.started_at, record.ended_at = started, now_iso()
     record.duration_s = round(time.perf_counter() - clock, 3)
     record.attempt = attempt
-    return TrialRun(record, log, scenario_yaml, write_tools, stack.session.system_prompt)
+    record.seed = None if tau2 is None else tau2.trial_seed(trial)
+    greeting = None if tau2 is None else TAU2_GREETING
+    return TrialRun(record, log, scenario_yaml, write_tools, stack.session.system_prompt, greeting)
+
+
+async def off_loop(work: Callable[[], T], *, undo: Callable[[T], None] | None = None) -> T:
+    """`work()` in a worker thread, off the event loop. A trial's databases and files wait on
+    the disk (a copy made, SQLite's sync when a database closes, a file synced before it is
+    renamed into place); done on the loop, every other trial's requests waited too, longer
+    than for anything else a trial does. Cancelled meanwhile (Ctrl-C), the work is let end,
+    and what it made is undone (`undo`), before the cancellation goes on: nothing is left
+    half made."""
+    running = asyncio.ensure_future(asyncio.to_thread(work))
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        await asyncio.wait([running])
+        if undo is not None and not running.cancelled() and running.exception() is None:
+            undo(running.result())
+        raise
+
+
+def _tau2_customer(tau2: Tau2Setting, task: EvalTask, seed: int | None) -> dict[str, Any]:
+    return {
+        "system_prompt": tau2.runner.user_prompts[task.id],
+        "temperature": TEMPERATURE,
+        "seed": seed,
+    }
 
 
 def _database_failed(
@@ -327,6 +419,67 @@ async def _converse(
             return "agent_transfer", None, turns
 
 
+async def _converse_as_tau2(
+    stack: Stack,
+    customer: CustomerSimulator,
+    check: CustomerCheck,
+    log: TrialLog,
+    tau2: Tau2Setting,
+) -> tuple[Termination, str | None, int]:
+    """The call as τ²'s orchestrator runs it: the agent's greeting first, then message by
+    message, counting its steps and tool errors (evaluation/like_tau2.py)."""
+    count = StepCount(tau2.max_steps, tau2.max_errors)
+    agent_said = TAU2_GREETING
+    turns = 0
+    while True:
+        try:
+            message = await customer.speak(agent_said)
+        except CustomerUnavailable as exc:
+            return "infrastructure_error", str(exc), turns
+        invented = check.said(message.said) if message.said else ()
+        log.entries.append(CustomerSaid(turns + 1, message, invented, now_iso()))
+        ending = count.step()
+        if message.stop is not None:
+            return ending or _BY_SIGNAL[message.stop], None, turns
+        if not message.said:
+            return "customer_silent", "the simulated customer sent an empty message", turns
+        if ending is not None:
+            return ending, None, turns
+        turns += 1
+        reply: str | None = None
+        failure: ErrorOccurred | None = None
+        waiting: set[str] = set()  # the calls of the agent's last message not answered yet
+        errors = 0
+        async with aclosing(stack.session.run_turn(message.said)) as events:
+            async for event in events:
+                log.entries.append(event)
+                log.event_times[id(event)] = now_iso()
+                match event:
+                    case AssistantMessage(tool_calls=calls) if calls:
+                        waiting, errors = {call.call_id for call in calls}, 0
+                        count.step(to_tools=True)
+                    case AssistantMessage(content=content):
+                        reply = content
+                        ending = count.step()
+                    case ToolFinished(call_id=call_id, error=error) if call_id in waiting:
+                        waiting.discard(call_id)
+                        errors += error is not None
+                        if not waiting:
+                            ending = count.step(errors=errors)
+                    case ErrorOccurred() as failure:
+                        pass
+                if ending is not None:
+                    break  # τ² sends nothing more: the turn is left where it is
+        if ending is not None:
+            return ending, None, turns
+        if failure is not None:
+            return _failure_termination(failure), failure.message, turns
+        if not (reply and reply.strip()):
+            return "agent_silent", "the agent sent an empty message", turns
+        agent_said = reply
+        check.heard(reply)
+
+
 def _failure_termination(failure: ErrorOccurred) -> Termination:
     text = f"{failure.kind} {failure.message}".lower()
     if any(marker in text for marker in _CONTEXT_MARKERS):
@@ -343,7 +496,6 @@ def _score(
     states: EndStates,
     log: TrialLog,
 ) -> tuple[TrialRecord, str | None]:
-    from airline_agent.scenarios.model import ScenarioSettings
     from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
 
     events = log.events
@@ -372,13 +524,7 @@ def _score(
             name=name,
             description=f"τ² airline task {task.id}, trial {trial}, as `airline-agent eval` ran.",
             dataset="tau2",
-            settings=ScenarioSettings(
-                guard=settings.guard,
-                approval="auto",
-                max_tool_calls=settings.agent.max_tool_calls,
-                model=settings.agent.model or "scripted",
-                now=settings.agent.now,
-            ),
+            settings=_scenario_settings(settings),
             changes=states.changes(),
         )
     record = TrialRecord(
@@ -399,7 +545,22 @@ def _score(
         recovered_tool_calls=sum(len(e.calls) for e in events if isinstance(e, ToolCallsRecovered)),
         nl_assertions=list(task.nl_assertions),
     )
-    return record, scenario_to_yaml(scenario) if scenario else None
+    return record, scenario_to_yaml(scenario, settings.redactor) if scenario else None
+
+
+def _scenario_settings(settings: TrialSettings) -> ScenarioSettings:
+    """How the trial's scenario replays as it ran: with τ²'s, its limits and the tools'
+    answers as τ²'s (the agent's texts do not matter to a replay: its replies are scripted)."""
+    tau2 = settings.tau2
+    return ScenarioSettings(
+        guard=settings.guard,
+        approval="auto",
+        max_tool_calls=settings.agent.max_tool_calls if tau2 is None else tau2.max_steps,
+        max_requests=None if tau2 is None else tau2.max_steps,
+        model=settings.agent.model or "scripted",
+        now=settings.agent.now,
+        tool_results=None if tau2 is None else "tau2",
+    )
 
 
 def _settle_reward(task: EvalTask, record: TrialRecord, termination: Termination) -> None:

@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from airline_agent.domain.integrity import forget_checks, vouch_for_copy
 from airline_agent.project import PROJECT_ROOT
 from airline_agent.scenarios.model import Dataset
 
@@ -79,10 +80,14 @@ def fresh_copy(dataset: Dataset, name: str, tau2: Path | None = None) -> tuple[P
     original = pristine(dataset, tau2)
     copy = Path(tempfile.mkstemp(prefix=f"{name}-", suffix=".db", dir=scratch_dir())[1])
     shutil.copyfile(original, copy)
+    # Built here and copied whole a moment ago: SQLite's page check of every copy was
+    # most of what starting an eval trial cost.
+    vouch_for_copy(copy)
     return copy, original
 
 
 def discard(copy: Path) -> None:
+    forget_checks(copy)
     for companion in (copy, Path(f"{copy}-wal"), Path(f"{copy}-shm")):
         companion.unlink(missing_ok=True)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -217,8 +217,12 @@ class ScenarioSettings(Strict):
     guard: bool = True
     approval: Approval = "auto"
     max_tool_calls: int = Field(8, ge=1)
+    max_requests: Annotated[int, Field(ge=1)] | None = None  # per turn; None: the loop's
     model: str = "scripted"  # the name used for pricing
     now: str | None = None  # the domain clock; None: the default (policy C1)
+    # "tau2": the tools answered as τ²'s where ours differ (search_direct_flight's dates
+    # null), as `eval --like tau2` runs them; None: ours.
+    tool_results: Literal["tau2"] | None = None
 
     @field_validator("now")
     @classmethod

@@ -49,6 +49,7 @@ class ToolContext(Protocol):
 
     database: Database
     clock: Clock
+    dated_direct_flights: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +105,10 @@ def search_direct_flight(
 ) -> list[BookableFlight]:
     """Search bookable direct flights on a date: times (EST), seats and prices per
     cabin."""
-    return operations.search_direct(context.database, origin, destination, date)
+    flights = operations.search_direct(context.database, origin, destination, date)
+    if not context.dated_direct_flights:  # as τ²'s tool answers (`eval --like tau2`)
+        return [{**flight, "date": None} for flight in flights]
+    return flights
 
 
 @tool(mcp=McpHints("Search one-stop flights"))

@@ -61,11 +61,15 @@ class Toolbox:
         clock: Clock,
         guard: bool = True,
         scrub: Callable[[str], str] | None = None,
+        dated_direct_flights: bool = True,
     ) -> None:
         self.database = database
         self.clock = clock
         self.guard = guard
         self.scrub = scrub
+        # False: search_direct_flight leaves each flight's date null, as τ²'s tool does
+        # (`eval --like tau2`, so that the agent reads what τ²'s agent reads).
+        self.dated_direct_flights = dated_direct_flights
 
     # ---------------------------------------------------------------- catalogue
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from airline_agent.evaluation.results import describe_like, like_of
+
 RESULTS_FILE = "results.json"
 
 
@@ -60,6 +62,9 @@ class EvalResults:
     trials_per_task: int
     outcomes: dict[tuple[str, int], TrialOutcome]
     complete: bool  # False: the run was interrupted, some trials never ran
+    # How the trials were run (results.json's `like`): "tau2", as τ²-bench's runner runs
+    # them, or "ours"; the headline says it, since the two measure different things.
+    like: str = "ours"
     # The τ² folder the run's tasks and database came from (run.json's `tasks_dir`), where
     # its trials are played again; None: not recorded or gone (the default τ² data then).
     tasks_dir: Path | None = None
@@ -141,6 +146,7 @@ def _eval_results(
         outcomes=outcomes,
         complete=bool(results.get("complete", True)),
         tasks_dir=tasks_dir,
+        like=like_of(results),
     )
 
 
@@ -149,6 +155,10 @@ def _figure(value: float | None) -> str:
 
 
 def _headline(results: dict[str, Any]) -> str:
+    like = like_of(results)
+    setting = f"--like {like}: {describe_like(like)}"
+    if like == "tau2" and isinstance(results.get("settings"), dict):
+        setting += f", seed {results['settings'].get('seed')}"
     figures = [f"pass^{k} {_figure(v)}" for k, v in results["pass_hat_k"].items()]
     strict = results.get("pass_hat_k_strict") or {}
     if results.get("recovered_tool_calls") and strict != results["pass_hat_k"]:
@@ -160,7 +170,7 @@ def _headline(results: dict[str, Any]) -> str:
     run = f"{results['tasks']} tasks × {results['trials_per_task']} trials"
     if not results.get("complete", True):
         run += ", interrupted"
-    return " · ".join([run, *figures])
+    return " · ".join([setting, run, *figures])
 
 
 def failure_reason(trial: dict[str, Any]) -> str:

@@ -63,6 +63,36 @@ def test_every_reference_call_answers_as_tau2_does(tau2_reference, tmp_path: Pat
     assert differing == []
 
 
+def test_in_eval_like_tau2_every_reference_call_answers_exactly_as_tau2_does(
+    tau2_reference, tmp_path: Path
+) -> None:
+    """`eval --like tau2`'s tools (search_direct_flight's dates null, as τ²'s): all 142
+    calls answer what τ²'s answer, with no deliberate difference left."""
+    _, initial, tasks = tau2_reference
+    calls = searches = 0
+    differing: list[str] = []
+    for batch in tau2_batches.batches(tasks, initial):
+        database = tau2_reference.fresh(tmp_path)
+        expected_db = tau2_batches.copy_of(initial)
+        try:
+            for task in batch:
+                toolbox = Toolbox(database, clock=CLOCK, guard=False, dated_direct_flights=False)
+                tools = Tools(toolbox, ToolConversation())
+                for action in task["evaluation_criteria"]["actions"]:
+                    name, arguments = action["name"], action["arguments"]
+                    outcome = tools.call(name, arguments)
+                    assert outcome.error is None, (task["id"], name, outcome.result)
+                    theirs = tau2_oracle.apply(expected_db, name, arguments)
+                    calls += 1
+                    searches += name == "search_direct_flight"
+                    if as_tau2_reads(outcome.content()) != theirs:
+                        differing.append(f"task {task['id']} {name}")
+        finally:
+            database.close()
+    assert (calls, searches) == (142, 20)
+    assert differing == []
+
+
 def test_a_reservation_result_has_status_null_as_tau2s_model(tau2_reference, tmp_path) -> None:
     database = tau2_reference.fresh(tmp_path)
     try:

@@ -1,6 +1,9 @@
 """Running `airline-agent eval` in tests: the real command (the typer app, in this
 process, or a child process where a signal is sent), its two models served by loopback
-Chat Completions servers playing scripted roles (tests/support/eval_roles.py)."""
+Chat Completions servers playing scripted roles (tests/support/eval_roles.py).
+
+`like` is passed as `--like`: "ours" (this project's agent and customer, what the tests
+written before `--like` test) unless a test asks for "tau2" (as τ²-bench's runner runs)."""
 
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ def eval_arguments(
     *extra: str,
     tasks: Path,
     agent_model: str = "oracle",
+    like: str = "ours",
 ) -> list[str]:
     agent_url = agent if isinstance(agent, str) else agent.url
     customer_url = customer if isinstance(customer, str) else customer.url
@@ -57,6 +61,8 @@ def eval_arguments(
         customer_url,
         "--out",
         str(out),
+        "--like",
+        like,
         *extra,
     ]
 
@@ -68,9 +74,12 @@ def run_eval(
     *extra: str,
     tasks: Path,
     agent_model: str = "oracle",
+    like: str = "ours",
 ) -> EvalResult:
     from airline_agent.cli import build_app
 
-    arguments = eval_arguments(agent, customer, out, *extra, tasks=tasks, agent_model=agent_model)
+    arguments = eval_arguments(
+        agent, customer, out, *extra, tasks=tasks, agent_model=agent_model, like=like
+    )
     result = CliRunner().invoke(build_app(), arguments, catch_exceptions=False)
     return EvalResult(result.exit_code, result.stdout, result.stderr, out)

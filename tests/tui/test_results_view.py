@@ -94,6 +94,7 @@ async def test_the_table_shows_every_trials_reward(run_folder: Path) -> None:
         assert [_cell(screen, "3", n) for n in (0, 1)] == ["customer", "1"]
         headline = str(screen.query_one("#results-headline", Static).render())
         assert "2 tasks × 2 trials" in headline
+        assert "--like ours" in headline  # how the trials were run: what they measure
         # The customer error is left out: task 3 counts one trial, so k stops at 1.
         assert "pass^1 0.500" in headline and "pass^2" not in headline
         assert "average reward 0.333" in headline
