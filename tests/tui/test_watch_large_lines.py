@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import TextArea
 
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import Controller
 from airline_agent.tui.log_tail import MAX_LINE_BYTES
+from airline_agent.tui.screens.details import SHOWN_LINE_CHARS, EntryDetailsScreen
 from airline_agent.tui.status import Status
 from airline_agent.tui.watch_run import WatchRun
 from airline_agent.tui.widgets.trace_pane import ROW_LINE_CHARS
@@ -103,6 +105,20 @@ async def test_a_tool_result_of_megabytes_is_shown_shortened_and_ctrl_q_quits(
         assert f"… {value_line - ROW_LINE_CHARS:,} more characters" in row
         assert len(row) < 2 * ROW_LINE_CHARS
         assert any("more characters" in shown for shown in screen_lines(app))
+
+        # Its details (enter) show the start of the line too, and copy all of it.
+        trace = app.main.trace
+        trace.focus()
+        trace.highlighted = trace.titles().index("framework: tool calculate")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EntryDetailsScreen), DEADLINE)
+        details = app.screen
+        assert isinstance(details, EntryDetailsScreen)
+        assert "x" * size in details.text  # what `c` copies
+        shown = details.query_one(TextArea).text
+        assert "more characters" in shown and len(shown) < 2 * SHOWN_LINE_CHARS
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.main, DEADLINE)
         await quits_on_ctrl_q(pilot, app)
 
 
