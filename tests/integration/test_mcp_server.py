@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import mcp_types as types
@@ -427,3 +428,42 @@ async def test_policy_resource_and_prompt(http: HttpServer) -> None:
     assert [str(r.uri) for r in resources] == ["airline://policy"]
     assert "X3" in policy.contents[0].text  # type: ignore[union-attr]
     assert EMMA in prompt.messages[0].content.text  # type: ignore[union-attr]
+
+
+async def test_over_http_only_its_own_origin_and_names_reach_it(http: HttpServer) -> None:
+    """DNS rebinding and other sites' pages, against the real server (each case in this
+    process: tests/unit/mcp_server/test_http_checks.py)."""
+    import aiohttp
+
+    port = urlsplit(http.url).port
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    }
+
+    async def status(**headers: str) -> int:
+        sent = {"Accept": "application/json, text/event-stream", **headers}
+        async with (
+            aiohttp.ClientSession() as client,
+            client.post(http.url, json=hello, headers=sent) as answer,
+        ):
+            return answer.status
+
+    assert await status(Origin=f"http://127.0.0.1:{port}") == 200
+    assert await status(Origin=f"http://localhost:{port}") == 200
+    for origin in (
+        f"http://127.0.0.1:{port + 1}",
+        f"http://localhost:{port + 1}",
+        f"https://127.0.0.1:{port}",
+        f"http://127.0.0.2:{port}",
+        "null",
+    ):
+        assert await status(Origin=origin) == 403, origin
+    for host in (f"127.0.0.1:{port + 1}", f"attacker.example:{port}", f"127.0.0.2:{port}"):
+        assert await status(Host=host) == 421, host
