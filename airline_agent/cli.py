@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 def build_app() -> typer.Typer:
+    # Here, not at the top: plain `airline-agent` opens the TUI without typer (see above).
     import typer
 
     from airline_agent.commands import call, chat, data, mcp, replay, serve, tui
@@ -30,6 +31,9 @@ def build_app() -> typer.Typer:
         name="airline-agent",
         help="An airline customer-service agent whose every tool call, token and database "
         "change you can watch. With no command, opens the TUI.",
+        epilog="Examples:\n\n"
+        "  airline-agent    # the TUI: the scenario library offline, or a live chat\n\n"
+        "  airline-agent replay data/scenarios    # play every shipped scenario offline, checked",
         add_completion=False,
         no_args_is_help=False,
         pretty_exceptions_enable=False,
@@ -56,6 +60,7 @@ def __getattr__(name: str) -> object:
 
 def main() -> None:
     if sys.argv[1:] in ([], ["tui"]):
+        # Only the TUI's first screen: nothing of typer or of the other commands.
         from airline_agent.tui.launch import run_tui
 
         sys.exit(run_tui())

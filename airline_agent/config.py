@@ -12,11 +12,17 @@ from typing import Any
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# The vocabularies of two settings, read from where they are defined: what the loop does
-# with a write (agent/options.py) and which system prompt it sends (agent/prompt.py).
-from airline_agent.agent.options import ApprovalPolicy
-from airline_agent.agent.prompt import PromptStyle
-from airline_agent.domain.clock import DEFAULT_NOW
+from airline_agent.choices import (
+    DEFAULT_APPROVAL,
+    DEFAULT_DB,
+    DEFAULT_MAX_REQUESTS,
+    DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_NOW,
+    DEFAULT_PROMPT,
+    DEFAULT_STALL_NOTICE,
+    ApprovalMode,
+    PromptStyle,
+)
 
 
 class Settings(BaseSettings):
@@ -25,19 +31,21 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_file=".env", env_prefix="AIRLINE_AGENT_", extra="ignore")
 
-    db: str = "data/airline.db"
+    db: str = DEFAULT_DB
     now: str = DEFAULT_NOW
     guard: bool = True
     model: str | None = None
     base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL")
     api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
-    approve: ApprovalPolicy = "ask"
-    prompt: PromptStyle = "lean"
+    approve: ApprovalMode = DEFAULT_APPROVAL
+    prompt: PromptStyle = DEFAULT_PROMPT
     stream: bool = True
-    max_tool_calls: int = Field(8, ge=1)
-    max_requests: int = Field(16, ge=1)
+    max_tool_calls: int = Field(DEFAULT_MAX_TOOL_CALLS, ge=1)
+    max_requests: int = Field(DEFAULT_MAX_REQUESTS, ge=1)
     timeout: float = Field(60.0, gt=0)  # seconds a request may wait for data (per read)
-    stall_notice: float = Field(20.0, gt=0)  # seconds without data before the chat says so
+    stall_notice: float = Field(
+        DEFAULT_STALL_NOTICE, gt=0
+    )  # seconds without data before the chat says so
     # Request parameters (sent only when set) and per-conversation budgets.
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int | None = Field(None, ge=1)

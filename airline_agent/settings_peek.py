@@ -14,8 +14,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from airline_agent.domain.clock import DEFAULT_NOW
+from dotenv import dotenv_values
+
+from airline_agent.choices import DEFAULT_APPROVAL, DEFAULT_DB, DEFAULT_NOW
+
+if TYPE_CHECKING:
+    # For the annotation only: pydantic is what the first frame must not wait for.
+    from airline_agent.config import Settings
 
 # Each setting's variable, as `config.Settings` reads it (config.variable_name);
 # tests/unit/test_settings_peek.py holds the two in step.
@@ -29,10 +36,10 @@ NAMES: dict[str, tuple[str, ...]] = {
 }
 DEFAULTS: dict[str, str | None] = {
     "model": None,
-    "db": "data/airline.db",
+    "db": DEFAULT_DB,
     "guard": "true",
     "now": DEFAULT_NOW,
-    "approve": "ask",
+    "approve": DEFAULT_APPROVAL,
     "base_url": None,
 }
 # pydantic's spellings of a boolean (anything else is an error `load_settings` reports).
@@ -45,18 +52,19 @@ class PendingSettings:
 
     flags: dict[str, object] = field(default_factory=dict)
     model: str | None = None
-    db: str = "data/airline.db"
+    db: str = DEFAULT_DB
     guard: bool = True
     now: str = DEFAULT_NOW
-    approve: str = "ask"
+    approve: str = DEFAULT_APPROVAL
     base_url: str | None = None
 
     @property
     def model_configured(self) -> bool:
         return bool(self.model)
 
-    def load(self):  # -> config.Settings; imported here: pydantic is the slow part
+    def load(self) -> Settings:
         """The full `Settings` (raises `config.SettingsError` for an unusable value)."""
+        # Imported here, after the first frame: pydantic is what it must not wait for.
         from airline_agent.config import load_settings
 
         return load_settings(**self.flags)
@@ -71,8 +79,6 @@ def peek_settings(
     dotenv_path = Path(".env") if dotenv is None else dotenv
     from_file: dict[str, str | None] = {}
     if dotenv_path.is_file():
-        from dotenv import dotenv_values  # small; only when there is a file to read
-
         from_file = {name.lower(): value for name, value in dotenv_values(dotenv_path).items()}
     given = {name: value for name, value in flags.items() if value is not None}
     values = {

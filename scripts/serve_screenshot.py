@@ -1,5 +1,5 @@
-"""Regenerate the README's browser screenshot (docs/serve.png): `airline-agent serve` in
-headless Chromium, the showcase (cancel-ehglp3) after its first turn.
+"""Regenerate the documentation's browser picture (docs/serve.png, shown in docs/serve.md):
+`airline-agent serve` in headless Chromium, the showcase (cancel-ehglp3) after its first turn.
 
     .venv/bin/python scripts/serve_screenshot.py [--output docs/serve.png]
 

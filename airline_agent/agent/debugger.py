@@ -293,7 +293,7 @@ class Debugger:
         reasons = self._reasons(write=write)
         if not reasons:
             return None
-        refusal = None if plan.run else str((plan.error or {}).get("error", "INTERNAL_ERROR"))
+        refusal = None if plan.will_run else str((plan.error or {}).get("error", "INTERNAL_ERROR"))
         return ToolCallHeld(
             request=conversation.requests,
             step=conversation.steps + 1,

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from airline_agent.tools.untrusted import depth_beyond
+from airline_agent.tools.untrusted import UnusableJson, depth_beyond, parse_json
 
 # Levels of lists and objects an edited body may have: a body with tool schemas needs
 # about ten; well below where recursive code breaks.
@@ -81,9 +81,12 @@ def _read_body(
             wire = edited.encode("utf-8")
         except UnicodeEncodeError:
             return None, None, ["the text holds a lone UTF-16 surrogate: it cannot be sent"]
-        value, problem = _strict_json(edited)
-        if problem is not None:
-            return None, None, [problem]
+        parsed = parse_json(edited, max_depth=BODY_DEPTH)
+        if isinstance(parsed, UnusableJson):
+            return None, None, [f"the body: {parsed.message}"]
+        if parsed.lone_surrogate is not None:
+            return None, None, [parsed.lone_surrogate.describe()]
+        value = parsed.value
     else:
         value = edited
         if depth_beyond(value, BODY_DEPTH):
@@ -96,27 +99,6 @@ def _read_body(
         return None, None, [f"the body must be a JSON object, not {_kind(value)}"]
     problems = _body_shape(value)
     return value, wire, problems
-
-
-def _strict_json(text: str) -> tuple[Any, str | None]:
-    """The value of JSON text, or why it is none a server can take."""
-
-    def refuse_constant(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
-    try:
-        value = json.loads(text, parse_constant=refuse_constant)
-    except RecursionError:
-        return None, f"the body is nested more than {BODY_DEPTH} levels deep"
-    except ValueError as exc:
-        return None, f"not valid JSON: {exc}"
-    if depth_beyond(value, BODY_DEPTH):
-        return None, f"the body is nested more than {BODY_DEPTH} levels deep"
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return None, "the body holds a lone UTF-16 surrogate (an escape such as \\ud800)"
-    return value, None
 
 
 def _body_shape(body: dict[str, Any]) -> list[str]:

@@ -6,19 +6,15 @@ kind in `type` (its class name in snake_case, as the Agents SDK's stream events 
 one): a class attribute, not a field, so it is never compared, copied or repeated in
 `asdict`; writers of JSON lines (`mcp_server/event_log.py`) name events by it, and a
 reader of such a line dispatches on it.
-
-Each class is `@frozen` (airline_agent/frozen.py: a frozen dataclass, cheaper to make and
-to build), which requires a docstring: for a class without one, `dataclasses` writes one
-from `inspect.signature`, a cost every process that imports the events would pay.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import field
+import difflib
+import json
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
-
-from airline_agent.frozen import frozen
 
 if TYPE_CHECKING:
     # Only annotations here: a front end that imports the events (the TUI's first screen
@@ -37,7 +33,7 @@ Producer = Literal["developer", "customer", "model", "framework", "api", "you"]
 HoldReason = Literal["step", "request", "write", "finding", "error"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts of one request, or summed over a turn or a conversation."""
 
@@ -69,7 +65,7 @@ class Usage:
         )
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """A tool call as the model asked for it; `arguments` is the raw JSON text.
 
@@ -109,7 +105,7 @@ def received_message(
     return message
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RequestEdit:
     """A request body you changed at the debugger before it was sent: the body as the
     framework assembled it (as the client sends it: `extra_body` merged in), the body as
@@ -137,7 +133,7 @@ class RequestEdit:
         return _json_diff(self.original, self.edited, f"request #{self.request}")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ArgumentsEdit:
     """A tool call's arguments you changed at the debugger before it ran: the model's call
     stays in the history as it was sent; the tool ran with `edited`."""
@@ -154,8 +150,6 @@ class ArgumentsEdit:
 
 
 def _loaded(text: str) -> Any:
-    import json
-
     try:
         return json.loads(text)
     except ValueError:
@@ -163,9 +157,6 @@ def _loaded(text: str) -> Any:
 
 
 def _json_diff(original: Any, edited: Any, what: str) -> str:
-    import difflib
-    import json
-
     def lines(value: Any) -> list[str]:
         text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
         return text.splitlines(keepends=True)
@@ -177,7 +168,7 @@ def _json_diff(original: Any, edited: Any, what: str) -> str:
     )
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TurnStarted:
     """A turn begins with the customer's message."""
 
@@ -189,7 +180,7 @@ class TurnStarted:
     step: int = field(default=0, compare=False)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TurnResumed:
     """A turn that a fork cut in the middle goes on (`AgentSession.resume_turn`), after
     step `step` of the conversation: its open tool calls are answered, then requests go on."""
@@ -200,7 +191,7 @@ class TurnResumed:
     step: int
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RequestSent:
     """The exact body of one Chat Completions request (never the API key)."""
 
@@ -221,7 +212,7 @@ class RequestSent:
     edit: RequestEdit | None = field(default=None, compare=False)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TextDelta:
     """A piece of the reply's text, as it streams."""
 
@@ -231,7 +222,7 @@ class TextDelta:
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ReasoningDelta:
     """A piece of the model's reasoning (`reasoning_content`), as it streams."""
 
@@ -241,7 +232,7 @@ class ReasoningDelta:
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolCallDelta:
     """A piece of a streamed tool call's arguments (for showing them as they arrive)."""
 
@@ -254,7 +245,7 @@ class ToolCallDelta:
     arguments: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PromptProgress:
     """While the server reads the prompt, before the answer starts: llama-server reports
     it when the request asks (`return_progress: true`, e.g. through `extra_body`)."""
@@ -267,7 +258,7 @@ class PromptProgress:
     cached: int  # of `total`, taken from the server's cache
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class AssistantMessage:
     """One complete model response, as appended to the history."""
 
@@ -291,7 +282,7 @@ class AssistantMessage:
         return received_message(self.content, self.tool_calls, self.reasoning)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolCallsRecovered:
     """The model wrote tool calls as text (`text`, its whole reply) and the framework made
     them (`--recover-text-tool-calls`): the `AssistantMessage` that follows carries them,
@@ -304,7 +295,7 @@ class ToolCallsRecovered:
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class UsageReported:
     """The tokens, cost and timing of one request."""
 
@@ -327,14 +318,14 @@ class UsageReported:
     scripted: bool = False
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ApprovalDecision:
     """The customer's answer for each pending write call, by call id."""
 
     approved: dict[str, bool]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PendingWrite:
     """One write call of a response, with what it would change."""
 
@@ -344,7 +335,7 @@ class PendingWrite:
     preview: str  # what it will change, in words
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ApprovalRequested:
     """All write calls of one response, waiting for the customer's yes or no.
 
@@ -367,7 +358,7 @@ class ApprovalRequested:
             self.decision.set_result(ApprovalDecision(approved))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RequestRelease:
     """How a held request goes on: as assembled, or as you edited it."""
 
@@ -375,7 +366,7 @@ class RequestRelease:
     wire: bytes | None = field(default=None, repr=False)  # the edited body, byte for byte
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RequestHeld:
     """The next request, assembled and not sent (a breakpoint, or stepping): nothing
     reaches the server until the consumer answers with `send(…)` (or `go()`); the loop
@@ -424,14 +415,14 @@ class RequestHeld:
         self.send()
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CallRelease:
     """How a held tool call goes on: with the model's arguments, or with yours."""
 
     arguments: str | None = None  # None: the model's
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolCallHeld:
     """The next tool call, not run yet (a breakpoint, or stepping): it runs when the
     consumer answers with `run(…)` (or `go()`). `refusal` is the error code it will be
@@ -494,7 +485,7 @@ class ToolCallHeld:
         self.run()
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TurnEndHeld:
     """The turn is about to end, held for a finding or an error result of its last steps
     (breakpoints): it ends when the consumer answers with `go()`."""
@@ -519,7 +510,7 @@ class TurnEndHeld:
 Held = RequestHeld | ToolCallHeld | TurnEndHeld
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolStarted:
     """A tool call starts to run."""
 
@@ -532,7 +523,7 @@ class ToolStarted:
     edit: ArgumentsEdit | None = field(default=None, compare=False)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolFinished:
     """One per tool call, in call order; `result` is what the model will see."""
 
@@ -552,7 +543,7 @@ class ToolFinished:
     edit: ArgumentsEdit | None = field(default=None, compare=False)  # it ran with your arguments
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CustomerBound:
     """The conversation now acts for this customer: the user id the customer gave, confirmed
     by the tool call `call_id` (I1). Writes and private reads follow from it."""
@@ -564,7 +555,7 @@ class CustomerBound:
     tool: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class LimitReached:
     """A limit of the turn was reached (`kind`); the loop stops there."""
 
@@ -575,7 +566,7 @@ class LimitReached:
     message: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class GroundingWarning:
     """A reply states what nothing in the conversation supports (agent/grounding.py)."""
 
@@ -599,7 +590,7 @@ class GroundingWarning:
         return "; ".join(finding.describe() for finding in self.findings)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ResponseStalled:
     """Nothing has come from the server for `silent_s` seconds while a request waits for
     its answer (said again each `LoopOptions.stall_notice` seconds while it lasts)."""
@@ -621,7 +612,7 @@ class ResponseStalled:
         return f"no data for {silent} s{what}; still waiting…"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RetryScheduled:
     """A failed request is tried again after `delay_s` seconds."""
 
@@ -636,7 +627,7 @@ class RetryScheduled:
     pieces_shown: int = 0
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ErrorOccurred:
     """A failure the turn could not recover from; `message` is one plain sentence."""
 
@@ -651,7 +642,7 @@ class ErrorOccurred:
 TurnEnd = Literal["answered", "tool_call_limit", "request_limit", "budget", "error", "cancelled"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TurnFinished:
     """The turn is over: why, and what it used."""
 

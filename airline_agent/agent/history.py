@@ -12,28 +12,27 @@ arguments are replaced by `{}` in the history and the call is answered with an
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from airline_agent.agent.events import ToolCall
-from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond, is_flat_ascii
+from airline_agent.tools.untrusted import UnusableJson, parse_json
 
 EMPTY_ARGUMENTS = "{}"
 
 
 def parse_arguments(text: str | None) -> dict[str, Any] | None:
-    """The arguments as a dict, or None when they are not a JSON object (or one nested
-    deeper than `untrusted.MAX_DEPTH`, which no tool takes and recursive code breaks on)."""
+    """The arguments as a dict, or None when they are no JSON object a tool can take:
+    not JSON, not an object, nested deeper than `untrusted.MAX_DEPTH`, holding a number
+    out of range or a lone surrogate (`untrusted.parse_json`). Such arguments are not
+    echoed to the server in the history: a strict server refuses `NaN` as it refuses
+    cut-off JSON."""
     if not text:
         return {}  # an empty string means "no arguments" for most servers
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
+    parsed = parse_json(text)
+    if isinstance(parsed, UnusableJson) or parsed.lone_surrogate is not None:
         return None
-    if not isinstance(value, dict) or (not is_flat_ascii(value) and depth_beyond(value, MAX_DEPTH)):
-        return None
-    return value
+    return parsed.value if isinstance(parsed.value, dict) else None
 
 
 Arguments = dict[str, Any] | None  # a call's arguments parsed; None: not a JSON object

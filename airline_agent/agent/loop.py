@@ -40,7 +40,7 @@ from airline_agent.agent.events import (
     TurnStarted,
 )
 from airline_agent.agent.grounding import ground_reply
-from airline_agent.agent.options import ApprovalPolicy, LoopOptions
+from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.prefix import PrefixTracker, token_counter
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.agent.requests import Answered, request_body, send_request
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from airline_agent.agent.usage import Spend
     from airline_agent.tools.toolbox import Toolbox
 
-__all__ = ["AgentSession", "ApprovalPolicy", "LoopOptions", "NothingToResume"]
+__all__ = ["AgentSession", "LoopOptions", "NothingToResume"]
 
 
 class NothingToResume(RuntimeError):
@@ -400,9 +400,9 @@ class AgentSession:
         )
         conversation.adopt_arguments_edit(edit)
         plan.edit, plan.arguments = edit, hist.parse_arguments(release.arguments)
-        plan.run, plan.error = True, None
+        plan.will_run, plan.error = True, None
         if write and self.options.approval == "deny":
-            plan.run, plan.error = False, texts.writes_switched_off()
+            plan.will_run, plan.error = False, texts.writes_switched_off()
         elif write and self.options.approval == "ask":
             async for event in ask_approval(
                 [plan], conversation.requests, self.toolbox, conversation, self._is_write

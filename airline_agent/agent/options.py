@@ -1,18 +1,25 @@
-"""How the loop behaves: request parameters, limits, budgets, approvals, retries."""
+"""How the loop behaves: request parameters, limits, budgets, approvals, retries.
+
+A user sets these through `Settings` (flags > environment > `.env`); `from_settings` is
+the one translation. What the two share has one default, in airline_agent/choices.py; the
+fields only a program sets (retries, `stop`, the debugger's needs…) have theirs here.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
-from airline_agent.agent.prompt import PromptStyle
-
-if TYPE_CHECKING:
-    from airline_agent.config import Settings
-
-# The one definition of what the loop does with a write call (`--approve`,
-# AIRLINE_AGENT_APPROVE: config.py reads it): ask the front end, run it, or refuse it.
-ApprovalPolicy = Literal["ask", "auto", "deny"]
+from airline_agent.choices import (
+    DEFAULT_APPROVAL,
+    DEFAULT_MAX_REQUESTS,
+    DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_PROMPT,
+    DEFAULT_STALL_NOTICE,
+    ApprovalMode,
+    PromptStyle,
+)
+from airline_agent.config import Settings
 
 
 @dataclass
@@ -24,11 +31,11 @@ class LoopOptions:
     max_tokens: int | None = None
     stop: str | list[str] | None = None
     stream: bool = True
-    max_tool_calls: int = 8  # per turn
-    max_requests: int = 16  # per turn
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS  # per turn
+    max_requests: int = DEFAULT_MAX_REQUESTS  # per turn
     token_budget: int | None = None  # per conversation, prompt + completion tokens
     cost_budget: float | None = None  # per conversation, US dollars
-    approval: ApprovalPolicy = "auto"
+    approval: ApprovalMode = DEFAULT_APPROVAL
     send_reasoning: bool = False  # send reasoning back in later requests
     retries: int = 3  # per request, for retryable failures (429, 5xx, timeout, cut stream)
     retry_base_delay: float = 0.5  # seconds; doubled each attempt unless the server says
@@ -36,12 +43,12 @@ class LoopOptions:
     # Seconds without data during a request before a ResponseStalled event (and again each
     # as many seconds while it lasts); None: not watched. The attempt itself ends at the
     # backend's timeout (AIRLINE_AGENT_TIMEOUT), and is retried.
-    stall_notice: float | None = 20.0
+    stall_notice: float | None = DEFAULT_STALL_NOTICE
     grounding: bool = True
     # A tool call the model wrote as text is made for it, and said so (ToolCallsRecovered).
     recover_text_tool_calls: bool = False
     one_call_at_a_time: bool = True  # policy C4 in the system prompt
-    prompt: PromptStyle = "lean"  # the system prompt's text (agent/prompt.py)
+    prompt: PromptStyle = DEFAULT_PROMPT  # the system prompt's text (agent/prompt.py)
     extra_body: dict[str, Any] = field(default_factory=dict)  # sent as is (server-specific)
 
     @classmethod

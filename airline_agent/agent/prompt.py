@@ -21,13 +21,8 @@ so that every request's prefix is byte-identical (see agent/prefix.py).
 
 from __future__ import annotations
 
-from typing import Literal, get_args
-
+from airline_agent.choices import DEFAULT_PROMPT, PromptStyle
 from airline_agent.domain.clock import Clock
-
-# The one definition of the choice (`--prompt`, AIRLINE_AGENT_PROMPT: config.py reads it).
-PromptStyle = Literal["lean", "full"]
-PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)
 
 # ---------------------------------------------------------------- lean (the default)
 
@@ -192,7 +187,7 @@ def build_system_prompt(
     customer: str | None = None,
     *,
     one_call_at_a_time: bool = True,
-    style: PromptStyle = "lean",
+    style: PromptStyle = DEFAULT_PROMPT,
 ) -> str:
     """The system message; `customer` is the already identified user id, if any."""
     now = clock.now.strftime("%Y-%m-%d %H:%M")

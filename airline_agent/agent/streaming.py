@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from airline_agent.agent.errors import (
@@ -38,27 +39,32 @@ from airline_agent.agent.raw_response import (
     ScriptedMessage,
     scripted_completion,
 )
-from airline_agent.frozen import frozen
-from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
+from airline_agent.tools.untrusted import (
+    SurrogateJoiner,
+    UnusableJson,
+    clean_strings,
+    clean_text,
+    parse_json,
+)
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TextPiece:
     """Text of the answer, as it streams in."""
 
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ReasoningPiece:
     """Text of the model's reasoning, as it streams in."""
 
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolCallPiece:
     """A piece of one tool call of the answer (`index`): its id and name when they come,
     and a piece of its arguments' text."""
@@ -69,7 +75,7 @@ class ToolCallPiece:
     arguments: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ModelReply:
     """A complete model response, whatever the transport."""
 
@@ -87,7 +93,7 @@ class ModelReply:
         return self.raw is not None and self.raw.generated
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PromptProgressPiece:
     """llama-server's `prompt_progress` (sent when the request asks with
     `return_progress: true`): how much of the prompt it has read before the answer starts."""
@@ -122,11 +128,15 @@ def _to_dict(obj: Any) -> Any:
 
 def _prompt_progress(raw: Any) -> PromptProgressPiece | None:
     """A chunk's `prompt_progress` ({"total", "cache", "processed", "time_ms"}), if usable."""
-    counts = [_get(raw, name) if raw is not None else None for name in ("processed", "total")]
-    if not all(isinstance(count, int) and count >= 0 for count in counts) or not counts[1]:
+    if raw is None:
+        return None
+    processed, total = _get(raw, "processed"), _get(raw, "total")
+    if not (isinstance(processed, int) and isinstance(total, int)):
+        return None
+    if processed < 0 or total <= 0:
         return None
     cached = _get(raw, "cache")
-    return PromptProgressPiece(counts[0], counts[1], cached if isinstance(cached, int) else 0)
+    return PromptProgressPiece(processed, total, cached if isinstance(cached, int) else 0)
 
 
 def _reasoning_of(obj: Any) -> str | None:
@@ -240,24 +250,20 @@ def _arguments_text(arguments: Any) -> str:
     return json.dumps(arguments)  # a few servers send an object instead of JSON text
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
 def clean_arguments(text: str) -> str:
     """Arguments text whose JSON holds no lone surrogate, written or escaped (`\\ud83d`).
 
-    Rewritten only when it must be (an escaped lone half, rare); text that is not JSON is
-    left for the loop to answer as invalid arguments.
+    Rewritten only when it must be (a lone half, rare), with each half replaced by
+    U+FFFD; text that is no usable JSON is left for the loop to answer as invalid
+    arguments.
     """
     text = clean_text(text)
-    if "\\u" not in text or _SURROGATE_ESCAPE.search(text) is None:
+    if "\\u" not in text:  # no escape, so no escaped half: the usual case
         return text
-    try:
-        value = json.loads(text)
-        cleaned = clean_strings(value)
-        return text if cleaned is value else json.dumps(cleaned, ensure_ascii=False)
-    except (ValueError, RecursionError):
+    parsed = parse_json(text)
+    if isinstance(parsed, UnusableJson) or parsed.lone_surrogate is None:
         return text
+    return json.dumps(parsed.safe_value(), ensure_ascii=False)
 
 
 class _CallSlot:

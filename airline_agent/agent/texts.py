@@ -4,11 +4,11 @@ place, so that a trace, a test and a prompt agree."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from airline_agent.agent.events import ToolCall
 from airline_agent.tools.outcome import error_result
+from airline_agent.tools.untrusted import ParsedJson, UnusableJson, parse_json
 
 LIMIT_EXCEEDED_FOR_MODEL = (
     "Tool call limit for this turn reached ({limit}); this call was not run. "
@@ -60,23 +60,24 @@ def not_run() -> dict[str, Any]:
 
 def invalid_arguments(call: ToolCall) -> dict[str, Any]:
     shown = call.arguments if len(call.arguments) <= 200 else call.arguments[:200] + "…"
-    try:
-        json.loads(call.arguments)
-    except RecursionError:
-        pass  # complete, maybe, but nested far deeper than any tool takes
-    except ValueError:
+    parsed = parse_json(call.arguments)
+    if isinstance(parsed, UnusableJson) and parsed.problem == "syntax":
         return error_result(
             "INVALID_ARGUMENTS",
             f"The arguments of {call.name} were not a complete JSON object ({shown!r}); the "
             "reply may have been cut off by max_tokens. Call the tool again with complete "
             "JSON arguments.",
         )
-    # JSON, but not an object of named arguments, or nested deeper than any tool takes.
+    if isinstance(parsed, UnusableJson) and parsed.problem == "number":
+        why = parsed.message
+    elif isinstance(parsed, ParsedJson) and parsed.lone_surrogate is not None:
+        why = parsed.lone_surrogate.describe()
+    else:  # JSON, but not an object of named arguments, or nested deeper than any tool takes
+        why = "a tool takes one object of named values, nested only as its schema says"
     return error_result(
         "INVALID_ARGUMENTS",
-        f"The arguments of {call.name} were not a usable JSON object ({shown!r}): a tool takes "
-        "one object of named values, nested only as its schema says. Call the tool again "
-        "with such an object.",
+        f"The arguments of {call.name} were not a usable JSON object ({shown!r}): {why}. "
+        "Call the tool again with such an object.",
     )
 
 

@@ -48,7 +48,7 @@ class Plan:
 
     call: ToolCall
     arguments: dict[str, Any] | None
-    run: bool = True
+    will_run: bool = True  # False: answered with `error` instead of running
     error: dict[str, Any] | None = None  # a loop-made error result, when not run
     edit: ArgumentsEdit | None = None  # you edited its arguments at the debugger
 
@@ -110,9 +110,9 @@ def plan_calls(
             continue
         already_run += 1
         if arguments is None:
-            plans.append(Plan(call, None, run=False, error=texts.invalid_arguments(call)))
+            plans.append(Plan(call, None, will_run=False, error=texts.invalid_arguments(call)))
         elif options.approval == "deny" and is_write(call.name):
-            plans.append(Plan(call, arguments, run=False, error=texts.writes_switched_off()))
+            plans.append(Plan(call, arguments, will_run=False, error=texts.writes_switched_off()))
         else:
             plans.append(Plan(call, arguments))
     return plans, already_run, over
@@ -122,7 +122,7 @@ def plans_over_limit(
     calls: tuple[ToolCall, ...], parsed: tuple[hist.Arguments, ...], limit: int
 ) -> list[Plan]:
     return [
-        Plan(call, arguments, run=False, error=texts.over_limit(limit))
+        Plan(call, arguments, will_run=False, error=texts.over_limit(limit))
         for call, arguments in zip(calls, parsed, strict=True)
     ]
 
@@ -135,7 +135,7 @@ async def ask_approval(
     is_write: Callable[[str], bool],
 ) -> AsyncIterator[AgentEvent]:
     """All write calls of one reply in one ApprovalRequested; declined ones are not run."""
-    writes = [p for p in plans if p.run and is_write(p.call.name)]
+    writes = [p for p in plans if p.will_run and is_write(p.call.name)]
     if not writes:
         return
     previews = [
@@ -154,7 +154,7 @@ async def ask_approval(
     for plan in writes:
         # Fails closed: only an explicit True approves (no answer, None, "yes" as text: no).
         if answer.approved.get(plan.call.call_id) is not True:
-            plan.run, plan.error = False, texts.declined_by_customer()
+            plan.will_run, plan.error = False, texts.declined_by_customer()
 
 
 async def answer_calls(
@@ -172,7 +172,7 @@ async def answer_calls(
         if before is not None:
             async for event in before(plan):
                 yield event
-        if not plan.run:
+        if not plan.will_run:
             yield answer_without_running(plan, conversation)
             continue
         call = plan.call

@@ -7,20 +7,20 @@ which would be a lie for a paid model and a guess for a local one.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from airline_agent.agent.events import AgentEvent, Usage, UsageReported
-from airline_agent.frozen import frozen
 from airline_agent.project import PROJECT_ROOT
 
 PRICES_FILE = PROJECT_ROOT / "data" / "prices.toml"
 _DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Price:
     """US dollars per 1 million tokens."""
 
@@ -32,9 +32,6 @@ class Price:
 
 @lru_cache(maxsize=4)
 def price_table(path: Path = PRICES_FILE) -> dict[str, Price]:
-    # Imported here, once: the TUI's first screen imports this module but prices nothing.
-    import tomllib
-
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError):
@@ -94,7 +91,10 @@ def add_cost(total: float | None, cost: float | None) -> float | None:
     return total + cost
 
 
-@frozen
+NO_USAGE = Usage()  # one zero, shared: safe, as a `Usage` cannot change
+
+
+@dataclass(frozen=True, slots=True)
 class Spend:
     """What some model requests used and cost, summed: the one place tokens and dollars
     are added up, for a turn, a conversation, a cancelled turn, a trial's agent and its
@@ -104,7 +104,7 @@ class Spend:
     did); the cost becomes unknown (None) with the first request whose cost is unknown —
     never a guess, never $0 for a paid model. No request at all spent nothing."""
 
-    usage: Usage = Usage()  # frozen: one shared zero is safe
+    usage: Usage = NO_USAGE
     cost: float | None = 0.0
     complete: bool = True
 

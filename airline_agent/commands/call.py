@@ -2,7 +2,8 @@
 
 Exit status: 0 the tool succeeded, 1 it returned an error result (or the database is
 unusable), 2 bad usage (unknown option or tool, arguments that are not a JSON object).
-The domain and the tools are imported inside the command so `--help` stays fast.
+The settings, the domain and the tools are imported inside the command so that `--help`
+stays fast.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from airline_agent.terminal_text import escape_controls
-from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond, escape_surrogates
+from airline_agent.tools.untrusted import UnusableJson, escape_surrogates, parse_json
 
 
 def _echo(text: str, *, err: bool = False) -> None:
@@ -32,17 +33,14 @@ def _parse(arguments: str | None) -> dict[str, Any]:
     """The JSON object given on the command line; bad usage (exit 2) when it is not one."""
     if arguments is None or not arguments.strip():
         return {}
-    from airline_agent.tools.registry import ArgumentsRejected, load_json
-
-    try:  # the tools' own reading of JSON text: numbers no tool takes are refused too
-        parsed = load_json(arguments)
-    except ArgumentsRejected as rejected:
-        raise _usage(rejected.result["message"]) from None
-    if depth_beyond(parsed, MAX_DEPTH):
-        raise _usage(f"arguments are nested more than {MAX_DEPTH} levels deep; no tool takes that")
-    if not isinstance(parsed, dict):
+    parsed = parse_json(arguments)  # as a tool reads JSON text: same refusals
+    if isinstance(parsed, UnusableJson):
+        raise _usage(f"the arguments: {parsed.message}")
+    if not isinstance(parsed.value, dict):
         raise _usage('arguments must be a JSON object, e.g. \'{"user_id": "emma_kim_9957"}\'')
-    return parsed
+    # A lone surrogate goes on to the tool, which answers it with an error result naming
+    # where it is, as it would answer a model.
+    return parsed.value
 
 
 def call_command(
@@ -55,20 +53,27 @@ def call_command(
         str | None,
         typer.Option("--as", help="Act for this customer (user id); writes on others are refused."),
     ] = None,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard",
+            help="The policy guard (default: on; AIRLINE_AGENT_GUARD); off: τ²'s lenient "
+            "semantics.",
+        ),
+    ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
 ) -> None:
     """Run one tool and print its JSON result."""
     parsed = _parse(arguments)
-
+    # Here, not at the top: `--help` loads neither pydantic nor the tools and the database.
     from airline_agent.commands.settings import settings_or_exit
     from airline_agent.domain.errors import DatabaseUnavailable
+    from airline_agent.redaction import Redactor
     from airline_agent.stack import tool_caller
+    from airline_agent.tools.toolbox import tool_names
 
-    settings = settings_or_exit(db=db, guard=False if no_guard else None)
-    toolbox_names = _tool_names()
+    settings = settings_or_exit(db=db, guard=guard)
+    toolbox_names = tool_names()
     if tool not in toolbox_names:
         raise _usage(f"no tool named {tool!r}; the tools are: {', '.join(toolbox_names)}")
     try:
@@ -84,17 +89,9 @@ def call_command(
         outcome = caller.call(tool, parsed)
     finally:
         caller.close()
-    from airline_agent.redaction import Redactor
-
     result = json.dumps(outcome.result, indent=2, ensure_ascii=False)
     _echo(Redactor.from_settings(settings).redact(result))
     raise typer.Exit(0 if outcome.ok else 1)
-
-
-def _tool_names() -> list[str]:
-    from airline_agent.tools.toolbox import tool_names
-
-    return tool_names()
 
 
 def register(app: typer.Typer) -> None:
@@ -102,4 +99,9 @@ def register(app: typer.Typer) -> None:
         "call",
         help="Run one tool as the agent would and print its JSON result "
         "(exit 0 ok, 1 error result, 2 bad usage).",
+        epilog="Examples:\n\n"
+        '  airline-agent call get_reservation_details \'{"reservation_id": "EHGLP3"}\'\n\n'
+        "  airline-agent call cancel_reservation "
+        '\'{"reservation_id": "EHGLP3", "reason": "change_of_plan"}\' '
+        "--as emma_kim_9957    # refused by rule X3: exit 1",
     )(call_command)

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from airline_agent.commands.flags import renamed
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
@@ -57,7 +59,8 @@ def _progress_bar(label: str) -> Iterator[Callable[[str, int, int], None]]:
             )
             bar.start()
             task = bar.add_task(label, total=total)
-        bar.update(task, completed=done, total=total, description=f"{label}: {stage}")
+        if task is not None:
+            bar.update(task, completed=done, total=total, description=f"{label}: {stage}")
 
     try:
         yield update
@@ -153,7 +156,7 @@ def _counts(database) -> str:
             ("users", schema.User),
             ("reservations", schema.Reservation),
         ):
-            count = connection.execute(select(func.count()).select_from(model.__table__)).scalar()
+            count = connection.execute(select(func.count()).select_from(model)).scalar()
             parts.append(f"{count:,} {label}")
     return ", ".join(parts)
 
@@ -166,9 +169,10 @@ def export_command(
         ExportFormat, typer.Option("--format", help="Output format.")
     ] = ExportFormat.tau2,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
+        Path | None, typer.Option("-o", "--out", help="Write here instead of stdout.")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing -o file.")] = False,
+    old_output: Annotated[Path | None, renamed("--output", "--out")] = None,
 ) -> None:
     """Write the database as a τ²-bench db.json (to stdout, or to -o FILE)."""
     import json
@@ -217,5 +221,15 @@ def export_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("seed")(seed_command)
-    app.command("export")(export_command)
+    app.command(
+        "seed",
+        epilog="Examples:\n\n"
+        "  airline-agent seed --db big.db --scale 4    # four times the customers\n\n"
+        "  airline-agent seed --force    # put data/airline.db back as it was built",
+    )(seed_command)
+    app.command(
+        "export",
+        epilog="Examples:\n\n"
+        "  airline-agent export -o db.json    # the database as τ²'s db.json\n\n"
+        "  airline-agent seed --db copy.db --from-tau2 db.json    # and back, identically",
+    )(export_command)

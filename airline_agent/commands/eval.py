@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import sys
 import threading
-import time
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -30,7 +28,13 @@ DEFAULT_MAX_TURNS = 30  # customer messages per trial (τ²'s default max_steps 
 
 
 def register(app: typer.Typer) -> None:
-    app.command("eval")(eval_command)
+    app.command(
+        "eval",
+        epilog="Examples:\n\n"
+        "  airline-agent eval --agent-model gpt-4o-mini --trials 4 --out runs/a"
+        "    # the 50 tasks, 4 trials each\n\n"
+        "  airline-agent tui --results runs/a    # browse the trials, play one",
+    )(eval_command)
 
 
 def eval_command(
@@ -103,7 +107,8 @@ def eval_command(
         ),
     ] = 0,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Run folder (default runs/<timestamp>/).")
+        Path | None,
+        typer.Option("-o", "--out", help="Run folder (default runs/<timestamp>/)."),
     ] = None,
     db: Annotated[
         str | None,
@@ -276,7 +281,7 @@ def _run(
 
     from airline_agent.agent.backends import BackendConfigError
     from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.evaluation.progress import progress_line
+    from airline_agent.evaluation.progress import EvalProgress
     from airline_agent.evaluation.reward import ReferenceStates
     from airline_agent.evaluation.run_folder import RUN_FILE
     from airline_agent.evaluation.runner import run_eval
@@ -309,8 +314,7 @@ def _run(
             RUN_FILE, redactor.redact_json({**previous, "run_id": run_id, "settings": settings})
         )
         trial_settings = TrialSettings(agent, customer.model or "", guard, max_turns)
-        started = time.monotonic()
-        show = _Progress(started)
+        show = EvalProgress()
 
         async def main() -> RunOutcome:
             _take_ctrl_c(asyncio.get_running_loop(), asyncio.current_task())
@@ -326,9 +330,7 @@ def _run(
                     concurrency=concurrency,
                     rerun_customer_errors=rerun_customer_errors,
                     resume=resume,
-                    on_progress=lambda state: show(
-                        progress_line(state, time.monotonic() - started)
-                    ),
+                    on_progress=show.update,
                 )
             finally:
                 await backends.aclose()
@@ -499,31 +501,3 @@ def _compare(run_a: Path, run_b: Path, *, as_json: bool) -> int:
         )
     typer.echo(f"{len(changes)} task(s) changed")
     return 0
-
-
-class _Progress:
-    """The progress line on stderr: rewritten in place on a terminal, else one line per
-    change of the finished count."""
-
-    def __init__(self, started: float) -> None:
-        self.started = started
-        self.tty = sys.stderr.isatty()
-        self.last = ""
-        self.shown = False
-
-    def __call__(self, line: str) -> None:
-        if line == self.last:
-            return
-        if self.tty:
-            sys.stderr.write("\r\x1b[2K" + line)
-            sys.stderr.flush()
-            self.shown = True
-        elif line.split(" · ")[0] != self.last.split(" · ")[0]:
-            print(line, file=sys.stderr, flush=True)
-        self.last = line
-
-    def end(self) -> None:
-        if self.tty and self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-            self.shown = False

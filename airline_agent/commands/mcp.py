@@ -105,9 +105,14 @@ def mcp_command(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing recordings.")] = False,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard",
+            help="The policy guard (default: on; AIRLINE_AGENT_GUARD); off: τ²'s lenient "
+            "semantics.",
+        ),
+    ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
 ) -> None:
     """Serve the airline's 14 tools to any MCP client, guard and approvals included."""
@@ -121,12 +126,14 @@ def mcp_command(
         except ValueError as exc:
             raise _usage(f"--http: {exc}") from None
 
-    from airline_agent.commands.settings import settings_or_exit
-
-    settings = settings_or_exit(db=db, guard=False if no_guard else None)
+    # Here, not at the top: `--help` loads neither the MCP SDK nor pydantic nor the domain.
     from airline_agent.commands.outputs import file_or_exit
+    from airline_agent.commands.settings import settings_or_exit
     from airline_agent.mcp_server.recording import RecordTarget
+    from airline_agent.mcp_server.run import Server, ServerSetupError
     from airline_agent.output_files import OutputPolicy
+
+    settings = settings_or_exit(db=db, guard=guard)
 
     target = None
     if record is not None:
@@ -134,8 +141,6 @@ def mcp_command(
         target = RecordTarget(record, file_or_exit(record, "--record", policy))
     if events is not None and (events.is_symlink() or (events.exists() and not events.is_file())):
         raise _usage(f"--events {events}: not a regular file")
-
-    from airline_agent.mcp_server.run import Server, ServerSetupError
 
     try:
         server = Server.open(
@@ -158,4 +163,7 @@ def register(app: typer.Typer) -> None:
         "mcp",
         help="Serve the 14 tools as a Model Context Protocol server (stdio, or --http), "
         "with the guard, approvals by elicitation, a database copy per session and a record.",
+        epilog="Examples:\n\n"
+        "  airline-agent mcp --db data/airline.db    # stdio, for Claude Desktop or any client\n\n"
+        "  airline-agent mcp --http 8000 --events ev.jsonl    # then: tui --watch ev.jsonl",
     )(mcp_command)

@@ -37,7 +37,13 @@ def _echo(text: str) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("replay")(replay_command)
+    app.command(
+        "replay",
+        epilog="Examples:\n\n"
+        "  airline-agent replay data/scenarios    # every shipped scenario, offline, checked\n\n"
+        "  airline-agent replay data/scenarios/cancel-ehglp3.yaml --stop-at 4 --db after.db"
+        "    # the database after step 4",
+    )(replay_command)
 
 
 def replay_command(

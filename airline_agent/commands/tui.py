@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from airline_agent.commands.flags import renamed
 from airline_agent.tui.launch import run_tui
 
 
@@ -32,16 +33,19 @@ def tui_command(
         ),
     ] = None,
     customer: Annotated[
-        str | None, typer.Option("--customer", help="Act for this customer id (live).")
+        str | None, typer.Option("--as", help="Act for this customer id (live).")
     ] = None,
     model: Annotated[str | None, typer.Option("--model", help="Model name (live mode).")] = None,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="OpenAI-compatible server URL.")
     ] = None,
     db: Annotated[str | None, typer.Option("--db", help="Database path or URL.")] = None,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Switch the policy guard off.")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard", help="The policy guard (default: on; AIRLINE_AGENT_GUARD)."
+        ),
+    ] = None,
     approve: Annotated[
         str | None, typer.Option("--approve", help="Write approvals: ask, auto or deny.")
     ] = None,
@@ -55,6 +59,7 @@ def tui_command(
             help="Make a tool call the model wrote as text (shown as the framework's doing).",
         ),
     ] = False,
+    old_customer: Annotated[str | None, renamed("--customer", "--as")] = None,
 ) -> None:
     """Open the Textual app: chat, tool trace and token usage side by side."""
     code = run_tui(
@@ -67,7 +72,7 @@ def tui_command(
         db=db,
         approve=approve,
         prompt=prompt,
-        guard=False if no_guard else None,
+        guard=guard,
         recover_text_tool_calls=True if recover_text_tool_calls else None,
     )
     if code:
@@ -75,4 +80,9 @@ def tui_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("tui")(tui_command)
+    app.command(
+        "tui",
+        epilog="Examples:\n\n"
+        "  airline-agent tui --scenario cancel-ehglp3    # the showcase, offline: space steps\n\n"
+        "  airline-agent tui --model gpt-4o-mini --as emma_kim_9957    # live, for this customer",
+    )(tui_command)

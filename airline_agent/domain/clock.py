@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-DEFAULT_NOW = "2024-05-15T15:00:00"
+from airline_agent.choices import DEFAULT_NOW
 
 
 @dataclass(frozen=True)

@@ -250,8 +250,9 @@ class Database:
         return self.sqlite_file is not None and self.sqlite_file.read_only
 
     @property
-    def backend(self) -> str:
-        """`sqlite`, `postgresql`, …: SQLAlchemy's name for the kind of database."""
+    def dialect(self) -> str:
+        """`sqlite`, `postgresql`, …: SQLAlchemy's name for the kind of database (its SQL
+        dialect; a `ChatBackend` is the model's side)."""
         return self.engine.dialect.name
 
     @classmethod

@@ -73,7 +73,7 @@ class Server:
             raise ServerSetupError(str(exc)) from None
         copies = None
         try:
-            if not shared and database.backend == "postgresql":
+            if not shared and database.dialect == "postgresql":
                 try:
                     copies = session_copies(database)
                 except DatabaseUnavailable as exc:

@@ -17,7 +17,6 @@ redacted (`airline_agent.redaction`) and valid text.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -59,7 +58,7 @@ from airline_agent.scenarios.model import (
     TurnEnd,
     TurnExpectations,
 )
-from airline_agent.tools.untrusted import MAX_DEPTH, depth_beyond
+from airline_agent.tools.untrusted import ParsedJson, parse_json
 
 
 def record_scenario(
@@ -281,14 +280,13 @@ def _response(
 
 
 def _arguments(text: str) -> dict[str, Any] | str:
-    """An object when the model sent valid JSON for one; otherwise the raw text, as sent
-    (also for JSON nested too deeply to be arguments, which YAML could not write)."""
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError, RecursionError):
-        return text
-    usable = isinstance(value, dict) and not depth_beyond(value, MAX_DEPTH)
-    return value if usable else text
+    """An object when the model sent usable JSON for one (`untrusted.parse_json`);
+    otherwise the raw text, as sent (also for JSON nested too deeply to be arguments,
+    which YAML could not write)."""
+    parsed = parse_json(text)
+    if isinstance(parsed, ParsedJson) and isinstance(parsed.value, dict):
+        return parsed.value
+    return text
 
 
 def _failure(event: ErrorOccurred) -> RequestFailure:

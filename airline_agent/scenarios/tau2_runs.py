@@ -142,6 +142,7 @@ async def _replay_task(task: dict[str, Any], directory: Path, *, verify: bool) -
     options = LoopOptions(
         model="scripted",
         stream=False,
+        approval="auto",  # the reference actions' writes are made, as τ²'s are
         retries=0,
         grounding=False,
         max_tool_calls=len(actions) + 1,

@@ -13,23 +13,24 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
-from pydantic_core import SchemaValidator
 
 from airline_agent.domain.errors import DomainError, PolicyViolation
 from airline_agent.tools.outcome import error_result
 from airline_agent.tools.untrusted import (
     MAX_DEPTH,
+    UnusableJson,
     depth_beyond,
+    first_number_out_of_range,
     first_surrogate,
-    flat_ascii_numbers,
-    holds_surrogate,
     map_strings,
+    number_refusal,
+    parse_json,
+    shown_number,
 )
 
 
@@ -45,14 +46,7 @@ class ToolSpec:
     function: Callable[..., Any]
     write: bool
     description: str
-    arguments: type[BaseModel]
-    # What validates a call's arguments: the model's own validation of its fields
-    # (`fields_validator`), which gives the tool's keyword arguments as a dict.
-    fields: SchemaValidator
-    # For a tool whose parameters are all required, the same with other arguments
-    # ignored instead of refused: what it gives holds every parameter, so as many
-    # entries as the arguments given exactly when they name no others (`validate`).
-    ignoring_others: SchemaValidator | None
+    arguments: type[BaseModel]  # validates a call's arguments (`validate`)
 
     def schema(self) -> dict[str, Any]:
         """One entry of the Chat Completions `tools` list: what a model needs to call the
@@ -87,12 +81,6 @@ def tool(*, write: bool = False) -> Callable[[Callable[..., Any]], Callable[...,
             # One line: the docstring's line breaks are layout, and tokens in the schema.
             description=" ".join((function.__doc__ or "").split()),
             arguments=arguments,
-            fields=fields_validator(arguments),
-            ignoring_others=(
-                fields_validator(arguments, extra="ignore")
-                if all(field.is_required() for field in arguments.model_fields.values())
-                else None
-            ),
         )
         return function
 
@@ -108,55 +96,6 @@ def _arguments_model(function: Callable[..., Any]) -> type[BaseModel]:
         fields[parameter.name] = (hints[parameter.name], default)
     name = "".join(part.title() for part in function.__name__.split("_")) + "Arguments"
     return create_model(name, __base__=Arguments, **fields)
-
-
-def fields_validator(
-    model: type[BaseModel], *, extra: Literal["forbid", "ignore"] = "forbid"
-) -> SchemaValidator:
-    """The model's validation without the model: its core schema is a `model` around
-    `model-fields`, and the fields' own validators, in a `typed-dict` that refuses other
-    arguments (the config goes with it), check the same fields the same way and report
-    the same errors, but give the fields as a dict instead of building an instance that
-    the call would only take apart again (a tool is called with keywords). A typed dict
-    rather than the `model-fields` alone: those also give the set of the fields given and
-    the extra arguments (none: they are refused), for nobody to read, at a fifth of the
-    validation's cost. `extra="ignore"` ignores other arguments instead of refusing
-    them (see `ToolSpec.ignoring_others`). A model with validators of its own (a
-    `model_validator`, a custom `__init__`), or a field with more than a validator (an
-    alias changes where its value is looked up), is wrapped differently, and refused
-    here rather than checked by less than itself."""
-    schema = model.__pydantic_core_schema__
-    inner = schema.get("schema", {})
-    if (
-        schema.get("type") != "model"
-        or schema.get("custom_init")
-        or inner.get("type") != ("model-fields")
-        or any(set(field) - _PLAIN_FIELD for field in inner["fields"].values())
-    ):
-        raise TypeError(f"{model.__name__}: arguments must be a plain model of fields")
-    fields = {
-        name: {
-            "type": "typed-dict-field",
-            "schema": field["schema"],
-            # A missing field takes its validator's default (as in the model), and is
-            # an error without one: required, unless its default is on top (the typed
-            # dict refuses a default there on a required field).
-            "required": not _has_default(field["schema"]),
-        }
-        for name, field in inner["fields"].items()
-    }
-    return SchemaValidator(
-        {"type": "typed-dict", "fields": fields, "extra_behavior": extra},
-        schema.get("config"),
-    )
-
-
-# What a `model-field` may hold for its validator alone to check it as the model does.
-_PLAIN_FIELD = frozenset({"type", "schema", "metadata", "frozen"})
-
-
-def _has_default(schema: dict[str, Any]) -> bool:
-    return schema["type"] == "default" and ("default" in schema or "default_factory" in schema)
 
 
 # Keywords the argument models validate but the schema does not advertise: the limits
@@ -227,129 +166,41 @@ class ArgumentsRejected(Exception):
         self.result = result
 
 
-# No tool takes a number beyond a million (a fare, a certificate, bags); one of more
-# digits than this is a mistake or an attack, refused before anything converts it
-# (Python will not even turn an integer of over 4,300 digits into text).
-MAX_NUMBER_DIGITS = 20
-_TOO_LARGE = 10**MAX_NUMBER_DIGITS
-
-
-def load_json(text: str) -> Any:
-    """JSON text as values, or ArgumentsRejected (INVALID_ARGUMENTS) for text that is not
-    JSON, nests too deeply, or holds a number no tool takes: more than
-    MAX_NUMBER_DIGITS digits, or not finite (`1e309`, `Infinity`, `NaN`)."""
-    unusable: list[str] = []
-
-    def integer(digits: str) -> int:
-        if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
-            unusable.append(digits)
-            return 0
-        return int(digits)
-
-    def real(digits: str) -> float:
-        value = float(digits)
-        if not math.isfinite(value):
-            unusable.append(digits)
-        return value
-
-    def constant(name: str) -> float:  # NaN, Infinity, -Infinity: not JSON's own
-        unusable.append(name)
-        return 0.0
-
-    try:
-        value = json.loads(text, parse_int=integer, parse_float=real, parse_constant=constant)
-    except json.JSONDecodeError as exc:
-        raise _rejected(f"arguments are not valid JSON ({exc}); send one JSON object") from None
-    except RecursionError:
-        raise _rejected(_TOO_DEEP) from None
-    if unusable:
-        raise _rejected(_unusable_number(unusable[0]))
-    return value
-
-
-def _unusable_number(shown: str) -> str:
-    if len(shown) > 24:
-        shown = f"{shown[:12]}…{shown[-4:]}, {len(shown):,} characters"
-    return (
-        f"the number {shown} is not one any tool takes: numbers have at most "
-        f"{MAX_NUMBER_DIGITS} digits and are finite"
-    )
-
-
-def _first_unusable_number(value: Any) -> Any | None:
-    """The first number (at any depth) that JSON text could not have given us: an
-    integer of more than MAX_NUMBER_DIGITS digits, or a float that is not finite."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            pending.extend(item.values())
-        elif isinstance(item, list | tuple):
-            pending.extend(item)
-        elif _unusable(item):
-            return item
-    return None
-
-
-def _unusable(item: Any) -> bool:
-    if isinstance(item, bool):
-        return False
-    if isinstance(item, int):
-        return not -_TOO_LARGE < item < _TOO_LARGE
-    return isinstance(item, float) and not math.isfinite(item)
-
-
-def _shown_number(number: Any) -> str:
-    if isinstance(number, int):  # too long to convert to text: say its size instead
-        sign = "-" if number < 0 else ""
-        return f"{sign}10^{int(abs(number).bit_length() * math.log10(2))} or so"
-    return repr(number)
-
-
 def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
-    """The arguments as a dict; a string must be a JSON object (empty means none).
+    """The arguments as a dict; a string must be a JSON object (empty means none), read
+    by `untrusted.parse_json`.
 
-    Refused as well: nesting deeper than `untrusted.MAX_DEPTH` (no tool takes it, and
-    recursive code breaks on it), lone UTF-16 surrogates, which are not text (SQLite
-    cannot store them, no output can print them), and numbers no tool takes (see
-    `load_json`; as values too, from a client that sends no JSON text).
+    Refused, from text and as values alike (a client may send no JSON text): nesting
+    deeper than `untrusted.MAX_DEPTH` (no tool takes it, and recursive code breaks on it),
+    numbers no tool takes (`untrusted.number_out_of_range`), and lone UTF-16 surrogates,
+    which are not text (SQLite cannot store them, no output can print them).
     """
-    if not isinstance(raw, dict):  # a dict first: the usual arguments, from any client
-        if raw is None:
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        if not raw.strip():
             return {}
-        if isinstance(raw, str):
-            if not raw.strip():
-                return {}
-            raw = load_json(raw)
-            if raw is None:
-                return {}
-        if not isinstance(raw, dict):
+        parsed = parse_json(raw)
+        if isinstance(parsed, UnusableJson):
+            raise _rejected(f"the arguments: {parsed.message}; send one JSON object")
+        if parsed.value is None:
+            return {}
+        if not isinstance(parsed.value, dict):
             raise _rejected("arguments must be a JSON object of named arguments")
-    # The usual case: nothing nested, nothing but ASCII, its numbers looked at alone, all
-    # found in one pass (a second loop for the numbers cost a tenth of a one-row lookup).
-    numbers = flat_ascii_numbers(raw)
-    if numbers is not None:
-        for number in numbers:
-            if _unusable(number):
-                raise _rejected(_unusable_number(_shown_number(number)))
-        return raw
+        if parsed.lone_surrogate is not None:
+            raise _rejected(parsed.lone_surrogate.describe())
+        return parsed.value
+    if not isinstance(raw, dict):
+        raise _rejected("arguments must be a JSON object of named arguments")
     if depth_beyond(raw, MAX_DEPTH):
-        raise _rejected(_TOO_DEEP)
-    number = _first_unusable_number(raw)
+        raise _rejected(f"the arguments: nested more than {MAX_DEPTH} levels deep")
+    number = first_number_out_of_range(raw)
     if number is not None:
-        raise _rejected(_unusable_number(_shown_number(number)))
-    found = first_surrogate(raw) if holds_surrogate(raw) else None
-    if found is not None:
-        where, text = found
-        shown = text if len(text) <= 60 else text[:57] + "..."
-        raise _rejected(
-            f'`{where}` is not valid text ("{shown}"): it holds a lone surrogate '
-            "(U+D800–U+DFFF: half of a UTF-16 pair, or bytes that were not UTF-8)"
-        )
+        raise _rejected(f"the arguments: {number_refusal(number)}")
+    lone = first_surrogate(raw)
+    if lone is not None:
+        raise _rejected(lone.describe())
     return raw
-
-
-_TOO_DEEP = f"arguments are nested more than {MAX_DEPTH} levels deep; no tool takes that"
 
 
 def _rejected(message: str) -> ArgumentsRejected:
@@ -359,25 +210,13 @@ def _rejected(message: str) -> ArgumentsRejected:
 def validate(
     spec: ToolSpec, arguments: dict[str, Any], scrub: Callable[[str], str] | None = None
 ) -> dict[str, Any]:
-    """The validated arguments, as the tool's keyword arguments (see `fields_validator`);
-    with `scrub`, of the arguments with it applied to every text (`Toolbox.scrub`).
-
-    A tool whose parameters are all required is validated ignoring other arguments, and
-    the result counted against the arguments (`ToolSpec.ignoring_others`): the search for
-    arguments it does not take is a third of the validation's cost. Arguments it
-    refuses, or that name others, are validated again in full, for the whole refusal."""
+    """The arguments validated by the tool's argument model, as the tool's keyword
+    arguments; with `scrub`, of the arguments with it applied to every text
+    (`Toolbox.scrub`)."""
     if scrub is not None:
         arguments = map_strings(arguments, scrub)
     try:
-        if spec.ignoring_others is not None:
-            try:
-                fields = spec.ignoring_others.validate_python(arguments)
-            except ValidationError:
-                pass
-            else:
-                if len(fields) == len(arguments):
-                    return fields
-        return spec.fields.validate_python(arguments)
+        return dict(spec.arguments.model_validate(arguments))
     except ValidationError as exc:
         raise ArgumentsRejected(
             error_result("INVALID_ARGUMENTS", f"{spec.name}: {plain_errors(spec, exc)}")
@@ -406,7 +245,7 @@ def plain_errors(spec: ToolSpec, error: ValidationError) -> str:
             try:
                 shown = json.dumps(given, ensure_ascii=False, default=str)
             except ValueError:  # an integer too long to convert to text
-                shown = _shown_number(given) if isinstance(given, int) else type(given).__name__
+                shown = shown_number(given) if isinstance(given, int) else type(given).__name__
             if len(shown) > 60:
                 shown = shown[:57] + "..."
             problems.append(f"`{where}`: {item['msg']} (got {shown})")

@@ -1,5 +1,5 @@
 """Text and values from outside (a model server, a file, the command line) made safe to
-keep, print, send and store.
+keep, print, send and store, and the one reader of JSON text from outside (`parse_json`).
 
 A Python string can hold lone UTF-16 surrogates (U+D800–U+DFFF), and no UTF-8 encoder
 accepts one: printing it, sending it to a server or storing it in SQLite raises
@@ -15,20 +15,29 @@ needs it (tool arguments), so that the agent, the scenarios and the commands may
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
 
 REPLACEMENT = "\ufffd"  # what the Unicode standard puts in place of undecodable text
 # Levels of lists and objects a JSON value from outside may have (tool arguments need 3:
 # `{"flights": [{"date": …}]}`); well below where recursive code breaks.
 MAX_DEPTH = 32
+# No tool takes a number beyond a million (a fare, a certificate, bags), nor does a request
+# body; one of more digits than this is a mistake or an attack, refused before anything
+# converts it (Python will not even turn an integer of over 4,300 digits into text).
+MAX_NUMBER_DIGITS = 20
 SURROGATE = re.compile("[\ud800-\udfff]")
 _HIGH = ("\ud800", "\udbff")
 _SPLIT_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
-_SEQUENCES = (list, tuple)  # a tuple, not a union: isinstance is twice as fast with it
-_CONTAINERS = (dict, list, tuple)
-_SCALARS = (int, float)  # bool is an int
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_TOO_LARGE = 10**MAX_NUMBER_DIGITS
+_NUMBERS_ARE = f"a number is finite and has at most {MAX_NUMBER_DIGITS} digits"
+
+JsonValue: TypeAlias = "dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None"
 
 
 def has_surrogate(text: str) -> bool:
@@ -37,7 +46,8 @@ def has_surrogate(text: str) -> bool:
 
 
 def _combined(match: re.Match[str]) -> str:
-    high, low = match.group()
+    pair = match.group()
+    high, low = pair[0], pair[1]
     return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
 
 
@@ -87,51 +97,20 @@ def clean_strings(value: Any) -> Any:
     return map_strings(value, clean_text) if holds_surrogate(value) else value
 
 
-def is_flat_ascii(arguments: dict[Any, Any]) -> bool:
-    """True for the usual tool arguments: ASCII keys, each value a number, a boolean, null
-    or ASCII text. Such arguments need no walk for depth or surrogates (a microsecond
-    here against a tool call of tens of microseconds)."""
-    return flat_ascii_numbers(arguments) is not None
-
-
-def flat_ascii_numbers(arguments: dict[Any, Any]) -> list[int | float] | None:
-    """The numbers among the usual tool arguments (`is_flat_ascii`), in order, found in
-    the same pass; None for any other arguments."""
-    # Exact types (`type(x) is str`, a set of the others): cheaper than isinstance, and
-    # a subclass only takes the long way.
-    numbers: list[int | float] = []
-    for key, value in arguments.items():
-        if type(key) is not str or not key.isascii():
-            return None
-        kind = type(value)
-        if kind is str:
-            if not value.isascii():
-                return None
-        elif kind is int or kind is float:
-            numbers.append(value)
-        elif kind not in _FLAT_SCALARS:
-            return None
-    return numbers
-
-
-_FLAT_SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def holds_surrogate(value: Any) -> bool:
-    """Whether any string of a JSON-like value (keys too) holds a surrogate. Level by
-    level, iteratively: a tool call's arguments take a few microseconds."""
-    search = SURROGATE.search
+def holds_surrogate(value: object) -> bool:
+    """Whether any string of a JSON-like value (keys too) holds a surrogate (level by
+    level, iteratively: any depth is fine)."""
     level = [value]
     while level:
-        below: list[Any] = []
+        below: list[object] = []
         for item in level:
             if isinstance(item, str):
-                if not item.isascii() and search(item) is not None:
+                if SURROGATE.search(item) is not None:
                     return True
             elif isinstance(item, dict):
                 below.extend(item)  # the keys
                 below.extend(item.values())
-            elif isinstance(item, _SEQUENCES):
+            elif isinstance(item, list | tuple):
                 below.extend(item)
         level = below
     return False
@@ -161,13 +140,13 @@ def map_strings(value: Any, change: Callable[[str], str]) -> Any:
     return holder[0]
 
 
-def depth_beyond(value: Any, limit: int) -> bool:
+def depth_beyond(value: object, limit: int) -> bool:
     """Whether lists and dicts are nested more than `limit` levels deep (a scalar is 0,
     `{"a": 1}` is 1). Level by level, iteratively; stops at the first level past the limit."""
     level = [value]
     depth = 0
     while True:
-        containers = [item for item in level if isinstance(item, _CONTAINERS)]
+        containers = [item for item in level if isinstance(item, dict | list | tuple)]
         if not containers:
             return False
         depth += 1
@@ -178,23 +157,155 @@ def depth_beyond(value: Any, limit: int) -> bool:
             level.extend(container.values() if isinstance(container, dict) else container)
 
 
-def first_surrogate(value: Any) -> tuple[str, str] | None:
-    """Where a JSON-like value first holds a surrogate, in document order: its dotted
-    path and the string, both escaped; None if nowhere. Keys are checked too."""
-    pending: list[tuple[Any, str]] = [(value, "")]
+@dataclass(frozen=True, slots=True)
+class LoneSurrogate:
+    """Where a value holds a lone surrogate: the dotted path and the string, both escaped
+    (so that they can be printed)."""
+
+    path: str
+    text: str
+
+    def describe(self) -> str:
+        shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
+        return (
+            f'`{self.path}` is not valid text ("{shown}"): it holds a lone surrogate '
+            "(U+D800–U+DFFF: half of a UTF-16 pair, or bytes that were not UTF-8)"
+        )
+
+
+def first_surrogate(value: object) -> LoneSurrogate | None:
+    """Where a JSON-like value first holds a surrogate, in document order; None if
+    nowhere. Keys are checked too."""
+    pending: list[tuple[object, str]] = [(value, "")]
     while pending:
         item, path = pending.pop()
         if isinstance(item, str):
             if SURROGATE.search(item) is not None:
-                return escape_surrogates(path), escape_surrogates(item)
+                return LoneSurrogate(escape_surrogates(path), escape_surrogates(item))
         elif isinstance(item, dict):
             children = []
             for key, child in item.items():
                 where = f"{path}.{key}" if path else str(key)
                 if isinstance(key, str) and SURROGATE.search(key) is not None:
-                    return escape_surrogates(where), escape_surrogates(key)
+                    return LoneSurrogate(escape_surrogates(where), escape_surrogates(key))
                 children.append((child, where))
             pending.extend(reversed(children))
         elif isinstance(item, list | tuple):
             pending.extend((item[i], f"{path}[{i}]") for i in reversed(range(len(item))))
     return None
+
+
+# ---------------------------------------------------------------- JSON text from outside
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedJson:
+    """JSON text from outside, read: no `NaN` or `Infinity`, no number out of range, no
+    nesting past the depth asked for. `value` is what the text says; a lone surrogate in
+    it (written as an escape, or as a character) is never passed on unnoticed:
+    `lone_surrogate` names the first, for a caller to refuse it, and `safe_value()`
+    replaces each with U+FFFD, for a caller that keeps what it can."""
+
+    value: JsonValue
+    lone_surrogate: LoneSurrogate | None = None
+
+    def safe_value(self) -> JsonValue:
+        if self.lone_surrogate is None:
+            return self.value
+        cleaned: JsonValue = clean_strings(self.value)
+        return cleaned
+
+
+@dataclass(frozen=True, slots=True)
+class UnusableJson:
+    """JSON text from outside that cannot be used: what is wrong (`problem`), and one
+    phrase saying so for a person (`message`, to follow "the arguments:" or the like)."""
+
+    problem: Literal["syntax", "depth", "number"]
+    message: str
+
+
+def parse_json(text: str, *, max_depth: int = MAX_DEPTH) -> ParsedJson | UnusableJson:
+    """The one reader of JSON text from outside (a model's tool arguments, a body edited
+    at the debugger, the command line): never raises, whatever the text."""
+    try:
+        value = json.loads(
+            text, parse_int=_integer, parse_float=_real, parse_constant=_not_a_number
+        )
+    except _NumberRefused as refused:
+        return UnusableJson("number", refused.message)
+    except RecursionError:
+        return UnusableJson("depth", f"nested more than {max_depth} levels deep")
+    except ValueError as exc:  # json.JSONDecodeError, and text Python cannot decode
+        return UnusableJson("syntax", f"not valid JSON ({exc})")
+    if depth_beyond(value, max_depth):
+        return UnusableJson("depth", f"nested more than {max_depth} levels deep")
+    # A surrogate is written either as itself (not ASCII) or as an escape in the text.
+    maybe = not text.isascii() or _SURROGATE_ESCAPE.search(text) is not None
+    return ParsedJson(value, first_surrogate(value) if maybe else None)
+
+
+class _NumberRefused(ValueError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _integer(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise _NumberRefused(number_refusal(digits))
+    return int(digits)
+
+
+def _real(digits: str) -> float:
+    value = float(digits)
+    if not math.isfinite(value):
+        raise _NumberRefused(number_refusal(digits))
+    return value
+
+
+def _not_a_number(name: str) -> float:  # NaN, Infinity, -Infinity: JavaScript's, not JSON's
+    raise _NumberRefused(f"{name} is not JSON ({_NUMBERS_ARE})")
+
+
+def number_out_of_range(item: object) -> bool:
+    """Whether a value is a number that JSON text from outside could not have given us
+    (`parse_json`): an integer of more than MAX_NUMBER_DIGITS digits, or a float that is
+    not finite."""
+    if isinstance(item, bool):
+        return False
+    if isinstance(item, int):
+        return not -_TOO_LARGE < item < _TOO_LARGE
+    return isinstance(item, float) and not math.isfinite(item)
+
+
+def first_number_out_of_range(value: object) -> int | float | None:
+    """The first number out of range (`number_out_of_range`) at any depth, or None."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+        elif isinstance(item, int | float) and number_out_of_range(item):
+            return item
+    return None
+
+
+def number_refusal(number: str | int | float) -> str:
+    """Why a number is refused, showing it (`shown_number`)."""
+    return f"the number {shown_number(number)} is out of range ({_NUMBERS_ARE})"
+
+
+def shown_number(number: str | int | float) -> str:
+    """A number as a person can read it: a long one by its ends and size."""
+    if isinstance(number, str):  # as the text wrote it
+        if len(number) > 24:
+            return f"{number[:12]}…{number[-4:]}, {len(number):,} characters"
+        return number
+    if isinstance(number, float):
+        return repr(number)
+    # Python will not write an integer of over 4,300 digits as text: its size instead.
+    sign = "-" if number < 0 else ""
+    return f"{sign}10^{int(abs(number).bit_length() * math.log10(2))} or so"

@@ -126,13 +126,13 @@ class Playback(Run):
     def describe_settings(self, shown: Run) -> str:
         """What the scenario sets, in words, and what of the run shown until now it
         changes ("guard on (was OFF)")."""
-        from airline_agent.agent.options import ApprovalPolicy
+        from airline_agent.choices import APPROVAL_MODES
         from airline_agent.scenarios.model import Approval
 
         settings = self.scenario.settings
         # An approval a user chose (live) or a scenario set; anything else a run shows
         # (offline before any scenario: "scenario") is no one's choice, so no "was".
-        chosen = {*get_args(ApprovalPolicy), *get_args(Approval)}
+        chosen = {*APPROVAL_MODES, *get_args(Approval)}
         chosen_approval = shown.approval if shown.approval in chosen else None
         said = [
             _setting("guard", _on(settings.guard), _on(shown.guard)),

@@ -144,7 +144,7 @@ def test_all_fifty_tasks_replay_to_the_reference_state(tau2_reference, tau2_fres
     pristine = None
     for task in tasks:
         database = tau2_fresh()
-        sqlite = database.backend == "sqlite"
+        sqlite = database.dialect == "sqlite"
         if pristine is None:
             assert export_tau2(database) == initial
             pristine = tau2_reference.path if sqlite else _RowsWritten(database)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "airline_agent"
 LAYERS = ("domain", "tools", "agent")  # each may import only itself and those before it
-BELOW_THE_LAYERS = ("airline_agent.config", "airline_agent.project", "airline_agent.frozen")
+BELOW_THE_LAYERS = ("airline_agent.config", "airline_agent.choices", "airline_agent.project")
 
 # Constructing the parts of a running agent: only stack.py does it (and each part's own
 # layer, for its internals).
@@ -55,8 +55,8 @@ def test_no_layer_imports_upward() -> None:
             else:
                 continue
             inside = any(module == a or module.startswith(a + ".") for a in allowed)
-            # The settings are read by name (and for types) in every layer, and so is
-            # where the project's files are; `frozen` (a dataclass decorator) is below all.
+            # The settings are read by name (and for types) in every layer, and so are
+            # their choices and defaults, and where the project's files are.
             if module.startswith("airline_agent") and not inside and module not in BELOW_THE_LAYERS:
                 upward.append(f"{path.relative_to(PACKAGE)}: imports {module}")
     assert upward == []

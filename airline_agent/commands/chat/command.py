@@ -75,16 +75,21 @@ def chat_command(
         ),
     ] = False,
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Skip the policy guard (τ² lenient semantics).")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard",
+            help="The policy guard (default: on; AIRLINE_AGENT_GUARD); off: τ²'s lenient "
+            "semantics.",
+        ),
+    ] = None,
     record: Annotated[
         Path | None,
-        typer.Option("--record", help="Save the session as a scenario file (replayable)."),
+        typer.Option("--record", help="Save the conversation as a scenario file (replayable)."),
     ] = None,
     transcript: Annotated[
         Path | None,
-        typer.Option("--transcript", help="Write the session as JSONL and Markdown into DIR."),
+        typer.Option("--transcript", help="Write the conversation as JSONL and Markdown into DIR."),
     ] = None,
     force: Annotated[
         bool,
@@ -120,7 +125,7 @@ def chat_command(
         cost_budget=cost_budget,
         prompt=prompt,
         db=db,
-        guard=False if no_guard else None,
+        guard=guard,
         recover_text_tool_calls=True if recover_text_tool_calls else None,
     )
     if not settings.model_configured:
@@ -154,4 +159,8 @@ def register(app: typer.Typer) -> None:
         "chat",
         help="Chat with the agent line by line in any terminal or pipe "
         "(tool calls, usage and cost shown as they happen).",
+        epilog="Examples:\n\n"
+        "  OPENAI_API_KEY=sk-… airline-agent chat --model gpt-4o-mini --as emma_kim_9957\n\n"
+        "  airline-agent chat --model qwen2.5 --base-url http://localhost:11434/v1 "
+        "--record mine.yaml    # Ollama; replay mine.yaml later",
     )(chat_command)

@@ -44,7 +44,7 @@ async def run_chat(
     outputs: OutputPolicy | None = None,
 ) -> int:
     """The chat; returns the exit status. `observers` see every event; `record` /
-    `transcript`: the session saved as a scenario file / as JSONL and Markdown at the end,
+    `transcript`: the conversation saved as a scenario file / as JSONL and Markdown at the end,
     as `outputs` allows (by default: no existing file is replaced)."""
     import asyncio
 

@@ -50,9 +50,12 @@ def serve_command(
         str | None,
         typer.Option("--db", help="Database (live: each tab works on a copy of it)."),
     ] = None,
-    no_guard: Annotated[
-        bool, typer.Option("--no-guard", help="Switch the policy guard off.")
-    ] = False,
+    guard: Annotated[
+        bool | None,
+        typer.Option(
+            "--guard/--no-guard", help="The policy guard (default: on; AIRLINE_AGENT_GUARD)."
+        ),
+    ] = None,
     approve: Annotated[
         str | None, typer.Option("--approve", help="Write approvals: ask, auto or deny.")
     ] = None,
@@ -67,7 +70,7 @@ def serve_command(
         "model": model,
         "base_url": base_url,
         "db": db,
-        "guard": False if no_guard else None,
+        "guard": guard,
         "approve": approve,
         "prompt": prompt,
     }
@@ -169,7 +172,7 @@ def _live_database(settings: Settings) -> Path | TemplateCopies | None:
     except Exception as error:  # one clear line, never a traceback
         _fail(f"{settings.db}: cannot open the database ({_reason(error)})")
     try:
-        if database.backend == "postgresql":
+        if database.dialect == "postgresql":
             try:
                 return session_copies(database)
             except DatabaseUnavailable as error:
@@ -236,4 +239,7 @@ def register(app: typer.Typer) -> None:
         "serve",
         help="Serve the TUI in a browser (textual-serve): one app per tab, each with its "
         "own conversation and database copy.",
+        epilog="Examples:\n\n"
+        "  airline-agent serve    # then open http://127.0.0.1:8000/\n\n"
+        "  airline-agent serve --port 0 --model gpt-4o-mini    # any free port, live",
     )(serve_command)

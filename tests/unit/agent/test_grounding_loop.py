@@ -20,7 +20,7 @@ CLAIM = "I've cancelled your reservation EHGLP3."
 def session(*responses: ScriptedResponse) -> tuple[AgentSession, FakeToolbox]:
     toolbox = FakeToolbox()
     backend = ScriptedBackend(responses, model="gpt-4o-mini")
-    return AgentSession(backend, toolbox, LoopOptions(stream=False)), toolbox
+    return AgentSession(backend, toolbox, LoopOptions(stream=False, approval="auto")), toolbox
 
 
 def findings(events: list) -> list[tuple[str, str]]:

@@ -47,6 +47,16 @@ def test_parse_arguments_accepts_only_a_json_object_within_the_depth_limit():
     assert parse_arguments(nested(MAX_DEPTH + 1)) is None
 
 
+def test_parse_arguments_refuses_numbers_out_of_range_and_lone_surrogates():
+    """One reader for JSON from outside (untrusted.parse_json): arguments a strict server
+    would refuse to see echoed (`NaN`), or that no tool takes, are not a usable object."""
+    assert parse_arguments('{"amount": NaN}') is None
+    assert parse_arguments('{"amount": 1e309}') is None
+    assert parse_arguments('{"amount": ' + "9" * 30 + "}") is None
+    assert parse_arguments('{"name": "Zo\\ud83d"}') is None
+    assert parse_arguments('{"name": "Zo\\ud83d\\ude00"}') == {"name": "Zo\U0001f600"}
+
+
 def test_assistant_entry_with_calls_is_the_chat_completions_shape():
     calls = (
         ToolCall("c1", "get_user_details", '{"user_id": "mia_li_3668"}'),

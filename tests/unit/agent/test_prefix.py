@@ -22,7 +22,8 @@ from airline_agent.agent.prefix import (
     prefix_text,
     token_counter,
 )
-from airline_agent.agent.prompt import PROMPT_STYLES, build_system_prompt
+from airline_agent.agent.prompt import build_system_prompt
+from airline_agent.choices import PROMPT_STYLES
 from airline_agent.config import Settings, SettingsError, load_settings
 from airline_agent.domain.clock import Clock
 from airline_agent.tools.toolbox import Toolbox

@@ -1,5 +1,5 @@
-"""`ToolOutcome` is built by `@frozen` (outcome.py says why): it must stay the dataclass its
-fields declare, frozen, with one parameter per field."""
+"""`ToolOutcome` is the dataclass its fields declare, frozen, with one parameter per field
+and no other state."""
 
 from __future__ import annotations
 
@@ -39,4 +39,4 @@ def test_an_outcome_is_frozen_and_compares_by_its_fields() -> None:
         outcome.error = "CONFLICT"  # type: ignore[misc]
     assert dataclasses.replace(outcome, error="CONFLICT").error == "CONFLICT"
     assert outcome.error is None
-    assert vars(outcome) == {f.name: getattr(outcome, f.name) for f in dataclasses.fields(outcome)}
+    assert ToolOutcome.__slots__ == tuple(f.name for f in dataclasses.fields(outcome))

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
 from airline_agent.domain.db import Database
 from airline_agent.tools.conversation import ToolConversation
@@ -30,7 +30,6 @@ from airline_agent.tools.outcome import ERROR_CODES
 from airline_agent.tools.registry import (
     REGISTRY,
     ArgumentsRejected,
-    fields_validator,
     parse_arguments,
     plain_errors,
     validate,
@@ -326,9 +325,9 @@ def test_any_arguments_give_a_result_and_keep_the_invariants(
 @settings.get_profile("slow")  # no database: hundreds of examples take seconds
 @given(call=tool_call(), data=st.data())
 def test_arguments_are_checked_exactly_as_their_model_checks_them(call, data) -> None:
-    """`registry.validate` runs the argument model's field validation without building the
-    model (`fields_validator`): it accepts what the model accepts, giving the same values,
-    and refuses what it refuses, with the same errors (which `plain_errors` words)."""
+    """`registry.validate` is the argument model's own validation: it accepts what the
+    model accepts, giving its fields as the tool's keyword arguments, and refuses what it
+    refuses, with the same errors (which `plain_errors` words)."""
     name, arguments = call
     if not isinstance(arguments, dict):
         return  # JSON text is parsed before validation; parse_arguments has its own tests
@@ -359,26 +358,3 @@ def test_arguments_are_checked_exactly_as_their_model_checks_them(call, data) ->
         }
         return
     assert validate(spec, arguments) == expected
-
-
-def test_a_model_with_validators_of_its_own_is_not_validated_by_its_fields_alone() -> None:
-    class Checked(BaseModel):
-        low: int
-        high: int
-
-        @model_validator(mode="after")
-        def ordered(self) -> Checked:
-            if self.low > self.high:
-                raise ValueError("low above high")
-            return self
-
-    with pytest.raises(TypeError, match="plain model of fields"):
-        fields_validator(Checked)
-
-
-def test_a_field_with_an_alias_is_not_validated_by_its_validator_alone() -> None:
-    class Aliased(BaseModel):
-        low: int = Field(alias="from")
-
-    with pytest.raises(TypeError, match="plain model of fields"):
-        fields_validator(Aliased)
