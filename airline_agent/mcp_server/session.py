@@ -277,13 +277,18 @@ class McpSession:
             return False
         return self.writes.total - self.writes_before - self.own_writes > 0
 
+    def end_questions(self) -> None:
+        """2026-07-28: the calls whose questions the client never came back to answer end
+        in the log, unrun (the session ends)."""
+        for asked in self._questions.unanswered():
+            self._log_unanswered(asked)
+
     def close(self) -> None:
         """Release the database (the session's own copy is removed)."""
         if self.closed:
             return
         self.closed = True
-        for asked in self._questions.unanswered():  # 2026-07-28: the client never came back
-            self._log_unanswered(asked)
+        self.end_questions()
         if not self.rules.shared:
             self.caller.close()
         if self.scratch is not None:
@@ -434,6 +439,7 @@ class Sessions:
     def finish(self, session: McpSession) -> None:
         """Record the session (`on_close`) and release its database."""
         try:
+            session.end_questions()  # before the log's line that the session closed
             self.on_close(session)
         finally:
             session.close()

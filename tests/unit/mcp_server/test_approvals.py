@@ -1,0 +1,411 @@
+"""Approvals and the customer a session binds, through the official `mcp` client connected
+to the server in this process (the SDK's in-memory transport), in both protocol eras: the
+handshake (2025-11-25: `elicitation/create` while the call waits) and 2026-07-28 (the
+question returned, answered by calling again).
+
+The rule (MCP elicitation: actions accept, decline, cancel; content shaped by the
+requested schema): only `accept` with `confirm: true` is a yes. Any other answer a client
+can give (a decline or cancel with the box ticked, an accept without it, the box as text
+or a number, another key, no content, an answer of another kind, an error, no answer) is
+a no, and a no is final: nothing is written, and its answer cannot be played again as a
+yes. The same over stdio and HTTP subprocesses: tests/integration/test_mcp_server.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from airline_agent.config import Settings
+from airline_agent.mcp_server.approval import ANSWER_KEY
+from airline_agent.mcp_server.run import Server
+from tests.support.world import make_world_db
+
+EMMA = "emma_kim_9957"
+NOAH = "noah_lee_1001"
+BAGS = {
+    "reservation_id": "EHGLP3",
+    "total_baggages": 1,
+    "nonfree_baggages": 0,
+    "payment_id": "credit_card_5832574",
+}
+MODES = ["legacy", "auto"]  # 2025-11-25 (handshake); 2026-07-28
+
+
+@pytest.fixture(scope="module")
+def world_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("mcp-approvals") / "world.db"
+    make_world_db(path).close()
+    return path
+
+
+@pytest.fixture
+def world(world_template: Path, tmp_path: Path) -> Path:
+    db = tmp_path / "world.db"
+    shutil.copy(world_template, db)
+    return db
+
+
+@dataclass
+class Served:
+    server: Server
+    events: Path
+    asked: list[str] = field(default_factory=list)
+
+    def logged(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.events.read_text().splitlines()]
+
+
+@asynccontextmanager
+async def serving(
+    world: Path,
+    *,
+    customer: str | None = EMMA,
+    fallback: Literal["auto", "deny"] = "deny",
+    shared: bool = False,
+) -> AsyncIterator[Served]:
+    events = world.parent / "events.jsonl"
+    server = Server.open(
+        Settings(db=str(world)),
+        customer=customer,
+        fallback=fallback,
+        shared=shared,
+        record=None,
+        events=events,
+        transport="stdio",
+    )
+    try:
+        yield Served(server, events)
+    finally:
+        server.sessions.end_all()
+        if server.events is not None:
+            server.events.close()
+        server.database.close()
+
+
+def answering(served: Served, answer: types.ElicitResult | Exception) -> Any:
+    async def callback(context: Any, params: Any) -> types.ElicitResult:
+        served.asked.append(params.message)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    return callback
+
+
+def payload(result: types.CallToolResult) -> Any:
+    return json.loads(result.content[0].text)  # type: ignore[union-attr]
+
+
+async def bags(client: Client) -> int:
+    found = await client.call_tool("get_reservation_details", {"reservation_id": "EHGLP3"})
+    return int(payload(found)["total_baggages"])
+
+
+YES = types.ElicitResult(action="accept", content={"confirm": True})
+
+
+def _no(action: str, content: dict[str, Any] | None) -> types.ElicitResult:
+    return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
+
+
+NOT_A_YES = {
+    "decline, box ticked": _no("decline", {"confirm": True}),
+    "cancel, box ticked": _no("cancel", {"confirm": True}),
+    "decline": _no("decline", None),
+    "cancel": _no("cancel", None),
+    "accept, box not ticked": _no("accept", {"confirm": False}),
+    "accept, no content": _no("accept", None),
+    "accept, empty content": _no("accept", {}),
+    "accept, 'true'": _no("accept", {"confirm": "true"}),
+    "accept, 'True'": _no("accept", {"confirm": "True"}),
+    "accept, 'yes'": _no("accept", {"confirm": "yes"}),
+    "accept, 1": _no("accept", {"confirm": 1}),
+    "accept, 1.0": _no("accept", {"confirm": 1.0}),
+    "accept, ['true']": _no("accept", {"confirm": ["true"]}),
+    "accept, null": _no("accept", {"confirm": None}),
+    "accept, another key": _no("accept", {"Confirm": True}),
+    "accept, another field": _no("accept", {"approved": True}),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_accept_with_the_box_ticked_writes(world: Path, mode: str) -> None:
+    async with serving(world) as served:
+        callback = answering(served, YES)
+        async with Client(served.server.mcp, mode=mode, elicitation_callback=callback) as c:
+            changed = await c.call_tool("update_reservation_baggages", BAGS)
+            after = await bags(c)
+    assert not changed.is_error, payload(changed)
+    assert after == 1
+    assert len(served.asked) == 1
+    assert served.asked[0].startswith("The agent asks to run update_reservation_baggages for")
+    approval = next(line for line in served.logged() if line["type"] == "approval")
+    assert approval["approved"] is True
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answer", NOT_A_YES.values(), ids=NOT_A_YES.keys())
+async def test_any_other_answer_is_a_no_and_writes_nothing(
+    world: Path, mode: str, answer: types.ElicitResult
+) -> None:
+    async with serving(world) as served:
+        callback = answering(served, answer)
+        async with Client(served.server.mcp, mode=mode, elicitation_callback=callback) as client:
+            refused = await client.call_tool("update_reservation_baggages", BAGS)
+            after = await bags(client)
+    assert len(served.asked) == 1
+    assert refused.is_error
+    assert payload(refused) == {
+        "error": "PERMISSION_DENIED",
+        "message": "The customer declined this change; nothing was written. Ask the "
+        "customer what they would like to do instead.",
+    }
+    assert after == 0
+    logged = served.logged()
+    assert [line["approved"] for line in logged if line["type"] == "approval"] == [False]
+    assert not any(line["type"] == "tool_started" and line["call_id"] == "mcp-1" for line in logged)
+
+
+async def test_a_client_whose_answer_fails_is_a_no(world: Path) -> None:
+    """Handshake era: the client answers the question with an error."""
+    async with serving(world) as served:
+        callback = answering(served, RuntimeError("the user closed the dialog"))
+        async with Client(
+            served.server.mcp, mode="legacy", elicitation_callback=callback
+        ) as client:
+            refused = await client.call_tool("update_reservation_baggages", BAGS)
+            after = await bags(client)
+    assert payload(refused)["error"] == "PERMISSION_DENIED"
+    assert after == 0
+
+
+def asking(served: Served) -> Client:
+    """A 2026-07-28 client that can be asked (its questions are answered by hand)."""
+    return Client(served.server.mcp, mode="auto", elicitation_callback=answering(served, YES))
+
+
+async def _first_round(client: Client) -> types.InputRequiredResult:
+    """2026-07-28: the write's first call, driven by hand: the question comes back."""
+    first = await client.session.call_tool(
+        "update_reservation_baggages", BAGS, allow_input_required=True
+    )
+    assert isinstance(first, types.InputRequiredResult)
+    assert list(first.input_requests or {}) == [ANSWER_KEY]
+    return first
+
+
+async def _answer(
+    client: Client, state: str | None, responses: dict[str, Any] | None
+) -> types.CallToolResult | types.InputRequiredResult | types.Result:
+    return await client.session.call_tool(
+        "update_reservation_baggages",
+        BAGS,
+        input_responses=responses,
+        request_state=state,
+        allow_input_required=True,
+    )
+
+
+@pytest.mark.parametrize(
+    "responses",
+    [
+        {ANSWER_KEY: types.ListRootsResult(roots=[])},
+        {
+            ANSWER_KEY: types.CreateMessageResult(
+                role="assistant", content=types.TextContent(type="text", text="yes"), model="m"
+            )
+        },
+        {"another question": YES},
+        {},
+        None,
+    ],
+    ids=["roots", "a sampled 'yes'", "another key", "no responses", "nothing"],
+)
+async def test_at_2026_07_28_an_answer_of_another_kind_is_a_no(
+    world: Path, responses: dict[str, Any] | None
+) -> None:
+    async with serving(world) as served, asking(served) as client:
+        first = await _first_round(client)
+        refused = await _answer(client, first.request_state, responses)
+        after = await bags(client)
+    assert isinstance(refused, types.CallToolResult)
+    assert payload(refused)["error"] == "PERMISSION_DENIED"
+    assert after == 0
+
+
+async def test_at_2026_07_28_a_no_is_final(world: Path) -> None:
+    decline = _no("decline", None)
+    async with serving(world) as served, asking(served) as client:
+        first = await _first_round(client)
+        refused = await _answer(client, first.request_state, {ANSWER_KEY: decline})
+        # The same question's state again, now with a yes: it answers nothing any more.
+        again = await _answer(client, first.request_state, {ANSWER_KEY: YES})
+        after = await bags(client)
+    assert payload(refused)["error"] == "PERMISSION_DENIED"  # type: ignore[arg-type]
+    assert isinstance(again, types.InputRequiredResult)  # a new question, no write
+    assert after == 0
+
+
+async def test_at_2026_07_28_a_yes_is_used_once(world: Path) -> None:
+    async with serving(world) as served, asking(served) as client:
+        first = await _first_round(client)
+        changed = await _answer(client, first.request_state, {ANSWER_KEY: YES})
+        replayed = await _answer(client, first.request_state, {ANSWER_KEY: YES})
+    assert isinstance(changed, types.CallToolResult) and not changed.is_error
+    assert isinstance(replayed, types.InputRequiredResult)  # asked again: no second write
+    calls = [line for line in served.logged() if line["type"] == "tool_call"]
+    assert [line["call_id"] for line in calls] == ["mcp-1", "mcp-2"]
+
+
+async def test_at_2026_07_28_a_state_the_server_never_gave_answers_nothing(world: Path) -> None:
+    async with serving(world) as served, asking(served) as client:
+        await _first_round(client)
+        try:
+            forged = await _answer(client, "approval-1", {ANSWER_KEY: YES})
+        except MCPError:
+            forged = None  # the SDK refuses state it did not seal
+        after = await bags(client)
+    assert forged is None or isinstance(forged, types.InputRequiredResult)
+    assert after == 0
+
+
+async def test_at_2026_07_28_an_unanswered_question_ends_its_call_unrun_with_the_session(
+    world: Path,
+) -> None:
+    async with serving(world) as served, asking(served) as client:
+        await _first_round(client)
+    lines = served.logged()
+    kinds = [line["type"] for line in lines if line.get("call_id") == "mcp-1"]
+    assert kinds == ["tool_call", "tool_finished"]
+    ended = next(line for line in lines if line["type"] == "tool_finished")
+    assert ended["error"] == "INTERNAL_ERROR"
+    assert (
+        ended["result"]["message"] == "This call was not run: the turn was interrupted before it."
+    )
+    assert lines[-1]["type"] == "session_closed"
+
+
+# -- a client that cannot be asked ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_client_that_cannot_be_asked_gets_the_deny_result(world: Path, mode: str) -> None:
+    async with serving(world) as served, Client(served.server.mcp, mode=mode) as client:
+        refused = await client.call_tool("update_reservation_baggages", BAGS)
+        after = await bags(client)
+    assert payload(refused)["error"] == "PERMISSION_DENIED"
+    assert "switched off" in payload(refused)["message"]
+    assert after == 0
+    assert not any(line["type"] == "approval" for line in served.logged())
+
+
+async def test_with_approve_auto_a_client_that_cannot_be_asked_writes(world: Path) -> None:
+    async with serving(world, fallback="auto") as served, Client(served.server.mcp) as client:
+        changed = await client.call_tool("update_reservation_baggages", BAGS)
+        after = await bags(client)
+    assert not changed.is_error and after == 1
+    assert [line["type"] for line in served.logged() if line.get("call_id") == "mcp-1"] == [
+        "tool_call",
+        "tool_started",
+        "tool_finished",
+    ]
+
+
+async def test_a_write_with_arguments_that_are_no_object_is_refused_unrun(world: Path) -> None:
+    async with serving(world, fallback="auto") as served:
+        refused = await served.server.mcp.answer(None, "update_reservation_baggages", "{bad")
+    assert refused.is_error  # type: ignore[union-attr]
+    assert payload(refused)["error"] == "INVALID_ARGUMENTS"  # type: ignore[arg-type]
+    kinds = [line["type"] for line in served.logged() if line.get("call_id") == "mcp-1"]
+    assert kinds == ["tool_call", "tool_finished"]
+
+
+# -- the customer a session acts for --------------------------------------------------------
+
+
+async def test_the_first_successful_lookup_binds_the_session_and_the_guard_keeps_it(
+    world: Path,
+) -> None:
+    async with serving(world, customer=None) as served, Client(served.server.mcp) as client:
+        before = await client.call_tool("get_reservation_details", {"reservation_id": "ECON01"})
+        unknown = await client.call_tool("get_user_details", {"user_id": "nobody_0000"})
+        bound = await client.call_tool("get_user_details", {"user_id": EMMA})
+        other = await client.call_tool("get_user_details", {"user_id": NOAH})
+        again = await client.call_tool("get_user_details", {"user_id": EMMA})
+    assert not before.is_error  # unbound: a reservation id may come first
+    assert payload(unknown)["error"] == "NOT_FOUND"  # binds nobody
+    assert payload(bound)["user_id"] == EMMA
+    assert payload(other)["error"] == "PERMISSION_DENIED"
+    assert not again.is_error
+    bindings = [line for line in served.logged() if line["type"] == "customer_bound"]
+    assert bindings == [
+        {
+            "session": 1,
+            "type": "customer_bound",
+            "customer": EMMA,
+            "call_id": "mcp-3",
+            "tool": "get_user_details",
+        }
+    ]
+    (session,) = [s for _, s in served.server.sessions.items()] or [None]
+    assert session is None  # ended with the server (its events are the log's)
+
+
+async def test_a_session_bound_from_the_start_acts_only_for_that_customer(world: Path) -> None:
+    async with serving(world, customer=NOAH) as served, Client(served.server.mcp) as client:
+        own = await client.call_tool("get_user_details", {"user_id": NOAH})
+        other = await client.call_tool("get_user_details", {"user_id": EMMA})
+    assert payload(own)["user_id"] == NOAH
+    assert payload(other)["error"] == "PERMISSION_DENIED"
+    assert not any(line["type"] == "customer_bound" for line in served.logged())
+
+
+async def test_a_write_before_any_lookup_is_refused(world: Path) -> None:
+    async with serving(world, customer=None) as served:
+        callback = answering(served, YES)
+        async with Client(
+            served.server.mcp, mode="legacy", elicitation_callback=callback
+        ) as client:
+            refused = await client.call_tool("update_reservation_baggages", BAGS)
+            after = await bags(client)
+    assert payload(refused)["error"] == "PERMISSION_DENIED"
+    assert after == 0
+
+
+async def test_a_session_counts_its_calls_and_writes(world: Path) -> None:
+    async with (
+        serving(world, fallback="auto", shared=True) as served,
+        Client(served.server.mcp) as client,
+    ):
+        await client.call_tool("get_user_details", {"user_id": EMMA})
+        await client.call_tool("update_reservation_baggages", BAGS)
+        await client.call_tool("calculate", {"expression": "1 + 1"})
+        ((_, session),) = served.server.sessions.items()
+        assert (session.calls, session.own_writes, session.others_wrote) == (3, 1, False)
+        assert served.server.sessions.writes.total == 1
+        assert session.customer == EMMA
+    assert session.closed
+
+
+async def test_a_call_for_an_ended_session_is_refused(world: Path) -> None:
+    from airline_agent.mcp_server.session import SessionEnded
+
+    async with serving(world) as served:
+        sessions = served.server.sessions
+        session = sessions.get("key")
+        assert sessions.take("key") is session
+        sessions.finish(session)
+        with pytest.raises(SessionEnded):
+            sessions.get("key")
+        with pytest.raises(MCPError, match="this MCP session has ended"):
+            await session.call("calculate", {"expression": "1"}, None)
