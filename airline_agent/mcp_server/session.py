@@ -174,7 +174,6 @@ class McpSession:
         self.calls += 1
         call = ToolCall(f"mcp-{self.calls}", name, text)
         self.sink(self.number, self._message(self.calls, call))
-        asked = approval.AskedCall(self.calls, call, "")
         try:
             preview = await anyio.to_thread.run_sync(
                 self.caller.toolbox.preview, name, arguments, self.caller.conversation
@@ -185,7 +184,7 @@ class McpSession:
                 return self._questions.ask(message, asked)
             return await approval.ask_now(request, message), asked
         except BaseException:  # the client left (the request was cancelled) mid-question
-            self._log_unanswered(asked)
+            self._log_unanswered(call)
             raise
 
     def _called(self, name: str, text: str) -> ToolCall:
@@ -207,11 +206,11 @@ class McpSession:
             latency_ms=0.0,
         )
 
-    def _log_unanswered(self, asked: approval.AskedCall) -> None:
+    def _log_unanswered(self, call: ToolCall) -> None:
         """A question never answered ends its call in the log: nothing was written."""
         unrun = ToolFinished(
-            call_id=asked.call.call_id,
-            name=asked.call.name,
+            call_id=call.call_id,
+            name=call.name,
             arguments=None,
             result=texts.interrupted(),
             error=texts.interrupted()["error"],
@@ -281,7 +280,7 @@ class McpSession:
         """2026-07-28: the calls whose questions the client never came back to answer end
         in the log, unrun (the session ends)."""
         for asked in self._questions.unanswered():
-            self._log_unanswered(asked)
+            self._log_unanswered(asked.call)
 
     def close(self) -> None:
         """Release the database (the session's own copy is removed)."""

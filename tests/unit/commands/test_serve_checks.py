@@ -64,14 +64,16 @@ class Served:
             return answer.status
 
 
-async def serve(tmp_path: Path, *, public_url: str | None = None) -> AsyncIterator[Served]:
+async def serve(
+    tmp_path: Path, *, public_url: str | None = None, host: str = "127.0.0.1"
+) -> AsyncIterator[Served]:
+    """The server on a free port of 127.0.0.1; `host`: the --host it was given (a name of
+    this machine's loopback)."""
     said: list[str] = []
     tabs = TabSettings(
         argv=(sys.executable, "-c", "pass"), environment={}, database=None, scratch=tmp_path
     )
-    server = TuiServer(
-        tabs, host="127.0.0.1", port=0, public_url=public_url, max_tabs=0, say=said.append
-    )
+    server = TuiServer(tabs, host=host, port=0, public_url=public_url, max_tabs=0, say=said.append)
     # What `listen` does, without its signal handlers (they are pytest's).
     runner = web.AppRunner(await server._make_app(), access_log=None)
     await runner.setup()
@@ -338,3 +340,41 @@ async def test_a_resize_is_brought_within_bounds_and_one_of_no_numbers_is_ignore
         {"type": "resize", "width": 1, "height": MAX_ROWS},
         {"type": "resize", "width": 120, "height": 40},
     ]
+
+
+async def test_served_at_a_loopback_name_it_answers_to_that_name_and_loopbacks(
+    tmp_path: Path,
+) -> None:
+    async for served in serve(tmp_path, host="MyLoopback"):
+        port = served.port
+        for host in (f"myloopback:{port}", f"127.0.0.1:{port}", f"localhost:{port}"):
+            assert await served.status("/static/css/xterm.css", host=host) == 200, host
+        assert await served.opens_a_tab(f"http://myloopback:{port}", host=f"myloopback:{port}")
+
+
+async def test_on_port_80_a_browser_leaves_the_port_out(served: Served) -> None:
+    served.server.port_bound = 80  # what the Host header says is all that is checked
+    assert await served.status("/static/css/xterm.css", host="localhost") == 200
+    assert await served.status("/static/css/xterm.css", host="localhost:80") == 200
+    assert await served.status("/static/css/xterm.css", host="localhost:8080") == 403
+    assert await served.opens_a_tab("http://localhost", host="localhost")
+
+
+async def test_a_public_url_with_a_login_and_the_default_port_is_its_host(
+    tmp_path: Path,
+) -> None:
+    async for served in serve(tmp_path, public_url="http://user:pw@demo.example.org:80/x/"):
+        assert await served.status("/static/css/xterm.css", host="demo.example.org") == 200
+        assert await served.opens_a_tab("http://demo.example.org")
+        assert not await served.opens_a_tab("http://user:pw@demo.example.org")
+
+
+async def test_the_page_points_at_this_servers_websocket_and_files(served: Served) -> None:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(served.url + "/") as page,
+    ):
+        text = await page.text()
+        assert page.status == 200
+    assert f'data-session-websocket-url="ws://127.0.0.1:{served.port}/ws"' in text
+    assert f'href="{served.url}/static/css/xterm.css"' in text

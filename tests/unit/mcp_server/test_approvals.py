@@ -20,14 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
+from airline_agent.agent.events import ApprovalRequested, AssistantMessage
 from airline_agent.config import Settings
-from airline_agent.mcp_server.approval import ANSWER_KEY
+from airline_agent.mcp_server.approval import ANSWER_KEY, question
+from airline_agent.mcp_server.event_log import event_record
 from airline_agent.mcp_server.run import Server
+from airline_agent.mcp_server.session import McpSession
 from tests.support.world import make_world_db
 
 EMMA = "emma_kim_9957"
@@ -409,3 +414,399 @@ async def test_a_call_for_an_ended_session_is_refused(world: Path) -> None:
             sessions.get("key")
         with pytest.raises(MCPError, match="this MCP session has ended"):
             await session.call("calculate", {"expression": "1"}, None)
+
+
+# -- what a session logs (--events) and records (--record), field by field -------------------
+
+PREVIEW = (
+    "update_reservation_baggages would change 1 record(s):\n"
+    "- reservation EHGLP3: total_baggages 0 → 1"
+)
+
+
+def _session(served: Served) -> McpSession:
+    ((_, session),) = served.server.sessions.items()
+    return session
+
+
+def _of_the_session(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [line for line in lines if line["type"] not in ("session_opened", "session_closed")]
+
+
+def _as_logged(events: list[Any]) -> list[dict[str, Any]]:
+    """Events as the log writes them (a line of JSON each)."""
+    return [json.loads(json.dumps(event_record(1, event), default=str)) for event in events]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_approved_write_is_logged_and_recorded_field_by_field(
+    world: Path, mode: str
+) -> None:
+    async with serving(world) as served:
+        callback = answering(served, YES)
+        async with Client(served.server.mcp, mode=mode, elicitation_callback=callback) as c:
+            changed = await c.call_tool("update_reservation_baggages", BAGS)
+            session = _session(served)
+            recorded = list(session.events)
+    assert served.asked == [question("update_reservation_baggages", EMMA, PREVIEW)]
+    text = json.dumps(BAGS)
+    call, approved, started, finished = _of_the_session(served.logged())
+    assert call == {
+        "session": 1,
+        "type": "tool_call",
+        "request": 1,
+        "call_id": "mcp-1",
+        "name": "update_reservation_baggages",
+        "arguments": text,
+    }
+    assert approved == {
+        "session": 1,
+        "type": "approval",
+        "request": 1,
+        "call_id": "mcp-1",
+        "name": "update_reservation_baggages",
+        "preview": PREVIEW,
+        "approved": True,
+    }
+    assert started == {
+        "session": 1,
+        "type": "tool_started",
+        "call_id": "mcp-1",
+        "name": "update_reservation_baggages",
+        "arguments": BAGS,
+        "raw_arguments": text,
+    }
+    assert finished["result"] == payload(changed) == changed.structured_content
+    assert (finished["name"], finished["arguments"], finished["error"]) == (
+        "update_reservation_baggages",
+        BAGS,
+        None,
+    )
+    assert isinstance(finished["elapsed_ms"], float)
+    assert [(c["table"], c["key"]) for c in finished["changes"]] == [("reservation", "EHGLP3")]
+    # The record holds what the log holds, and the call as the model's response.
+    assert _as_logged(recorded) == [call, approved, started, finished]
+    message, asking = recorded[0], recorded[1]
+    assert isinstance(message, AssistantMessage) and isinstance(asking, ApprovalRequested)
+    assert (message.content, message.reasoning, message.finish_reason, message.latency_ms) == (
+        None,
+        None,
+        "tool_calls",
+        0.0,
+    )
+    assert asking.calls[0].arguments == BAGS
+    assert session.calls == session.own_writes == 1
+
+
+@pytest.mark.parametrize("answer", [_no("decline", None), RuntimeError("no")], ids=["no", "error"])
+async def test_a_refused_write_is_logged_and_recorded_with_its_arguments(
+    world: Path, answer: types.ElicitResult | Exception
+) -> None:
+    async with serving(world) as served:
+        callback = answering(served, answer)
+        async with Client(served.server.mcp, mode="legacy", elicitation_callback=callback) as c:
+            refused = await c.call_tool("update_reservation_baggages", BAGS)
+            recorded = list(_session(served).events)
+    call, approval, finished = _of_the_session(served.logged())
+    assert approval["approved"] is False and approval["preview"] == PREVIEW
+    assert finished == {
+        "session": 1,
+        "type": "tool_finished",
+        "call_id": "mcp-1",
+        "name": "update_reservation_baggages",
+        "arguments": BAGS,
+        "result": payload(refused),
+        "error": "PERMISSION_DENIED",
+        "elapsed_ms": 0.0,
+        "changes": [],
+        "producer": "framework",
+    }
+    assert refused.structured_content == payload(refused)
+    assert _as_logged(recorded) == [call, approval, finished]
+
+
+async def test_a_write_a_client_cannot_be_asked_about_is_logged_with_its_arguments(
+    world: Path,
+) -> None:
+    async with serving(world) as served, Client(served.server.mcp) as client:
+        refused = await client.call_tool("update_reservation_baggages", BAGS)
+    call, finished = _of_the_session(served.logged())
+    assert call["arguments"] == json.dumps(BAGS) and call["request"] == 1
+    assert finished["arguments"] == BAGS and finished["error"] == "PERMISSION_DENIED"
+    assert finished["result"] == payload(refused) == refused.structured_content
+
+
+async def test_a_read_is_logged_with_its_text_and_a_result_that_is_no_object_has_no_structure(
+    world: Path,
+) -> None:
+    async with serving(world) as served, Client(served.server.mcp) as client:
+        found = await client.call_tool("get_user_details", {"user_id": EMMA})
+        summed = await client.call_tool("calculate", {"expression": "1 + 1"})
+        recorded = list(_session(served).events)
+    assert found.structured_content == payload(found) and not found.is_error
+    assert summed.structured_content is None and summed.content[0].text == "2.0"  # type: ignore[union-attr]
+    lines = _of_the_session(served.logged())
+    assert [(line["type"], line.get("request")) for line in lines] == [
+        ("tool_call", 1),
+        ("tool_started", None),
+        ("tool_finished", None),
+        ("tool_call", 2),
+        ("tool_started", None),
+        ("tool_finished", None),
+    ]
+    assert lines[0]["arguments"] == json.dumps({"user_id": EMMA})
+    assert lines[3] == {
+        "session": 1,
+        "type": "tool_call",
+        "request": 2,
+        "call_id": "mcp-2",
+        "name": "calculate",
+        "arguments": json.dumps({"expression": "1 + 1"}),
+    }
+    assert lines[5]["result"] == 2.0 and lines[5]["name"] == "calculate"
+    assert _as_logged(recorded) == lines
+
+
+async def test_arguments_that_are_no_object_are_refused_with_the_call_as_sent(
+    world: Path,
+) -> None:
+    async with serving(world, fallback="auto") as served:
+        refused = await served.server.mcp.answer(None, "calculate", "{é")
+    assert isinstance(refused, types.CallToolResult) and refused.is_error
+    text = refused.content[0].text  # type: ignore[union-attr]
+    assert "é" in text and "\\u00e9" not in text  # the model's own text, not escaped
+    assert refused.structured_content == json.loads(text)
+    call, finished = _of_the_session(served.logged())
+    assert (call["name"], call["arguments"]) == ("calculate", "{é")
+    assert finished["name"] == "calculate" and finished["arguments"] is None
+    assert finished["error"] == "INVALID_ARGUMENTS" and finished["elapsed_ms"] == 0.0
+
+
+async def test_a_question_never_answered_ends_its_call_in_the_log_field_by_field(
+    world: Path,
+) -> None:
+    async with serving(world) as served, asking(served) as client:
+        await _first_round(client)
+    (call, finished) = _of_the_session(served.logged())
+    assert call["request"] == 1 and call["arguments"] == json.dumps(BAGS)
+    assert finished == {
+        "session": 1,
+        "type": "tool_finished",
+        "call_id": "mcp-1",
+        "name": "update_reservation_baggages",
+        "arguments": None,
+        "result": {
+            "error": "INTERNAL_ERROR",
+            "message": "This call was not run: the turn was interrupted before it.",
+        },
+        "error": "INTERNAL_ERROR",
+        "elapsed_ms": 0.0,
+        "changes": [],
+        "producer": "framework",
+    }
+
+
+async def test_a_question_left_when_its_client_goes_away_ends_its_call_in_the_log(
+    world: Path,
+) -> None:
+    """Handshake era: the client goes while its user is being asked."""
+    asked = anyio.Event()
+
+    async def never(context: Any, params: Any) -> types.ElicitResult:
+        asked.set()
+        await anyio.sleep_forever()
+        raise AssertionError("not reached")
+
+    async with serving(world) as served:
+        async with anyio.create_task_group() as group:
+
+            async def use() -> None:
+                async with Client(
+                    served.server.mcp, mode="legacy", elicitation_callback=never
+                ) as c:
+                    await c.call_tool("update_reservation_baggages", BAGS)
+
+            group.start_soon(use)
+            await asked.wait()
+            group.cancel_scope.cancel()
+        with anyio.fail_after(30):
+            while len(_of_the_session(served.logged())) < 2:
+                await anyio.sleep(0.01)
+    call, finished = _of_the_session(served.logged())[:2]
+    assert call["type"] == "tool_call" and finished["type"] == "tool_finished"
+    assert finished["call_id"] == "mcp-1" and finished["name"] == "update_reservation_baggages"
+    assert finished["error"] in ("INTERNAL_ERROR", "PERMISSION_DENIED")
+
+
+async def test_at_2026_07_28_two_open_questions_each_answer_their_own_call(world: Path) -> None:
+    more = {**BAGS, "total_baggages": 2}
+    async with serving(world) as served, asking(served) as client:
+        first = await _first_round(client)
+        second = await client.session.call_tool(
+            "update_reservation_baggages", more, allow_input_required=True
+        )
+        assert isinstance(second, types.InputRequiredResult)
+        one = await _answer(client, first.request_state, {ANSWER_KEY: YES})
+        after_one = await bags(client)
+        two = await client.session.call_tool(
+            "update_reservation_baggages",
+            more,
+            input_responses={ANSWER_KEY: YES},
+            request_state=second.request_state,
+            allow_input_required=True,
+        )
+        after_two = await bags(client)
+    assert isinstance(one, types.CallToolResult) and isinstance(two, types.CallToolResult)
+    assert (after_one, after_two) == (1, 2)
+    started = [
+        line["call_id"]
+        for line in served.logged()
+        if line["type"] == "tool_started" and line["name"] == "update_reservation_baggages"
+    ]
+    assert started == ["mcp-1", "mcp-2"]
+    approvals = [line for line in served.logged() if line["type"] == "approval"]
+    assert [(line["call_id"], line["request"]) for line in approvals] == [
+        ("mcp-1", 1),
+        ("mcp-2", 2),
+    ]
+    assert "total_baggages 0 → 1" in approvals[0]["preview"]
+
+
+async def test_two_writes_are_counted_as_two(world: Path) -> None:
+    async with (
+        serving(world, fallback="auto", shared=True) as served,
+        Client(served.server.mcp) as client,
+    ):
+        await client.call_tool("update_reservation_baggages", BAGS)
+        await client.call_tool("update_reservation_baggages", {**BAGS, "total_baggages": 2})
+        session = _session(served)
+        assert (session.own_writes, served.server.sessions.writes.total) == (2, 2)
+
+
+# -- sessions by key, and the server's refusals ---------------------------------------------
+
+
+async def test_a_session_ended_is_refused_in_words_and_its_folder_removed(world: Path) -> None:
+    from airline_agent.mcp_server.session import SessionEnded
+
+    async with serving(world) as served:
+        sessions = served.server.sessions
+        assert sessions.take("never opened") is None
+        session = sessions.get("key")
+        assert isinstance(session.last_used, float) and session.last_used > 0
+        folder = session.scratch
+        assert folder is not None and folder.is_dir()
+        assert sessions.take("key") is session
+        sessions.finish(session)
+        assert not folder.exists()
+        with pytest.raises(SessionEnded) as ended:
+            sessions.get("key")
+        assert str(ended.value) == "this MCP session has ended; start a new one"
+        with pytest.raises(MCPError) as refused:
+            await session.call("calculate", {"expression": "1"}, None)
+        assert refused.value.message == "this MCP session has ended"
+
+
+async def test_a_shared_database_outlives_a_session(world: Path) -> None:
+    async with serving(world, shared=True) as served:
+        sessions = served.server.sessions
+        first = sessions.get("one")
+        sessions.finish(sessions.take("one") or first)
+        second = sessions.get("two")
+        found = await second.call("get_reservation_details", {"reservation_id": "EHGLP3"}, None)
+    assert not found.is_error  # type: ignore[union-attr]
+
+
+class _Request:
+    """An HTTP request's context as the SDK gives it: the transport's session header."""
+
+    def __init__(self, session: str | None) -> None:
+        headers = {} if session is None else {"mcp-session-id": session}
+        self.request = type("HttpRequest", (), {"headers": headers})()
+
+
+async def test_over_http_a_call_belongs_to_its_transport_session(world: Path) -> None:
+    from airline_agent.mcp_server.server import NO_SESSION
+
+    async with serving(world, customer=None) as served:
+        served.server.mcp.transport = "http"
+        request: Any = _Request("abc")
+        found = await served.server.mcp.answer(request, "calculate", {"expression": "2 + 2"})
+        assert [key for key, _ in served.server.sessions.items()] == ["abc"]
+        for nobody in (None, _Request(None)):
+            with pytest.raises(MCPError) as refused:
+                await served.server.mcp.answer(nobody, "calculate", {"expression": "1"})  # type: ignore[arg-type]
+            assert (refused.value.code, refused.value.message) == (INVALID_REQUEST, NO_SESSION)
+    assert found.content[0].text == "4.0"  # type: ignore[union-attr]
+
+
+async def test_a_session_that_cannot_be_opened_is_an_internal_error_result(
+    world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with serving(world) as served:
+        sessions = served.server.sessions
+
+        def fail() -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(sessions, "_open", fail)
+        refused = await served.server.mcp.answer(None, "calculate", {"expression": "1"})
+    assert isinstance(refused, types.CallToolResult) and refused.is_error
+    expected = {
+        "error": "INTERNAL_ERROR",
+        "message": "this session could not be opened. The tool failed unexpectedly "
+        "(OSError: [Errno 28] No space left on device); nothing was changed.",
+    }
+    assert payload(refused) == refused.structured_content == expected
+
+
+# -- the prompt ------------------------------------------------------------------------------
+
+
+async def test_the_prompt_names_a_known_customer_as_the_database_has_the_id(world: Path) -> None:
+    async with serving(world, customer=None) as served, Client(served.server.mcp) as client:
+        named = await client.get_prompt("airline_agent", {"customer": f" {EMMA} "})
+        nobody = await client.get_prompt("airline_agent", {})
+        policy = await client.read_resource("airline://policy")
+    text = named.messages[0].content.text  # type: ignore[union-attr]
+    assert EMMA in text and f" {EMMA} " not in text
+    assert "2024-05-15" in text  # the server's clock
+    assert EMMA not in nobody.messages[0].content.text  # type: ignore[union-attr]
+    assert "2024-05-15" in policy.contents[0].text  # type: ignore[union-attr]
+
+
+async def test_the_prompt_of_a_server_bound_from_the_start_names_its_customer(world: Path) -> None:
+    async with serving(world, customer=NOAH) as served, Client(served.server.mcp) as client:
+        prompt = await client.get_prompt("airline_agent", {})
+    assert NOAH in prompt.messages[0].content.text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("nobody_0000", '"nobody_0000"'),
+        ("x" * 40, f'"{"x" * 40}"'),
+        ("x" * 41, f'"{"x" * 40}\\u2026"'),
+        ("\x1b]0;x\x07", '"\\u001b]0;x\\u0007"'),
+    ],
+    ids=["unknown", "40 characters", "41 characters", "escapes"],
+)
+async def test_a_prompt_for_no_customer_is_refused_saying_what_was_given(
+    world: Path, given: str, said: str
+) -> None:
+    async with serving(world) as served, Client(served.server.mcp) as client:
+        with pytest.raises(MCPError) as refused:
+            await client.get_prompt("airline_agent", {"customer": given})
+    assert refused.value.code == INVALID_PARAMS
+    assert refused.value.message == f"customer: {said} is no customer's user id"
+
+
+async def test_a_prompt_in_a_style_of_no_kind_is_refused(world: Path) -> None:
+    async with serving(world) as served, Client(served.server.mcp) as client:
+        with pytest.raises(MCPError) as refused:
+            await client.get_prompt("airline_agent", {"style": "terse"})
+        full = await client.get_prompt("airline_agent", {"style": "full"})
+        lean = await client.get_prompt("airline_agent", {"style": ""})
+    assert refused.value.code == INVALID_PARAMS
+    assert refused.value.message == 'style: "terse" is not one of: lean, full'
+    assert len(full.messages[0].content.text) > len(lean.messages[0].content.text)  # type: ignore[union-attr]

@@ -88,6 +88,9 @@ async def test_a_request_for_another_name_or_port_is_refused(host: str) -> None:
 
 async def test_bound_to_another_loopback_address_it_answers_to_that_address_too() -> None:
     assert await answer(f"127.0.0.2:{PORT}", f"http://127.0.0.2:{PORT}", bound="127.0.0.2") == 200
+    for name in ("127.0.0.1", "localhost", "[::1]"):  # and to loopback's names still
+        assert await answer(f"{name}:{PORT}", f"http://{name}:{PORT}", bound="127.0.0.2") == 200
+    assert await answer(f"[fe80::1]:{PORT}", f"http://[fe80::1]:{PORT}", bound="fe80::1") == 200
     assert await answer(f"[::1]:{PORT}", f"http://[::1]:{PORT}", bound="::1") == 200
     assert await answer(f"127.0.0.3:{PORT}", None, bound="127.0.0.2") == REFUSED_HOST
 
