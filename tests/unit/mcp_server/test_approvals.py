@@ -385,6 +385,8 @@ async def test_a_write_before_any_lookup_is_refused(world: Path) -> None:
             after = await bags(client)
     assert payload(refused)["error"] == "PERMISSION_DENIED"
     assert after == 0
+    # Asked for nobody yet (then refused by the guard, as the preview says).
+    assert served.asked[0].startswith("The agent asks to run update_reservation_baggages.\n\n")
 
 
 async def test_a_session_counts_its_calls_and_writes(world: Path) -> None:
