@@ -107,7 +107,9 @@ class _ScreenedLines:
             return  # a notification or a response: nothing to answer
         ident = message["id"]
         params = message.get("params")
-        name = params.get("name") if isinstance(params, dict) else None
+        if not isinstance(params, dict):
+            params = {}
+        name = params.get("name")
         if message.get("method") == "tools/call" and isinstance(name, str):
             result = await self.answer(name, params.get("arguments"))
             body = result.model_dump(by_alias=True, mode="json", exclude_none=True)

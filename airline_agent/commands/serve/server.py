@@ -209,7 +209,7 @@ class TuiServer(Server):
             templates_path=PAGE,
         )
         # None: each page's URLs are those of the address its browser used.
-        self.public_url: str | None = public_url.rstrip("/") if public_url else None
+        self.public_url = public_url.rstrip("/") if public_url else ""  # "": none given
         self.tab_settings = tabs
         self.max_tabs = max_tabs
         self.say = say
@@ -444,7 +444,9 @@ def is_loopback(host: str) -> bool:
     if not host:
         return False  # every interface
     addresses = {info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)}
-    return all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses)
+    return all(
+        ipaddress.ip_address(str(address).split("%")[0]).is_loopback for address in addresses
+    )
 
 
 def names_loopback(hostname: str) -> bool:
