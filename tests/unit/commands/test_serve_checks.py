@@ -378,3 +378,12 @@ async def test_the_page_points_at_this_servers_websocket_and_files(served: Serve
         assert page.status == 200
     assert f'data-session-websocket-url="ws://127.0.0.1:{served.port}/ws"' in text
     assert f'href="{served.url}/static/css/xterm.css"' in text
+
+
+async def test_a_download_that_is_no_tabs_is_not_found(served: Served) -> None:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(served.url + "/download/nokey") as answer,
+    ):
+        assert answer.status == 404
+        assert await answer.text() == "Download with key 'nokey' not found"

@@ -348,7 +348,9 @@ async def test_the_first_successful_lookup_binds_the_session_and_the_guard_keeps
         other = await client.call_tool("get_user_details", {"user_id": NOAH})
         again = await client.call_tool("get_user_details", {"user_id": EMMA})
     assert not before.is_error  # unbound: a reservation id may come first
-    assert payload(unknown)["error"] == "NOT_FOUND"  # binds nobody
+    assert unknown.is_error and payload(unknown)["error"] == "NOT_FOUND"  # binds nobody
+    failed = [line for line in served.logged() if line.get("call_id") == "mcp-2"]
+    assert failed[-1]["type"] == "tool_finished" and failed[-1]["error"] == "NOT_FOUND"
     assert payload(bound)["user_id"] == EMMA
     assert payload(other)["error"] == "PERMISSION_DENIED"
     assert not again.is_error
@@ -720,11 +722,12 @@ async def test_a_shared_database_outlives_a_session(world: Path) -> None:
 
 
 class _Request:
-    """An HTTP request's context as the SDK gives it: the transport's session header."""
+    """A request's context as the SDK gives it: over HTTP with the transport's session
+    header (None: without it), or a request of no HTTP at all (`http=False`)."""
 
-    def __init__(self, session: str | None) -> None:
+    def __init__(self, session: str | None, *, http: bool = True) -> None:
         headers = {} if session is None else {"mcp-session-id": session}
-        self.request = type("HttpRequest", (), {"headers": headers})()
+        self.request = type("HttpRequest", (), {"headers": headers})() if http else object()
 
 
 async def test_over_http_a_call_belongs_to_its_transport_session(world: Path) -> None:
@@ -735,7 +738,7 @@ async def test_over_http_a_call_belongs_to_its_transport_session(world: Path) ->
         request: Any = _Request("abc")
         found = await served.server.mcp.answer(request, "calculate", {"expression": "2 + 2"})
         assert [key for key, _ in served.server.sessions.items()] == ["abc"]
-        for nobody in (None, _Request(None)):
+        for nobody in (None, _Request(None), _Request("abc", http=False)):
             with pytest.raises(MCPError) as refused:
                 await served.server.mcp.answer(nobody, "calculate", {"expression": "1"})  # type: ignore[arg-type]
             assert (refused.value.code, refused.value.message) == (INVALID_REQUEST, NO_SESSION)
