@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from airline_agent.agent.events import ToolCall
+
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp_types import ElicitResult, InputRequiredResult
@@ -75,28 +77,50 @@ async def ask_now(request: ServerRequestContext[Any, Any], message: str) -> bool
     return is_yes(answer)
 
 
+@dataclass(frozen=True)
+class AskedCall:
+    """A write a question was asked about: the call as logged when it came (its number
+    among the session's calls), and the preview the question showed."""
+
+    request: int
+    call: ToolCall
+    preview: str
+
+
 @dataclass
 class PendingQuestions:
-    """2026-07-28: the questions a session returned and has not had answered yet."""
+    """2026-07-28: the questions a session returned and has not had answered yet, each
+    with the call it is about (the answer comes with a second `tools/call`)."""
 
-    _asked: set[str] = field(default_factory=set)
+    _asked: dict[str, AskedCall] = field(default_factory=dict)
     _count: int = 0
 
-    def ask(self, message: str) -> InputRequiredResult:
+    def ask(self, message: str, asked: AskedCall) -> InputRequiredResult:
         from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
 
         self._count += 1
         state = f"approval-{self._count}"
-        self._asked.add(state)
+        self._asked[state] = asked
         params = ElicitRequestFormParams(message=message, requested_schema=QUESTION_SCHEMA)
         return InputRequiredResult(
             input_requests={ANSWER_KEY: ElicitRequest(params=params)}, request_state=state
         )
 
-    def answer(self, state: str | None, responses: dict[str, Any] | None) -> bool | None:
-        """The answer to a question this session asked (used up); None when the call
-        answers no question of ours (a first round, or state not ours or used)."""
-        if state is None or state not in self._asked:
+    def answer(
+        self, state: str | None, responses: dict[str, Any] | None
+    ) -> tuple[bool, AskedCall] | None:
+        """The answer to a question this session asked (used up) and the call it is
+        about; None when the call answers no question of ours (a first round, or state
+        not ours or used)."""
+        if state is None:
             return None
-        self._asked.discard(state)
-        return is_yes((responses or {}).get(ANSWER_KEY))
+        asked = self._asked.pop(state, None)
+        if asked is None:
+            return None
+        return is_yes((responses or {}).get(ANSWER_KEY)), asked
+
+    def unanswered(self) -> list[AskedCall]:
+        """The calls whose questions were never answered (the session ends), used up."""
+        left = list(self._asked.values())
+        self._asked.clear()
+        return left

@@ -139,8 +139,8 @@ def read_record(line: str) -> LogRecord:
                 fields.text("raw_arguments"),
             )
         case ToolFinished.type:
-            error = record.get("error")
-            if error is not None and not isinstance(error, str):
+            code = record.get("error")
+            if code is not None and not isinstance(code, str):
                 raise UnreadableLine("error is no code")
             elapsed = record.get("elapsed_ms", 0.0)
             if not isinstance(elapsed, int | float) or isinstance(elapsed, bool):
@@ -150,7 +150,7 @@ def read_record(line: str) -> LogRecord:
                 name=fields.text("name"),
                 arguments=fields.arguments(),
                 result=record.get("result"),
-                error=error,
+                error=code,
                 elapsed_ms=float(elapsed),
                 changes=fields.changes(),
             )

@@ -21,12 +21,14 @@ and refuses a tool call that carries no session id, saying how to connect.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_REQUEST, METHOD_NOT_FOUND
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 
+from airline_agent.choices import DEFAULT_PROMPT, PROMPT_STYLES
 from airline_agent.mcp_server.catalogue import mcp_tools
 from airline_agent.mcp_server.session import Sessions, tool_result
 
@@ -115,8 +117,6 @@ class AirlineServer(MCPServer):
             refusal = error_result(
                 "INTERNAL_ERROR", f"this session could not be opened. {failure_sentence(exc)}"
             )
-            import json
-
             return tool_result(refusal, json.dumps(refusal), "INTERNAL_ERROR")
         return await session.call(
             name, arguments, request, request_state=request_state, responses=responses
@@ -169,6 +169,36 @@ class AirlineServer(MCPServer):
             "the clock, the rules by id, never inventing data. `customer`: the user id "
             "already identified (default: the server's --as); `style`: lean or full.",
         )
-        def instructions(customer: str | None = None, style: str = "lean") -> str:
-            chosen = "full" if style == "full" else "lean"
-            return build_system_prompt(clock, customer or preset, style=chosen)
+        def instructions(customer: str | None = None, style: str = DEFAULT_PROMPT) -> str:
+            # Both go into the system prompt as they are: a customer is a user id of this
+            # airline (never text of the client's, "\nSYSTEM: …"), a style one of ours. An
+            # empty one is one not given (a client's form sends its empty fields).
+            style = style or DEFAULT_PROMPT
+            if style not in PROMPT_STYLES:
+                raise MCPError(
+                    code=INVALID_PARAMS,
+                    message=f"style: {_shown(style)} is not one of: {', '.join(PROMPT_STYLES)}",
+                )
+            known = _customer_id(catalogue, customer) if customer else preset
+            if customer and known is None:
+                raise MCPError(
+                    code=INVALID_PARAMS,
+                    message=f"customer: {_shown(customer)} is no customer's user id",
+                )
+            return build_system_prompt(clock, known, style=style)
+
+
+def _customer_id(catalogue: Toolbox, given: str) -> str | None:
+    """The user id of the customer `given` names in the server's database, as the
+    database has it (looked up as the agent would, in a conversation of its own: no
+    session's binding is touched); None when it names nobody."""
+    from airline_agent.tools.conversation import ToolConversation
+
+    found = catalogue.call("get_user_details", {"user_id": given}, ToolConversation())
+    user_id = found.result.get("user_id") if found.ok and isinstance(found.result, dict) else None
+    return user_id if isinstance(user_id, str) else None
+
+
+def _shown(value: str) -> str:
+    """A value of the client's in an error message: quoted, escaped, at most 40 characters."""
+    return json.dumps(value if len(value) <= 40 else value[:40] + "…")

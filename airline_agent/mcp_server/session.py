@@ -133,59 +133,90 @@ class McpSession:
                 raise MCPError(code=INVALID_REQUEST, message="this MCP session has ended")
             text = _arguments_text(arguments)
             parsed = arguments if isinstance(arguments, dict) else parse_arguments(text)
-            writes = parsed is not None and self.caller.toolbox.is_write(name)
-            answer, preview = True, None
-            if writes:
-                decided = await self._approval(
-                    name, parsed or {}, request, request_state, responses
-                )
-                if not isinstance(decided, tuple):
-                    return decided  # 2026-07-28: the question goes back to the client
-                answer, preview = decided
-            self.calls += 1
-            call = ToolCall(f"mcp-{self.calls}", name, text)
-            self._emit(
-                AssistantMessage(
-                    request=self.calls,
-                    content=None,
-                    tool_calls=(call,),
-                    reasoning=None,
-                    finish_reason="tool_calls",
-                    latency_ms=0.0,
-                )
-            )
-            if preview is not None:
-                self._emit(_approval_requested(self.calls, call, parsed or {}, preview, answer))
             if parsed is None:
+                call = self._called(name, text)
                 return self._answer_unrun(call, None, texts.invalid_arguments(call))
-            if not answer:
-                asked = preview is not None
-                refusal = texts.declined_by_customer() if asked else texts.writes_switched_off()
-                return self._answer_unrun(call, parsed, refusal)
-            return await self._run(call, parsed)
+            if not self.caller.toolbox.is_write(name):
+                return await self._run(self._called(name, text), parsed)
+            if request is None or not approval.can_ask(request):
+                call = self._called(name, text)
+                if self.rules.fallback == "auto":
+                    return await self._run(call, parsed)
+                return self._answer_unrun(call, parsed, texts.writes_switched_off())
+            answered = await self._ask(name, text, parsed, request, request_state, responses)
+            if not isinstance(answered, tuple):
+                return answered  # 2026-07-28: the question goes back to the client
+            yes, asked = answered
+            self.events.append(self._message(asked.request, asked.call))  # recorded now
+            self._emit(_approval_requested(asked.request, asked.call, parsed, asked.preview, yes))
+            if not yes:
+                return self._answer_unrun(asked.call, parsed, texts.declined_by_customer())
+            return await self._run(asked.call, parsed)
 
-    async def _approval(
+    async def _ask(
         self,
         name: str,
+        text: str,
         arguments: dict[str, Any],
-        request: ServerRequestContext[Any, Any] | None,
+        request: ServerRequestContext[Any, Any],
         request_state: str | None,
         responses: dict[str, Any] | None,
-    ) -> tuple[bool, str | None] | InputRequiredResult:
-        """Yes or no for one write, and the preview the client's user was shown (None:
-        not asked, the client cannot be); at 2026-07-28 first the question to return."""
-        if request is None or not approval.can_ask(request):
-            return self.rules.fallback == "auto", None
-        preview = await anyio.to_thread.run_sync(
-            self.caller.toolbox.preview, name, arguments, self.caller.conversation
+    ) -> tuple[bool, approval.AskedCall] | InputRequiredResult:
+        """Ask the client's user about a write: yes or no, and the call it is about; at
+        2026-07-28 first the question to return (the answer comes with the next call).
+
+        The call is logged (`--events`) as it is asked for, so that a watcher sees it while
+        the question is open; the record (`--record`) takes it once answered: a call whose
+        client left mid-question was never made, and its replay could not be answered."""
+        modern = approval.is_modern(request)
+        if modern and (answered := self._questions.answer(request_state, responses)):
+            return answered
+        self.calls += 1
+        call = ToolCall(f"mcp-{self.calls}", name, text)
+        self.sink(self.number, self._message(self.calls, call))
+        try:
+            preview = await anyio.to_thread.run_sync(
+                self.caller.toolbox.preview, name, arguments, self.caller.conversation
+            )
+            asked = approval.AskedCall(self.calls, call, preview)
+            message = approval.question(name, self.customer, preview)
+            if modern:
+                return self._questions.ask(message, asked)
+            return await approval.ask_now(request, message), asked
+        except BaseException:  # the client left (the request was cancelled) mid-question
+            self._log_unanswered(call)
+            raise
+
+    def _called(self, name: str, text: str) -> ToolCall:
+        """A call that runs at once (or is refused at once): numbered, recorded, logged."""
+        self.calls += 1
+        call = ToolCall(f"mcp-{self.calls}", name, text)
+        self._emit(self._message(self.calls, call))
+        return call
+
+    @staticmethod
+    def _message(request: int, call: ToolCall) -> AssistantMessage:
+        """The client's call as the model's response holding it (the loop's event)."""
+        return AssistantMessage(
+            request=request,
+            content=None,
+            tool_calls=(call,),
+            reasoning=None,
+            finish_reason="tool_calls",
+            latency_ms=0.0,
         )
-        message = approval.question(name, self.customer, preview)
-        if approval.is_modern(request):
-            answer = self._questions.answer(request_state, responses)
-            if answer is None:
-                return self._questions.ask(message)
-            return answer, preview
-        return await approval.ask_now(request, message), preview
+
+    def _log_unanswered(self, call: ToolCall) -> None:
+        """A question never answered ends its call in the log: nothing was written."""
+        unrun = ToolFinished(
+            call_id=call.call_id,
+            name=call.name,
+            arguments=None,
+            result=texts.interrupted(),
+            error=texts.interrupted()["error"],
+            elapsed_ms=0.0,
+        )
+        self.sink(self.number, unrun)
 
     async def _run(self, call: ToolCall, arguments: dict[str, Any]) -> CallToolResult:
         self._emit(ToolStarted(call.call_id, call.name, arguments, call.arguments))
@@ -245,11 +276,18 @@ class McpSession:
             return False
         return self.writes.total - self.writes_before - self.own_writes > 0
 
+    def end_questions(self) -> None:
+        """2026-07-28: the calls whose questions the client never came back to answer end
+        in the log, unrun (the session ends)."""
+        for asked in self._questions.unanswered():
+            self._log_unanswered(asked.call)
+
     def close(self) -> None:
         """Release the database (the session's own copy is removed)."""
         if self.closed:
             return
         self.closed = True
+        self.end_questions()
         if not self.rules.shared:
             self.caller.close()
         if self.scratch is not None:
@@ -400,6 +438,7 @@ class Sessions:
     def finish(self, session: McpSession) -> None:
         """Record the session (`on_close`) and release its database."""
         try:
+            session.end_questions()  # before the log's line that the session closed
             self.on_close(session)
         finally:
             session.close()

@@ -11,9 +11,10 @@ with a parse error under its id; a line that is no JSON at all gets a parse erro
 never corrupts the wire.
 
 HTTP. uvicorn on a socket bound here (so `--http 127.0.0.1:0` reports the port it got).
-On loopback the SDK's DNS-rebinding protection admits only loopback `Host` and `Origin`
-headers. A session ends when its client deletes it (HTTP DELETE), after 30 minutes
-without a request, or when the server stops; it is then recorded and its copy removed.
+On loopback the SDK's DNS-rebinding protection admits only this server's loopback names
+and port in `Host`, and only its own origin in `Origin` (`loopback_security`). A session
+ends when its client deletes it (HTTP DELETE), after 30 minutes without a request, or when
+the server stops; it is then recorded and its copy removed.
 Request bodies over 4 MiB get 413 before anything reads them (the SDK's limit).
 """
 
@@ -34,6 +35,7 @@ import anyio
 import anyio.to_thread
 
 if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
     from starlette.types import Message, Receive, Scope, Send
 
     from airline_agent.mcp_server.server import AirlineServer
@@ -105,7 +107,9 @@ class _ScreenedLines:
             return  # a notification or a response: nothing to answer
         ident = message["id"]
         params = message.get("params")
-        name = params.get("name") if isinstance(params, dict) else None
+        if not isinstance(params, dict):
+            params = {}
+        name = params.get("name")
         if message.get("method") == "tools/call" and isinstance(name, str):
             result = await self.answer(name, params.get("arguments"))
             body = result.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -182,6 +186,25 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def loopback_security(host: str, port: int) -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding protection for a server bound to loopback `host`:port.
+    Requests only for this machine's loopback names on this port (a name of another site
+    made to point here is refused), and from a browser only a page of this server's own
+    origin: a browser lets any page post to any address, and a page served by another
+    port of this machine (any local web server's) is another site."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = ["127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host]
+    hosts = [f"{name}:{port}" for name in dict.fromkeys(names)]
+    if port == 80:  # a browser leaves out the scheme's default port
+        hosts += list(dict.fromkeys(names))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{name}" for name in hosts],
+    )
+
+
 class _SessionEnds:
     """ASGI: tells the sessions when a client ended its session (DELETE answered 2xx)."""
 
@@ -217,17 +240,9 @@ class _SessionEnds:
 async def serve_http(server: AirlineServer, sock: socket.socket, loopback: bool) -> None:
     """Serve sessions on `sock` until SIGINT/SIGTERM (uvicorn's own handling)."""
     import uvicorn
-    from mcp.server.transport_security import TransportSecuritySettings
 
-    host = sock.getsockname()[0]
-    security = None
-    if loopback:  # a browser page from elsewhere must not reach a loopback server
-        names = ["127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host]
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=[f"{name}:*" for name in names],
-            allowed_origins=[f"http://{name}:*" for name in names],
-        )
+    host, port = sock.getsockname()[:2]
+    security = loopback_security(host, port) if loopback else None
     app = server.streamable_http_app(
         host=host,
         session_idle_timeout=IDLE_SECONDS,

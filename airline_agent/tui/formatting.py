@@ -22,6 +22,19 @@ def fold(text: str, max_lines: int) -> str:
     return "\n".join([*lines[:max_lines], f"… {hidden} more line{'s' * (hidden != 1)}"])
 
 
+def clip_lines(text: str, max_chars: int) -> str:
+    """Each line of `text` cut to `max_chars` characters, saying how many more it had (a
+    tool result of megabytes on one line is shown as its start; the details show it all)."""
+    if len(text) <= max_chars:
+        return text  # most texts: no line can be too long
+    return "\n".join(
+        line
+        if len(line) <= max_chars
+        else f"{line[:max_chars]}… {len(line) - max_chars:,} more characters"
+        for line in text.split("\n")
+    )
+
+
 def call_signature(name: str, arguments: dict[str, Any] | None, raw: str = "") -> str:
     """`cancel_reservation(reservation_id="EHGLP3")`, or the raw text when it was not JSON."""
     if arguments is None:

@@ -28,6 +28,9 @@ class LogTail:
         self._identity: tuple[int, int] | None = None  # (device, inode) of the open file
         self._partial = bytearray()  # the last line so far, its newline not written yet
         self._dropping = False  # inside an overlong line: skip to its newline
+        # The last poll read to the end of the file (False: it stopped at `reads` reads,
+        # and the next poll need not wait for the file to grow).
+        self.caught_up = True
 
     @property
     def present(self) -> bool:
@@ -37,6 +40,7 @@ class LogTail:
     def poll(self, *, reads: int = 4) -> list[str]:
         """The complete lines appended since the last poll (newline stripped, UTF-8 with
         bad bytes replaced), at most `reads` reads' worth: call again for the rest."""
+        self.caught_up = True
         if not self._follow():
             return []
         assert self._file is not None
@@ -44,8 +48,9 @@ class LogTail:
         for _ in range(reads):
             chunk = self._file.read(READ_BYTES)
             if not chunk:
-                break
+                return lines
             lines += self._lines_of(chunk)
+        self.caught_up = False  # maybe more: a long line spans many reads
         return lines
 
     def close(self) -> None:

@@ -15,11 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from airline_agent.agent.events import AgentEvent, AssistantMessage, CustomerBound
+from airline_agent.tui.formatting import clip_lines
 from airline_agent.tui.log_tail import LogTail
 from airline_agent.tui.run import Mode, Run
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 SERVERS_DATABASE = DatabaseOrigin("user", "the MCP server's")
+# A name from the log shown in the chat's notes and the status line (a customer's id, a
+# tool's) is cut here: the log is anyone's file, and a name of megabytes would fill them.
+NAME_CHARS = 80
 
 
 @dataclass
@@ -41,6 +45,7 @@ class WatchRun(Run):
         self.calls: dict[int, int] = {}  # tool calls by session
         self.customers: dict[int, str] = {}  # whom each session acts for, once bound
         self.unreadable = 0  # lines skipped: no record of the log
+        self._skipped_shown = 0  # lines skipped, as the status line last said
         self.appeared = False  # the file was found (until then: waited for)
         self.waited = False  # it was not there at first
 
@@ -115,7 +120,8 @@ class WatchRun(Run):
                     )
                 case LoggedEvent(session=number, event=event):
                     self._observed(number, event, watched)
-        if lines or watched.notes:
+        if lines or watched.notes or self.skipped != self._skipped_shown:
+            self._skipped_shown = self.skipped
             self.status.changed()
         return watched
 
@@ -123,7 +129,8 @@ class WatchRun(Run):
         if isinstance(event, AssistantMessage):
             self.calls[session] = self.calls.get(session, 0) + 1
         elif isinstance(event, CustomerBound):
-            self.customers[session] = event.customer
-            watched.notes.append(f"MCP session {session} acts for {event.customer} ({event.tool}).")
+            customer = self.customers[session] = clip_lines(event.customer, NAME_CHARS)
+            tool = clip_lines(event.tool, NAME_CHARS)
+            watched.notes.append(f"MCP session {session} acts for {customer} ({tool}).")
         self.events.append(event)
         watched.events.append(event)

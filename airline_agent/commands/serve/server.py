@@ -24,6 +24,8 @@ import asyncio
 import contextlib
 import errno
 import ipaddress
+import json
+import math
 import shlex
 import shutil
 import signal
@@ -31,10 +33,11 @@ import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 from urllib.parse import urlsplit
 
 import aiohttp_jinja2
+import jinja2
 from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
@@ -49,6 +52,13 @@ PAGE = Path(__file__).resolve().parent / "page"
 QUIT_SECONDS = 5.0  # an app asked to quit that still runs then is sent SIGTERM…
 TERMINATE_SECONDS = 3.0  # …and SIGKILL after this
 HEARTBEAT_SECONDS = 15.0  # a browser gone without closing its socket is noticed within 2×
+# The terminal sizes a tab's app is given, whatever the browser sends (the page's query,
+# its resize messages): at least one cell (at -5 rows Textual's compositor fails with a
+# traceback), at most more than a 4K screen holds at the page's smallest font (about
+# 1,070 × 300 cells): a size of millions would have the app draw millions of cells.
+MAX_COLUMNS = 1_200
+MAX_ROWS = 400
+DEFAULT_SIZE = (80, 24)  # a page that gives no usable size
 
 
 class ListenError(Exception):
@@ -83,6 +93,7 @@ class TabApp(AppService):
         return self._process.pid if self._process is not None else None
 
     async def start(self, width: int, height: int) -> None:
+        width, height = fitted_size(width, height, DEFAULT_SIZE)
         copies = self.settings.server_copies
         if copies is not None:
             self.server_copy = await asyncio.to_thread(copies.copy, f"tab_{self.number}")
@@ -91,6 +102,13 @@ class TabApp(AppService):
             self.folder.mkdir()
             await asyncio.to_thread(copy_sqlite, self.settings.database, self._copy)
         await super().start(width, height)
+
+    async def set_terminal_size(self, width: object, height: object) -> None:
+        """A resize from the browser: a size it cannot have is brought within bounds, one
+        that is no number leaves the terminal as it was."""
+        size = fitted_size(width, height, None)
+        if size is not None:
+            await super().set_terminal_size(*size)
 
     @property
     def _copy(self) -> Path:
@@ -191,7 +209,7 @@ class TuiServer(Server):
             templates_path=PAGE,
         )
         # None: each page's URLs are those of the address its browser used.
-        self.public_url: str | None = public_url.rstrip("/") if public_url else None
+        self.public_url = public_url.rstrip("/") if public_url else ""  # "": none given
         self.tab_settings = tabs
         self.max_tabs = max_tabs
         self.say = say
@@ -211,8 +229,19 @@ class TuiServer(Server):
         return not self.loopback or (public is not None and not names_loopback(public))
 
     async def _make_app(self) -> web.Application:
-        app = await super()._make_app()
-        app.middlewares.append(self._only_our_own)
+        """textual-serve's routes, but its static folder lists no folder (textual-serve's
+        shows any folder's files to whoever asks)."""
+        app = web.Application(middlewares=[self._only_our_own])
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws", self.handle_websocket, name="websocket"),
+                web.get("/download/{key}", self.handle_download, name="download"),
+                web.static("/static", self.statics_path, show_index=False, name="static"),
+            ]
+        )
+        app.on_shutdown.append(self.on_shutdown)
         return app
 
     @web.middleware
@@ -226,13 +255,21 @@ class TuiServer(Server):
         if not self._answers_to(host):
             raise web.HTTPForbidden(text=f"airline-agent serve does not answer to {host}\n")
         origin = request.headers.get("Origin")
-        if request.path == "/ws" and origin is not None and not self._same_site(origin, host):
-            self.say(f"refused a tab opened by a page of {origin}")
+        if request.path == "/ws" and origin is not None and not self._own_origin(origin, host):
+            # As a JSON string: ASCII, whatever bytes the header held (a client is no browser).
+            self.say(f"refused a tab opened by a page of {json.dumps(origin)}")
             raise web.HTTPForbidden(text="a tab is opened only by this server's own page\n")
-        return await handler(request)
+        try:
+            return await handler(request)
+        except web.HTTPForbidden:
+            if request.match_info.route.name != "static":
+                raise
+            # aiohttp forbids a folder it does not list; it is answered as nothing there.
+            raise web.HTTPNotFound() from None
 
     def _answers_to(self, host: str) -> bool:
-        public = urlsplit(self.public_url).netloc.lower() if self.public_url else None
+        """Whether a request for `host` (the Host header, lowercased) is for this server."""
+        public = _authority(self.public_url) if self.public_url else None
         if not self.loopback or host == public:
             return True
         names = {"127.0.0.1", "localhost", "[::1]", self.host.lower()}
@@ -240,13 +277,16 @@ class TuiServer(Server):
         allowed = {f"{name}:{port}" for name in names} | (names if port == 80 else set())
         return host in allowed
 
-    def _same_site(self, origin: str, host: str) -> bool:
-        if self.public_url and _origin(origin) == _origin(self.public_url):
+    def _own_origin(self, origin: str, host: str) -> bool:
+        """Whether a page of `origin` is this server's own: the origin of the address the
+        browser used (the Host it sent, which `_answers_to` let through), or of
+        --public-url. Exactly that: another port, scheme or address of this machine is
+        another site (a page served there could drive the apps), and so is `null` (a
+        sandboxed page or a file)."""
+        given = origin.lower()  # a scheme and a host name are the same in any case
+        if self.public_url and given == _web_origin(self.public_url):
             return True
-        return urlsplit(origin).netloc.lower() == host
-
-    async def on_startup(self, app: web.Application) -> None:
-        """textual-serve prints its logo here; `listen` says where we serve instead."""
+        return given == f"http://{host}"
 
     async def handle_index(self, request: web.Request) -> web.Response:
         base = self.public_url or f"{request.scheme}://{request.host}"
@@ -277,6 +317,7 @@ class TuiServer(Server):
             )
             await websocket.close()
             return websocket
+        query = request.query
         self.opened += 1
         tab = TabApp(
             self.opened,
@@ -289,10 +330,7 @@ class TuiServer(Server):
         self.tabs.add(tab)
         self.sockets.add(websocket)
         try:
-            await tab.start(
-                to_int(request.query.get("width", "80"), 80),
-                to_int(request.query.get("height", "24"), 24),
-            )
+            await tab.start(*fitted_size(query.get("width"), query.get("height"), DEFAULT_SIZE))
             self.say(f"tab {tab.number} opened (app process {tab.pid}; {len(self.tabs)} open)")
             await self._process_messages(websocket, tab)
         except Exception as error:
@@ -347,6 +385,38 @@ class TuiServer(Server):
             await runner.cleanup()
 
 
+@overload
+def fitted_size(width: object, height: object, default: tuple[int, int]) -> tuple[int, int]: ...
+@overload
+def fitted_size(width: object, height: object, default: None) -> tuple[int, int] | None: ...
+def fitted_size(
+    width: object, height: object, default: tuple[int, int] | None
+) -> tuple[int, int] | None:
+    """A terminal size from what a browser sent (numbers, or their text: a query string),
+    each within 1 and MAX_COLUMNS or MAX_ROWS; `default` when either is no number."""
+    columns, rows = _cells(width), _cells(height)
+    if columns is None or rows is None:
+        return default
+    return min(max(columns, 1), MAX_COLUMNS), min(max(rows, 1), MAX_ROWS)
+
+
+def _cells(value: object) -> int | None:
+    """A whole number of cells: an int, a finite float (its whole part), or the text of
+    one; None for anything else (a bool, a list, "80px", NaN)."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        value = int(value)
+    return value
+
+
 async def _tell(websocket: web.WebSocketResponse, message: str) -> None:
     """A line in the tab's terminal (the page writes whatever bytes come to it)."""
     await websocket.send_bytes(f"\r\nairline-agent serve: {message}\r\n".encode())
@@ -374,7 +444,9 @@ def is_loopback(host: str) -> bool:
     if not host:
         return False  # every interface
     addresses = {info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)}
-    return all(ipaddress.ip_address(address.split("%")[0]).is_loopback for address in addresses)
+    return all(
+        ipaddress.ip_address(str(address).split("%")[0]).is_loopback for address in addresses
+    )
 
 
 def names_loopback(hostname: str) -> bool:
@@ -386,6 +458,20 @@ def names_loopback(hostname: str) -> bool:
         return ipaddress.ip_address(hostname).is_loopback
     except ValueError:
         return False
+
+
+def _authority(url: str) -> str:
+    """The host and port of a URL as a browser sends them in Host and Origin: lowercased,
+    without a login, without the scheme's default port."""
+    parts = urlsplit(url)
+    authority = parts.netloc.rpartition("@")[2].lower()
+    default = {"http": ":80", "https": ":443"}.get(parts.scheme, "")
+    return authority.removesuffix(default) if default else authority
+
+
+def _web_origin(url: str) -> str:
+    """The Origin a browser sends from a page at `url`."""
+    return f"{urlsplit(url).scheme}://{_authority(url)}"
 
 
 def _origin(url: str) -> str:

@@ -12,8 +12,14 @@ from textual.widgets import Label, TextArea
 
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
-from airline_agent.tui.formatting import pretty_json
+from airline_agent.tui.formatting import clip_lines, pretty_json
 from airline_agent.tui.trace import TraceEntry
+
+# A longer line (a tool result of megabytes on one line) is shown as its start and how much
+# more it holds, and `c` copies it whole: the editor wraps a line anew each time it draws
+# one of its rows, and a line of megabytes held every key for seconds (a 2 MB result took
+# 8 s to open and 10 s to answer a key).
+SHOWN_LINE_CHARS = 2_000
 
 
 class EntryDetailsScreen(ModalScreen[None]):
@@ -44,7 +50,7 @@ class EntryDetailsScreen(ModalScreen[None]):
         title = f"{self.entry.producer} · {self.entry.title}  {self.entry.meta}"
         yield Vertical(
             Label(escape_controls(self.redactor.redact(title)), id="details-title", markup=False),
-            TextArea(self.text, read_only=True, id="details-json"),
+            TextArea(clip_lines(self.text, SHOWN_LINE_CHARS), read_only=True, id="details-json"),
             id="details",
         )
 

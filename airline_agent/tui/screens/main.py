@@ -425,17 +425,18 @@ class MainScreen(Screen[None]):
         assert isinstance(run, WatchRun)
         worker = get_current_worker()
         tail = run.tail
-        shown: tuple[bool, bool] | None = None  # (present, with lines) last shown
+        shown: tuple[bool, int] | None = None  # (present, lines dropped) last shown
         try:
             while not worker.is_cancelled:
                 lines = tail.poll()
-                if lines or shown != (tail.present, False):
-                    shown = (tail.present, bool(lines))
+                # A line dropped for its length is counted on the status line at once.
+                if lines or shown != (tail.present, tail.overlong):
+                    shown = (tail.present, tail.overlong)
                     try:
                         self.app.call_from_thread(self._show_watched, lines, tail.present)
                     except RuntimeError:
                         return  # the app is closing
-                if not lines:
+                if tail.caught_up:
                     worker.cancelled_event.wait(WATCH_POLL_S)
         finally:
             tail.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.content import Content
 from textual.visual import Visual
@@ -34,9 +35,11 @@ def _glued_spaces(line: str) -> set[int]:
     glued: set[int] = set()
     for pattern in (NUMBER_THEN_WORD, SEPARATOR_THEN_WORD):
         glued.update(match.start(1) for match in pattern.finditer(line))
+    # An opener glues only if its closer comes somewhere after it.
+    last = {closer: line.rfind(closer) for closer in OPENERS.values()}
     closing: list[str] = []
     for index, char in enumerate(line):
-        if char in OPENERS and line.find(OPENERS[char], index) != -1:
+        if char in OPENERS and last[OPENERS[char]] > index:
             closing.append(OPENERS[char])
         elif closing and char == closing[-1]:
             closing.pop()
@@ -61,13 +64,13 @@ def _tokens(line: str) -> list[tuple[int, int]]:
 
 
 def _spaced(text: Text, spans: list[tuple[int, int]]) -> list[tuple[Text, Text]]:
-    """(gap before, piece) for each (start, end) span of `text`: the text's own spacing."""
-    pieces: list[tuple[Text, Text]] = []
-    previous_end = 0
-    for start, end in spans:
-        pieces.append((text[previous_end:start], text[start:end]))
-        previous_end = end
-    return pieces
+    """(gap before, piece) for each (start, end) span of `text`: the text's own spacing.
+    One `divide` for them all: a slice of a `Text` costs as much as the whole text, so a
+    slice per span would cost a long line its length times its pieces."""
+    if not spans:
+        return []
+    parts = text.divide([offset for span in spans for offset in span])
+    return [(parts[2 * index], parts[2 * index + 1]) for index in range(len(spans))]
 
 
 FOLD_AFTER = "([{,:"  # a word wider than the line folds after one of these if it can
@@ -77,18 +80,18 @@ def _folded(word: Text, room: int) -> list[tuple[Text, Text]]:
     """A word wider than the line, in pieces of at most `room` cells, each ending after
     an opening bracket or a separator where one falls in it (nothing is cut off)."""
     plain = word.plain
-    pieces: list[tuple[Text, Text]] = []
+    cuts: list[int] = []
     start = 0
     while start < len(plain):
-        end = start + 1
-        while end < len(plain) and word[start : end + 1].cell_len <= room:
+        end = start + 1  # measured on the plain text, cut once (see `_spaced`)
+        while end < len(plain) and cell_len(plain[start : end + 1]) <= room:
             end += 1
         if end < len(plain):
             after = max(plain.rfind(mark, start, end) for mark in FOLD_AFTER) + 1
             end = after if after > start else end
-        pieces.append((Text(), word[start:end]))
+            cuts.append(end)
         start = end
-    return pieces
+    return [(Text(), piece) for piece in word.divide(cuts)]
 
 
 def _fitting(token: Text, room: int) -> list[tuple[Text, Text]]:

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
+from airline_agent.tui.formatting import clip_lines
 from airline_agent.tui.trace import TraceEntry
 from airline_agent.tui.widgets.token_wrap import WholeTokens
 
@@ -32,15 +33,20 @@ BADGES = {
     "you": ("you      ", "bold black on #d08770"),  # your edits at the debugger
 }
 LINKED_STYLE = Style(bgcolor="#3b4252")  # under the rows linked to the highlighted one
+# A longer line of an entry (a tool result of megabytes on one line, a call's arguments) is
+# shown as its start and how much more it holds: a row is a few lines of the pane whatever
+# a tool, a model or a watched log puts in it, and enter shows the whole in the details.
+ROW_LINE_CHARS = 500
 
 
 def render_entry(entry: TraceEntry, redactor: Redactor | None = None) -> Text:
     """One entry as the trace shows it: badge, title, facts, a few lines; redacted, and
-    with what a terminal would obey (the model's, a tool's) shown as escapes."""
+    with what a terminal would obey (the model's, a tool's) shown as escapes; each line
+    cut at `ROW_LINE_CHARS` (after redaction: a secret is never shown in part)."""
     redact = redactor.redact if redactor is not None else str
 
     def shown(text: str) -> str:
-        return escape_controls(redact(text))
+        return clip_lines(escape_controls(redact(text)), ROW_LINE_CHARS)
 
     label, badge_style = BADGES.get(entry.producer, (entry.producer, "bold"))
     if entry.error:
