@@ -87,7 +87,7 @@ def build_database(
 
 def settings_database(settings: Settings, *, progress: Progress | None = None) -> Database:
     """The database the settings name. Built first only at the default location when no
-    database was named (DESIGN.md: "created and seeded on first use"); a named one that
+    database was named (docs/database.md, "Build it": built on first use); a named one that
     is missing is refused (`Settings.db_named`: it may be a typo)."""
     return open_database(settings.db, progress=progress, build_if_missing=not settings.db_named)
 

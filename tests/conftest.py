@@ -43,7 +43,7 @@ def tau2_files() -> tuple[Path, Path]:
     if not (db.is_file() and tasks.is_file()):
         pytest.skip(
             f"τ²-bench reference data not found in {TAU2_DIR}: set AIRLINE_AGENT_TAU2_DIR "
-            "(README, τ²-bench compatibility)"
+            "(docs/eval.md, The data)"
         )
     return db, tasks
 

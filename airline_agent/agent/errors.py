@@ -2,7 +2,8 @@
 
 The loop catches failures of one model request and turns them into a `Failure` through
 `classify`; it retries the retryable ones with backoff and otherwise ends the turn with an
-`ErrorOccurred` event. `openai` is imported lazily (start-up cost, see STYLE.md).
+`ErrorOccurred` event. `openai` is imported lazily (start-up is paid at the doors:
+docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -27,11 +27,12 @@ _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]+:/")
 if TYPE_CHECKING:
     from airline_agent.output_files import OutputPolicy
 
-# The τ² data is never in a clone; the README says where it comes from.
-TAU2_DATA_HINT = 'the README\'s "τ²-bench compatibility" says where to get db.json and tasks.json'
+# The τ² data is never in a clone; the docs say where it comes from.
+TAU2_DATA_HINT = 'docs/eval.md ("The data") says where to get db.json and tasks.json'
 TAU2_GUARD_OFF = (
     "guard off: the reference actions run with τ²-bench's lenient semantics, as the "
-    'benchmark runs them (the README\'s "τ²-bench compatibility": what the guard changes)'
+    'benchmark runs them (docs/eval.md, "The guard and τ²\'s reference solutions": what '
+    "the guard changes)"
 )
 
 
@@ -69,7 +70,7 @@ def replay_command(
         None,
         "--stop-at",
         min=0,
-        help="Play one scenario up to its step N (see the README: steps) and write the "
+        help="Play one scenario up to its step N (docs/debugger.md: Steps) and write the "
         "database as it was then to --db.",
     ),
     db: Path | None = typer.Option(

@@ -1,4 +1,4 @@
-"""results.json (our contract, documented in the README), summary.md, and the comparison
+"""results.json (our contract, documented in docs/eval.md), summary.md, and the comparison
 of two runs (`eval --compare`).
 
 results.json holds the run's figures and one record per trial (`TrialRecord.to_json`);

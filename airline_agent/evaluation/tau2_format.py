@@ -7,7 +7,7 @@ Each trial is a `SimulationRun`: τ²'s message shapes (`user`, `assistant` with
 makes it, and `trial`. τ²'s evaluator replays every write of a trajectory in its own
 environment and compares the result with the recorded tool message (strictly, as JSON).
 
-One representation is ours, and the README says why: **a write that failed here** (the
+One representation is ours, and docs/eval.md says why: **a write that failed here** (the
 guard refused it, or the tools answered an error; either way nothing changed) **is left
 out of the replayable trajectory**: its call and its answer are kept in the assistant
 message's `raw_data` (`airline_agent.not_replayed`). τ² has no way to say "refused before

@@ -165,7 +165,7 @@ class TrialLog:
 
 @dataclass
 class TrialRecord:
-    """One trial's line of results.json (the README documents each field)."""
+    """One trial's line of results.json (docs/eval.md documents each field)."""
 
     task_id: str
     trial: int

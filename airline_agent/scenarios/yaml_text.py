@@ -3,7 +3,7 @@
 The TUI lists the library from this alone (name, description, turns) before the models
 are imported; `loader.load_scenario` validates.
 
-A scenario file may come from anywhere, so reading one is bounded (the README states
+A scenario file may come from anywhere, so reading one is bounded (docs/scenarios.md states
 these limits): its size, how deep lists and mappings nest, how many aliases it uses and
 how much they expand (a few hundred bytes of nested aliases stand for billions of values),
 and its number of turns. The node tree is checked before any data is built from it;

@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-# The error codes of DESIGN.md; a tool failure is always `{"error": CODE, "message": …}`.
+# The error codes of docs/database.md ("The tools"); a tool failure is always
+# `{"error": CODE, "message": …}`.
 ERROR_CODES = (
     "INVALID_ARGUMENTS",
     "NOT_FOUND",

@@ -41,7 +41,7 @@ def taus_trial_seeds(seed: int, trials: int) -> list[int]:
 def tasks_dir() -> Path:
     db, _ = tau2_files()
     if not (RUNNER / "agent_system_prompt.txt").is_file():
-        pytest.skip(f"τ²'s runner texts not found in {RUNNER} (README, τ²-bench compatibility)")
+        pytest.skip(f"τ²'s runner texts not found in {RUNNER} (docs/eval.md, The data)")
     return db.parent
 
 

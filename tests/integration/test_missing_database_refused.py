@@ -70,7 +70,7 @@ async def test_the_tui_live_mode_refuses_a_mistyped_db(tmp_path: Path) -> None:
 
 def test_the_default_location_is_built_on_first_use(tmp_path: Path) -> None:
     """No --db and no AIRLINE_AGENT_DB: `data/airline.db` (of the working directory)
-    cannot be a typo, and is built as DESIGN.md's contract says."""
+    cannot be a typo, and is built as docs/database.md says ("Build it": built on first use)."""
     result = invoke_cli("call", *LOOKUP)  # the working directory is tmp_path
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["user_id"] == "emma_kim_9957"

@@ -275,8 +275,8 @@ def test_missing_tau2_data_is_one_clear_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["replay", "--tau2", str(tmp_path)])
     assert result.exit_code == 2
     assert "not found" in result.output
-    # In a plain clone the data is absent: the line says where the README tells more.
-    assert 'the README\'s "τ²-bench compatibility"' in result.output
+    # In a plain clone the data is absent: the line says where the docs tell more.
+    assert 'docs/eval.md ("The data")' in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 

@@ -2,7 +2,7 @@
 evaluator reads a tool message (the JSON it parses, else the text): its strict replay
 compares every write's result so, and a trial whose write results differ cannot be
 scored by it. The one deliberate difference (a read, which τ² never replays) is listed in
-the README: `search_direct_flight` gives each flight's `date`, where τ²'s leaves null.
+docs/eval.md: `search_direct_flight` gives each flight's `date`, where τ²'s leaves null.
 (The tasks that touch no common customer or reservation share a database copy in the
 default run, and the oracle's state with it: tests/support/tau2_batches.py.)"""
 
@@ -30,7 +30,7 @@ def as_tau2_reads(content: str) -> Any:
 
 
 def _deliberate(name: str, arguments: dict, ours: Any) -> Any:
-    """Our result with the README's deliberate differences put back in τ²'s form."""
+    """Our result with docs/eval.md's deliberate differences put back in τ²'s form."""
     if name == "search_direct_flight":
         assert all(flight["date"] == arguments["date"] for flight in ours)
         return [{**flight, "date": None} for flight in ours]
