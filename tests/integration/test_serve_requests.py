@@ -57,9 +57,16 @@ class Tab:
         self.app = app
 
     def terminal(self) -> tuple[int, int]:
-        """The size the app was started with (its environment, as textual-serve sets it)."""
-        environment = process_environment(self.app)
-        return int(environment["COLUMNS"]), int(environment["ROWS"])
+        """The size the app was started with (its environment, as textual-serve sets it).
+        A child seen between its fork and its exec still has the server's environment,
+        without the size: wait until it has its own (on a busy machine that moment lasts)."""
+        deadline = time.monotonic() + 60
+        while True:
+            environment = process_environment(self.app)
+            if "COLUMNS" in environment and "ROWS" in environment:
+                return int(environment["COLUMNS"]), int(environment["ROWS"])
+            assert time.monotonic() < deadline, f"app {self.app} never had a size: {environment}"
+            time.sleep(0.05)
 
 
 async def _open(server: ServeProcess, session: aiohttp.ClientSession, query: str) -> Tab:
