@@ -249,7 +249,7 @@ def _debugged(stack: Stack) -> Stack:
     from airline_agent.agent.debugger import Debugger
 
     stack.debugger = Debugger(stack.session, BranchCopies())
-    stack.session.debug_with(stack.debugger)
+    stack.session.use_hooks(stack.debugger)
     return stack
 
 

@@ -15,58 +15,16 @@ is kept, a list that must shrink or change is replaced, never changed in place.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
-from airline_agent.agent.events import ArgumentsEdit, RequestEdit, ToolCall, TurnEnd, Usage
+from airline_agent.agent.events import ArgumentsEdit, RequestEdit, Usage
 from airline_agent.agent.grounding import Evidence
 from airline_agent.agent.steps import Checkpoint, RecordedWrite, Step, StepKind, Timeline
+from airline_agent.agent.turn import TurnProgress
 from airline_agent.agent.usage import Spend
 from airline_agent.agent.wire import history_of
 from airline_agent.tools.conversation import ToolConversation
-
-if TYPE_CHECKING:
-    from airline_agent.agent.tool_round import Plan
-    from airline_agent.tools.outcome import RowChange
-
-
-@dataclass
-class TurnProgress:
-    """One turn's running totals, and why it ended. Kept in the conversation while the
-    turn runs, so that a checkpoint holds them and a fork cut in the middle of the turn
-    goes on with them (`AgentSession.resume_turn`)."""
-
-    number: int
-    start: int  # the history's length before the customer's message
-    reason: TurnEnd = "cancelled"
-    spend: Spend = field(default_factory=Spend)  # of this turn's requests
-    requests: int = 0
-    tool_calls_run: int = 0
-    over_limit: bool = False  # a reply of this turn already went past the tool-call limit
-    history_edited: bool = False  # you replaced the messages: nothing is taken back
-    calls: tuple[ToolCall, ...] = ()  # the last reply's tool calls (their own ids)
-    # Those of them not answered yet, as planned (run, or the error they get); None: not
-    # planned yet. Kept up to date only with a timeline.
-    pending: list[Plan] | None = None
-    closing_at_limit: bool = False  # they are answered with the limit error; the turn ends
-
-    def copy(self) -> TurnProgress:
-        """A copy for a checkpoint (one per step: `dataclasses.replace` cost as much as the
-        rest of the step's bookkeeping together)."""
-        twin = _twin(self)
-        if self.pending is not None:
-            twin.pending = [_twin(plan) for plan in self.pending]
-        return twin
-
-
-_Copied = TypeVar("_Copied")
-
-
-def _twin(value: _Copied) -> _Copied:
-    """A shallow copy of a plain dataclass instance (its fields are values or replaced,
-    never changed in place: `Plan`'s call, arguments and error; a turn's usage)."""
-    twin = object.__new__(type(value))
-    twin.__dict__.update(value.__dict__)
-    return twin
+from airline_agent.tools.outcome import RowChange
 
 
 @dataclass

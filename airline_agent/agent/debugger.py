@@ -2,11 +2,12 @@
 arguments edited before anything is sent or run, and a conversation forked at any step
 with the database exactly as it was then.
 
-The stack builds one (`stack.py`, `debug=True`) and attaches it to the session; without
-one the loop holds nowhere and keeps no timeline. It owns:
+The stack builds one (`stack.py`, `debug=True`) and gives it to the session as its hooks
+(`use_hooks`; agent/hooks.py): the loop calls it at its points and knows nothing else of
+it. Without one the loop holds nowhere and keeps no timeline. It owns:
 
-- **Breakpoints** (`Breakpoints`), plain data the loop reads at each point, so a toggle
-  made while a turn runs counts from the next point on: `step` (stepping: hold before
+- **Breakpoints** (agent/breakpoints.py), plain data read at each of the loop's points,
+  so a toggle made while a turn runs counts from the next point on: `step` (stepping: hold before
   every request and every tool call), `request` (before every request), `write` (before
   any write tool call), `finding` (after a reply with a grounding finding), `error` (after
   an error result, or a request that failed).
@@ -42,9 +43,11 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.agent.cancelled import cancelled_turn
+from airline_agent.agent.conversation import Conversation
 from airline_agent.agent.events import (
     AgentEvent,
     AssistantMessage,
@@ -67,15 +70,11 @@ from airline_agent.agent.events import (
     TurnResumed,
     TurnStarted,
 )
+from airline_agent.agent.hooks import OutgoingCall, OutgoingRequest
+from airline_agent.agent.steps import RecordedWrite, UnknownStep
 from airline_agent.tools.conversation import ToolConversation
-
-if TYPE_CHECKING:
-    from airline_agent.agent.conversation import Conversation
-    from airline_agent.agent.loop import AgentSession
-    from airline_agent.agent.steps import RecordedWrite
-    from airline_agent.agent.tool_round import Plan
-    from airline_agent.tools.outcome import RowChange
-    from airline_agent.tools.toolbox import Toolbox
+from airline_agent.tools.outcome import RowChange
+from airline_agent.tools.toolbox import Toolbox
 
 # Events not kept in a branch's record: holds (a question of the moment) and the pieces
 # of an answer as it streams (its `AssistantMessage` holds it whole).
@@ -100,19 +99,12 @@ class BranchBusy(RuntimeError):
     """A branch switch while a turn runs (cancel it, or let it end, first)."""
 
 
-@dataclass
-class Breakpoints:
-    """Where the loop holds by itself (all off: nowhere)."""
+class DebuggedSession(Protocol):
+    """What a debugger steers of the session it is attached to (agent/loop.py's
+    `AgentSession`): a branch switch gives it the branch's conversation and tools."""
 
-    step: bool = False  # before every request and every tool call
-    request: bool = False  # before every request
-    write: bool = False  # before any write tool call
-    finding: bool = False  # after a reply with a grounding finding
-    error: bool = False  # after an error result, or a request that failed
-
-    @property
-    def any(self) -> bool:
-        return self.step or self.request or self.write or self.finding or self.error
+    conversation: Conversation
+    toolbox: Toolbox
 
 
 class BranchDatabases(Protocol):
@@ -193,9 +185,10 @@ class Branch:
 
 
 class Debugger:
-    """Breakpoints, holds and branches of one session's conversation (module docstring)."""
+    """Breakpoints, holds and branches of one session's conversation (module docstring);
+    the session's hooks (agent/hooks.py's `LoopHooks`)."""
 
-    def __init__(self, session: AgentSession, databases: BranchDatabases) -> None:
+    def __init__(self, session: DebuggedSession, databases: BranchDatabases) -> None:
         self.session = session
         self.databases = databases
         self.breakpoints = Breakpoints()
@@ -208,11 +201,12 @@ class Debugger:
         self._to_turn_end = False
         self._pending: list[HoldReason] = []
 
-    # -- the loop's side ------------------------------------------------------------------
+    # -- the loop's side: its hooks ------------------------------------------------------
 
     def conversation_started(self, conversation: Conversation) -> None:
-        """A new conversation: branch 1, on the stack's own database; every branch of the
-        last one is dropped, its database removed."""
+        """A new conversation: branch 1, on the stack's own database, keeping every step
+        from step 0; every branch of the last one is dropped, its database removed."""
+        conversation.keep_timeline()
         guard = self.session.toolbox.guard
         self._drop_branches()
         self._root_toolbox.guard = guard
@@ -220,7 +214,7 @@ class Debugger:
         self.current = Branch(1, conversation, self._root_toolbox)
         self.branches = [self.current]
 
-    async def watch(
+    async def watch_turn(
         self, events: AsyncGenerator[AgentEvent, None]
     ) -> AsyncGenerator[AgentEvent, None]:
         """A turn's events as they pass: kept in the branch's record, findings and errors
@@ -276,35 +270,52 @@ class Debugger:
         self._pending.clear()
         return tuple(dict.fromkeys(reasons))
 
-    def hold_request(self, conversation: Conversation, body: dict) -> RequestHeld | None:
+    async def before_request(self, request: OutgoingRequest) -> AsyncIterator[AgentEvent]:
+        """Held if a breakpoint says so: nothing is sent until the consumer answers, with
+        the body as assembled or with its edit."""
         reasons = self._reasons(request=True)
         if not reasons:
-            return None
-        return RequestHeld(
+            return
+        conversation = request.conversation
+        held = RequestHeld(
             turn=conversation.turns,
             request=conversation.requests + 1,
             step=conversation.steps + 1,
-            body=body,
+            body=request.body,
             reasons=reasons,
             release=asyncio.get_running_loop().create_future(),
         )
+        yield held
+        release = await held.release
+        if release.edited is not None and release.wire is not None:
+            request.replace_body(release.edited, release.wire)
 
-    def hold_call(self, conversation: Conversation, plan: Plan, write: bool) -> ToolCallHeld | None:
-        reasons = self._reasons(write=write)
+    async def before_call(self, call: OutgoingCall) -> AsyncIterator[AgentEvent]:
+        """Before a write, the first in the conversation, its database is copied (the
+        start every fork replays on); then the call is held if a breakpoint says so, and
+        goes on with the model's arguments or with the consumer's."""
+        if call.write:
+            await self._copy_start()
+        reasons = self._reasons(write=call.write)
         if not reasons:
-            return None
+            return
+        plan, conversation = call.plan, call.conversation
         refusal = None if plan.will_run else str((plan.error or {}).get("error", "INTERNAL_ERROR"))
-        return ToolCallHeld(
+        held = ToolCallHeld(
             request=conversation.requests,
             step=conversation.steps + 1,
             call=plan.call,
-            write=write,
+            write=call.write,
             refusal=refusal,
             reasons=reasons,
             release=asyncio.get_running_loop().create_future(),
         )
+        yield held
+        release = await held.release
+        if release.arguments is not None:
+            call.replace_arguments(release.arguments)
 
-    async def before_turn_ends(self, conversation: Conversation) -> AsyncIterator[TurnEndHeld]:
+    async def before_turn_ends(self, conversation: Conversation) -> AsyncIterator[AgentEvent]:
         """A finding or an error noted in the turn's last steps holds its end."""
         if not self._pending:
             return
@@ -315,7 +326,7 @@ class Debugger:
         yield held
         await held.release
 
-    async def before_write(self) -> None:
+    async def _copy_start(self) -> None:
         """Before a write tool runs: the first time in this conversation, its database is
         copied as it is (the start every fork replays on)."""
         if self._start is not None or self._start_refused is not None:
@@ -349,10 +360,6 @@ class Debugger:
         `step`, on a copy of the database as it was then; `of` is left as it is. Slow (a
         copy of the database, and the writes up to `step` again): call it off the UI's
         event loop. Raises ForkFailed, saying why, when it cannot be made."""
-        # Here: the step timeline (agent/steps.py) is the conversation's, which a fork
-        # restores; the TUI's first screen imports this module for its breakpoints alone.
-        from airline_agent.agent.steps import UnknownStep
-
         source = of or self.current
         if source is None:
             raise ForkFailed("there is no conversation to fork yet")

@@ -10,11 +10,12 @@ what it changed, history, usage, the open turn) is one `Conversation`; the sessi
 what outlives conversations: the backend, the toolbox, the options and the customer it
 starts with.
 
-With a debugger attached (agent/debugger.py, built by the stack), the loop holds where
-its breakpoints say — before a request is sent, before a tool call runs, before a turn
-ends after a finding or an error — and waits for the consumer, which may edit the
-request body or the call's arguments; every step is numbered and checkpointed
-(agent/steps.py). Without one, nothing of that runs: the loop is what it was.
+The loop calls its hooks (agent/hooks.py) when a conversation starts, around each turn,
+before each request is sent, before each tool call runs and before a turn ends, and knows
+nothing else of what they do: the debugger (agent/debugger.py, attached by the stack with
+`use_hooks`) holds there, and may have another body sent or a call run with other
+arguments; the loop then goes on as for any request or call (an edited write is asked
+about again). Without hooks (`NO_HOOKS`) nothing happens at those points.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from airline_agent.agent import history as hist
 from airline_agent.agent import texts
-from airline_agent.agent.conversation import Conversation, TurnProgress
+from airline_agent.agent.backends import ChatBackend
+from airline_agent.agent.conversation import Conversation
 from airline_agent.agent.events import (
     AgentEvent,
     ArgumentsEdit,
@@ -40,6 +42,7 @@ from airline_agent.agent.events import (
     TurnStarted,
 )
 from airline_agent.agent.grounding import ground_reply
+from airline_agent.agent.hooks import NO_HOOKS, LoopHooks, OutgoingCall
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.prefix import PrefixTracker, token_counter
 from airline_agent.agent.prompt import build_system_prompt
@@ -48,20 +51,16 @@ from airline_agent.agent.responses_wire import request_body as responses_request
 from airline_agent.agent.streaming import ModelReply
 from airline_agent.agent.text_tool_calls import recovered_calls
 from airline_agent.agent.tool_round import (
-    Plan,
     answer_calls,
     ask_approval,
     own_call_ids,
     plan_calls,
     plans_over_limit,
 )
+from airline_agent.agent.turn import Plan, TurnProgress
+from airline_agent.agent.usage import Spend
 from airline_agent.agent.wire import backend_api
-
-if TYPE_CHECKING:
-    from airline_agent.agent.backends import ChatBackend
-    from airline_agent.agent.debugger import Debugger
-    from airline_agent.agent.usage import Spend
-    from airline_agent.tools.toolbox import Toolbox
+from airline_agent.tools.toolbox import Toolbox
 
 __all__ = ["AgentSession", "LoopOptions", "NothingToResume"]
 
@@ -95,7 +94,7 @@ class AgentSession:
         self._tool_names = frozenset(toolbox.names())
         # Across conversations too: "unchanged" compares with the request sent before.
         self.prefix_tracker = PrefixTracker()
-        self.debugger: Debugger | None = None  # attached by the stack (`debug_with`)
+        self.hooks: LoopHooks = NO_HOOKS  # the debugger's, attached by the stack (`use_hooks`)
         token_counter()  # load the tokenizer now (the TUI builds sessions off its loop)
         self.new_conversation()
 
@@ -117,15 +116,13 @@ class AgentSession:
             style=self.options.prompt,
         )
         self.conversation = Conversation.start(prompt, self.customer, greeting=self._greeting)
-        if self.debugger is not None:
-            self.conversation.keep_timeline()
-            self.debugger.conversation_started(self.conversation)
+        self.hooks.conversation_started(self.conversation)
         return self.conversation
 
-    def debug_with(self, debugger: Debugger) -> None:
-        """Hold where `debugger`'s breakpoints say and keep every step (a new
-        conversation begins: its timeline starts at step 0)."""
-        self.debugger = debugger
+    def use_hooks(self, hooks: LoopHooks) -> None:
+        """Call `hooks` at the loop's points from now on (agent/hooks.py); a new
+        conversation begins, so that they see it from its start."""
+        self.hooks = hooks
         self.new_conversation()
 
     @property
@@ -152,8 +149,7 @@ class AgentSession:
         """The turn of the customer's message `user_text`: its events, to its end. A turn
         a fork cut in the middle is closed first (its open calls answered "interrupted",
         a `TurnFinished(cancelled)` said for it)."""
-        events = self._turn(user_text)
-        return events if self.debugger is None else self.debugger.watch(events)
+        return self.hooks.watch_turn(self._turn(user_text))
 
     def resume_turn(self) -> AsyncGenerator[AgentEvent, None]:
         """The turn a fork cut in the middle, going on where it was cut: its calls not yet
@@ -163,8 +159,7 @@ class AgentSession:
             raise NothingToResume(
                 "nothing to resume: the conversation is not in the middle of a turn"
             )
-        events = self._resumed()
-        return events if self.debugger is None else self.debugger.watch(events)
+        return self.hooks.watch_turn(self._resumed())
 
     @property
     def can_resume(self) -> bool:
@@ -186,9 +181,8 @@ class AgentSession:
         try:
             async for event in self._requests(turn, conversation):
                 yield event
-            if self.debugger is not None:
-                async for event in self.debugger.before_turn_ends(conversation):
-                    yield event
+            async for event in self.hooks.before_turn_ends(conversation):
+                yield event
         finally:
             _settle(conversation, turn)
         yield TurnFinished(turn.number, turn.reason, turn.spend.usage, turn.spend.cost)
@@ -207,9 +201,8 @@ class AgentSession:
             if turn.reason != "tool_call_limit":
                 async for event in self._requests(turn, conversation):
                     yield event
-            if self.debugger is not None:
-                async for event in self.debugger.before_turn_ends(conversation):
-                    yield event
+            async for event in self.hooks.before_turn_ends(conversation):
+                yield event
         finally:
             _settle(conversation, turn)
         yield TurnFinished(turn.number, turn.reason, turn.spend.usage, turn.spend.cost)
@@ -353,7 +346,7 @@ class AgentSession:
         conversation: Conversation,
     ) -> AsyncIterator[AgentEvent]:
         limit = self.options.max_tool_calls
-        before = self._before_call if self.debugger is not None else None
+        before = self._before_call
         if turn.over_limit:
             # The seed's rule: the model was told to answer and still asks for tools;
             # answer every call with the limit error and end the turn.
@@ -385,31 +378,25 @@ class AgentSession:
         return LimitReached("tool_calls", limit, text)
 
     async def _before_call(self, plan: Plan) -> AsyncIterator[AgentEvent]:
-        """The debugger's part before a planned call: the database kept as it was before
-        the conversation's first write; the call held if a breakpoint says so, and run
-        with your arguments if you edited them (an edited write is asked about again
-        when approvals are asked, and refused when writes are switched off)."""
-        debugger, conversation = self.debugger, self.conversation
-        assert debugger is not None
+        """The hooks' part before a planned call; if they replaced its arguments, the
+        call runs with those (an edited write is asked about again when approvals are
+        asked, and refused when writes are switched off)."""
+        conversation = self.conversation
         write = self._is_write(plan.call.name)
-        if write:
-            await debugger.before_write()
-        held = debugger.hold_call(conversation, plan, write)
-        if held is None:
-            return
-        yield held
-        release = await held.release
-        if release.arguments is None:
+        outgoing = OutgoingCall(conversation, plan, write)
+        async for event in self.hooks.before_call(outgoing):
+            yield event
+        if outgoing.arguments is None:
             return
         edit = ArgumentsEdit(
             conversation.requests,
             plan.call.call_id,
             plan.call.name,
             plan.call.arguments,
-            release.arguments,
+            outgoing.arguments,
         )
         conversation.adopt_arguments_edit(edit)
-        plan.edit, plan.arguments = edit, hist.parse_arguments(release.arguments)
+        plan.edit, plan.arguments = edit, hist.parse_arguments(outgoing.arguments)
         plan.will_run, plan.error = True, None
         if write and self.options.approval == "deny":
             plan.will_run, plan.error = False, texts.writes_switched_off()

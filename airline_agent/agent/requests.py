@@ -7,8 +7,9 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from airline_agent.agent.backends import ChatBackend
 from airline_agent.agent.conversation import Conversation
 from airline_agent.agent.edits import wire_form
 from airline_agent.agent.errors import Failure, NotACompletion, backoff_delay, classify
@@ -25,22 +26,19 @@ from airline_agent.agent.events import (
     ToolCallDelta,
     UsageReported,
 )
+from airline_agent.agent.hooks import LoopHooks, OutgoingRequest
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.prefix import PrefixTracker
 from airline_agent.agent.stall_watch import Silence, watched
 from airline_agent.agent.streaming import (
     ModelReply,
-    Piece,
     PromptProgressPiece,
     ReasoningPiece,
     TextPiece,
+    ToolCallPiece,
 )
 from airline_agent.agent.usage import context_window, cost_of
 from airline_agent.agent.wire import sent_parts
-
-if TYPE_CHECKING:
-    from airline_agent.agent.backends import ChatBackend
-    from airline_agent.agent.debugger import Debugger
 
 
 class Requester(Protocol):
@@ -52,7 +50,7 @@ class Requester(Protocol):
     backend: ChatBackend
     options: LoopOptions
     prefix_tracker: PrefixTracker  # the previous request's prefix, to say if it changed
-    debugger: Debugger | None  # holds a request before it is sent; None: nothing holds
+    hooks: LoopHooks  # called before the request is sent (agent/hooks.py)
 
     def request_body(self) -> dict[str, Any]: ...
 
@@ -97,21 +95,18 @@ async def send_request(
     session: Requester, conversation: Conversation
 ) -> AsyncIterator[AgentEvent | Answered]:
     """One request with its retries: its events, then `Answered` (or nothing, after an
-    ErrorOccurred). Held first when the debugger says so: nothing is sent until the
-    consumer answers, and an edited body is what goes on the wire, byte for byte."""
+    ErrorOccurred). The hooks come first (the debugger may hold it: nothing is sent until
+    they are done); a body they replaced is what goes on the wire, byte for byte."""
     body = session.request_body()
     edit: RequestEdit | None = None
-    debugger = session.debugger
-    if debugger is not None:
-        held = debugger.hold_request(conversation, body)
-        if held is not None:
-            yield held
-            release = await held.release
-            if release.edited is not None and release.wire is not None:
-                number = conversation.requests + 1
-                edit = RequestEdit(number, wire_form(body), release.edited, release.wire)
-                conversation.adopt_request_edit(edit)
-                body = release.edited
+    outgoing = OutgoingRequest(conversation, body)
+    async for event in session.hooks.before_request(outgoing):
+        yield event
+    if outgoing.edited is not None and outgoing.wire is not None:
+        number = conversation.requests + 1
+        edit = RequestEdit(number, wire_form(body), outgoing.edited, outgoing.wire)
+        conversation.adopt_request_edit(edit)
+        body = outgoing.edited
     conversation.requests += 1
     number = conversation.requests
     step = conversation.take_step("request", request=number)
@@ -185,7 +180,7 @@ def _stopped_mid_answer(failure: Failure, base_url: str | None, received: int) -
     return replace(failure, message=message, hint=hint)
 
 
-def _delta(number: int, piece: Piece) -> AgentEvent:
+def _delta(number: int, piece: TextPiece | ReasoningPiece | ToolCallPiece) -> AgentEvent:
     if isinstance(piece, TextPiece):
         return TextDelta(number, piece.text)
     if isinstance(piece, ReasoningPiece):

@@ -26,15 +26,22 @@ rows it changed: what a fork at any step needs (agent/debugger.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-if TYPE_CHECKING:
-    from airline_agent.agent.conversation import TurnProgress
-    from airline_agent.agent.events import AgentEvent, ArgumentsEdit, RequestEdit
-    from airline_agent.agent.grounding import Evidence
-    from airline_agent.agent.usage import Spend
-    from airline_agent.tools.conversation import BindingSource
-    from airline_agent.tools.outcome import RowChange
+from airline_agent.agent.events import (
+    AgentEvent,
+    ArgumentsEdit,
+    AssistantMessage,
+    RequestEdit,
+    RequestSent,
+    ToolFinished,
+    TurnStarted,
+)
+from airline_agent.agent.grounding import Evidence
+from airline_agent.agent.turn import TurnProgress
+from airline_agent.agent.usage import Spend
+from airline_agent.tools.conversation import BindingSource
+from airline_agent.tools.outcome import RowChange
 
 StepKind = Literal["customer", "request", "response", "tool"]
 
@@ -146,8 +153,6 @@ class Timeline:
 def describe_step(event: AgentEvent) -> str:
     """The step an event is, in words ('step 3: request #2 sent'); '' for an event that
     is no step."""
-    from airline_agent.agent.events import AssistantMessage, RequestSent, ToolFinished, TurnStarted
-
     step = getattr(event, "step", 0)
     if not step:
         return ""

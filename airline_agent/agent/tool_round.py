@@ -19,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from airline_agent.agent import history as hist
 from airline_agent.agent import texts
@@ -28,7 +28,6 @@ from airline_agent.agent.conversation import Conversation
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
-    ArgumentsEdit,
     CustomerBound,
     PendingWrite,
     ToolCall,
@@ -36,29 +35,14 @@ from airline_agent.agent.events import (
     ToolStarted,
 )
 from airline_agent.agent.options import LoopOptions
+from airline_agent.agent.turn import Plan
+from airline_agent.tools.outcome import ToolOutcome
 
-if TYPE_CHECKING:
-    from airline_agent.tools.outcome import ToolOutcome
+if TYPE_CHECKING:  # the toolbox brings SQLModel: the caller has imported it already
     from airline_agent.tools.toolbox import Toolbox
 
 
-@dataclass
-class Plan:
-    """What will happen to one tool call of a reply."""
-
-    call: ToolCall
-    arguments: dict[str, Any] | None
-    will_run: bool = True  # False: answered with `error` instead of running
-    error: dict[str, Any] | None = None  # a loop-made error result, when not run
-    edit: ArgumentsEdit | None = None  # you edited its arguments at the debugger
-
-    @property
-    def raw_arguments(self) -> str:
-        """The arguments' text as it runs: the model's, or yours."""
-        return self.call.arguments if self.edit is None else self.edit.edited
-
-
-# Before each planned call: the debugger's hold, maybe an edit (agent/loop.py).
+# Before each planned call: the hooks' part (agent/hooks.py), maybe an edit (agent/loop.py).
 BeforeCall = Callable[[Plan], AsyncIterator[AgentEvent]]
 
 

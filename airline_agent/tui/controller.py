@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.redaction import Redactor
 from airline_agent.tui.library import ScenarioChoice
 from airline_agent.tui.live_run import LiveRun
@@ -146,8 +147,6 @@ class AgentController(Controller):
         results: Path | None = None,
     ) -> None:
         """`PendingSettings`: the first screen shows at once, `settle` builds `Settings`."""
-        from airline_agent.agent.debugger import Breakpoints
-
         self.library = library  # None: the shipped library (data/scenarios)
         self.results = results
         status = Status()

@@ -15,19 +15,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from airline_agent.redaction import redact_url
+from airline_agent.settings_peek import PendingSettings
 from airline_agent.tui.database_reset import ResetPlan
 from airline_agent.tui.run import Run
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
-    from airline_agent.agent.debugger import Breakpoints
+    from airline_agent.agent.breakpoints import Breakpoints
     from airline_agent.config import Settings
     from airline_agent.domain.db import Database
     from airline_agent.domain.loading import Progress
     from airline_agent.domain.provenance import Provenance
     from airline_agent.redaction import Redactor
-    from airline_agent.settings_peek import PendingSettings
 
 
 class LiveRun(Run):
@@ -193,7 +193,7 @@ class LiveRun(Run):
             settings=ScenarioSettings(
                 guard=self.guard,
                 approval=approval,  # type: ignore[arg-type]
-                max_tool_calls=self.settings.max_tool_calls,
+                max_tool_calls=self._read_settings().max_tool_calls,
                 model=self.agent.model if self.agent else "scripted",
                 now=self.clock,
             ),
@@ -202,6 +202,12 @@ class LiveRun(Run):
         saved = save_scenario(scenario, path, redactor)
         said = [w for w in (origin.warning, replay_refusal(saved, scenario)) if w]
         return saved, "; ".join(said) or None
+
+    def _read_settings(self) -> Settings:
+        """The settings read in full (they are, once a stack is open)."""
+        settings = self.settings
+        assert not isinstance(settings, PendingSettings), "settings are read before a stack opens"
+        return settings
 
 
 def live_source(settings: Settings | PendingSettings) -> str:

@@ -30,7 +30,8 @@ from airline_agent.tui.run import Run, ScenarioDiverged
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
-    from airline_agent.agent.debugger import Branch, Breakpoints
+    from airline_agent.agent.breakpoints import Breakpoints
+    from airline_agent.agent.debugger import Branch
     from airline_agent.choices import Api
     from airline_agent.redaction import Redactor
     from airline_agent.scenarios.checks import Finding

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.agent.cancelled import cancelled_turn
-from airline_agent.agent.debugger import Breakpoints
 from airline_agent.agent.edits import EditRefused
 from airline_agent.agent.events import (
     AgentEvent,
@@ -410,7 +410,7 @@ class Run:
         if leaving is not None:
             self._branch_events[leaving.number] = self.events
             self._left_branch(leaving)
-        self.events = self._branch_events.pop(branch.number, None) or list(branch.events)
+        self.events = self._branch_events.pop(branch.number, []) or list(branch.events)
         self._entered_branch(branch, leaving)
         self.status.changed()
 

@@ -159,7 +159,7 @@ def _loop_rows(runs: int) -> list[Row]:
             system_prompt=bare_loop.INSTRUCTIONS,
         )
         if debug:
-            session.debug_with(Debugger(session, databases=None))  # type: ignore[arg-type]
+            session.use_hooks(Debugger(session, databases=None))  # type: ignore[arg-type]
         sessions[debug] = (session, backend)
     responses = bare_loop._scripted_responses()
     samples: dict[bool, list[float]] = {False: [], True: []}

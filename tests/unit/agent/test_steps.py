@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from airline_agent.agent.conversation import Conversation, TurnProgress
+from airline_agent.agent.conversation import Conversation
 from airline_agent.agent.events import RequestEdit
 from airline_agent.agent.grounding import Evidence, ground_reply
 from airline_agent.agent.steps import UnknownStep
+from airline_agent.agent.turn import TurnProgress
 
 
 def conversation() -> Conversation:
