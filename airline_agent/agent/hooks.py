@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from airline_agent.agent.conversation import Conversation
 from airline_agent.agent.events import AgentEvent
 from airline_agent.agent.turn import Plan
+from airline_agent.tools.untrusted import JsonValue
 
 
 @dataclass
@@ -35,11 +36,11 @@ class OutgoingRequest:
     """A request assembled and not sent yet: `body` is exactly what would be sent."""
 
     conversation: Conversation
-    body: dict[str, Any]
-    edited: dict[str, Any] | None = None  # the body to send instead, if a hook said so
+    body: dict[str, JsonValue]
+    edited: dict[str, JsonValue] | None = None  # the body to send instead, if a hook said so
     wire: bytes | None = None  # that body's exact bytes on the wire
 
-    def replace_body(self, edited: dict[str, Any], wire: bytes) -> None:
+    def replace_body(self, edited: dict[str, JsonValue], wire: bytes) -> None:
         """Send `edited` instead (`wire`, byte for byte)."""
         self.edited, self.wire = edited, wire
 
