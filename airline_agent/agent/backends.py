@@ -28,7 +28,7 @@ from airline_agent.agent.errors import (
     StreamCutOff,
     body_excerpt,
 )
-from airline_agent.agent.events import ToolCall, Usage
+from airline_agent.agent.model_reply import ToolCall, Usage
 from airline_agent.agent.raw_response import (
     Envelope,
     ScriptedMessage,

@@ -2,13 +2,21 @@
 call's arguments, checked before anything is sent or run.
 
 An edited body must be a Chat Completions body that a server can take and that the loop
-can go on from: a JSON object (no `NaN`, no lone UTF-16 surrogate, at most `BODY_DEPTH`
-levels deep) with a `model`, `messages` that are a valid history (agent/history.py: every
-tool call answered once, by its id, arguments a JSON object), `tools` that are function
-tools, and the common parameters of their types. A request held on the Responses wire
-takes a Responses body instead, checked the same way (agent/responses_wire.py: an
-`input` whose every function call is answered once by its `call_id`). Fields this module
-does not know are left alone: a server may take its own (llama-server's `return_progress`).
+can go on from. Its shape is the `openai` package's own (`CompletionCreateParams`, each
+message by its role's `…MessageParam`, function tools, the tool choice), checked with
+pydantic's `TypeAdapter`, strictly: text where the API takes text, a list where it takes
+one. On top of that, the rules that are ours: JSON text without `NaN`, duplicate keys or
+lone UTF-16 surrogates, at most `BODY_DEPTH` levels deep (`untrusted.parse_json`); the
+messages a valid history (agent/history.py: every tool call answered once, by its id,
+arguments a JSON object); a named `tool_choice` one of the tools offered; the ranges the
+API reference gives and its types do not carry (`temperature`, `top_p`, token counts). A
+request held on the Responses wire takes a Responses body instead
+(agent/responses_wire.py: an `input` whose every function call is answered once by its
+`call_id`). Fields neither knows are left alone: a server may take its own
+(llama-server's `return_progress`).
+
+Each problem is one line for a person: where (`"temperature"`, `messages #2: user
+content`) and what it must be.
 
 Text goes on the wire exactly as written, byte for byte (UTF-8); a body given as a dict
 goes as the openai client encodes one (compact JSON, UTF-8, `extra_body` merged in).
@@ -20,10 +28,16 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from airline_agent.agent import responses_wire
+from airline_agent.agent.history import parse_arguments
+from airline_agent.agent.history import problems as history_problems
 from airline_agent.agent.wire import api_of
 from airline_agent.tools.untrusted import UnusableJson, depth_beyond, parse_json
 
@@ -32,6 +46,44 @@ from airline_agent.tools.untrusted import UnusableJson, depth_beyond, parse_json
 BODY_DEPTH = 64
 TOOL_CHOICES = ("auto", "none", "required")
 ROLES = ("system", "user", "assistant", "tool")  # as agent/history.py reads a history
+# The body's fields checked on their own (each message by its role, each tool), not as
+# part of the body's parameters.
+OWN_CHECKS = ("messages", "tools", "tool_choice", "stream")
+ARGUMENTS_EXAMPLE = 'the arguments must be one JSON object, such as {"reservation_id": "EHGLP3"}'
+
+# What a field must be, said once for all the forms the API takes (where a field takes
+# several, pydantic reports each form that did not fit).
+FORMS = {
+    "model": "must be the name of a model (text)",
+    "content": "must be text or a list of parts",
+    "stop": "must be text or a list of texts",
+    "tool_choice": (
+        'must be one of auto, none, required or {"type": "function", "function": {"name": …}}'
+    ),
+    "tool_calls": 'must be {"id": …, "type": "function", "function": {"name": …, "arguments": …}}',
+}
+# What a value of pydantic's error type must be, in words.
+KINDS = {
+    "string_type": "must be text",
+    "int_type": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_type": "must be a number",
+    "bool_type": "must be true or false",
+    "dict_type": "must be a JSON object",
+    "list_type": "must be a list",
+    "iterable_type": "must be a list",
+    "missing": "is missing",
+    "none_required": "must be null",
+    "finite_number": "must be a finite number",
+}
+# Ranges the API reference gives that its types do not carry: (low, high, whole number).
+RANGES: dict[str, tuple[float, float | None, bool]] = {
+    "temperature": (0, 2, False),
+    "top_p": (0, 1, False),
+    "max_tokens": (1, None, True),
+    "max_completion_tokens": (1, None, True),
+    "n": (1, None, True),
+}
 
 
 class EditRefused(ValueError):
@@ -45,7 +97,7 @@ class EditRefused(ValueError):
 # -- request bodies ----------------------------------------------------------------------
 
 
-def wire_form(body: dict[str, Any]) -> dict[str, Any]:
+def wire_form(body: Mapping[str, Any]) -> dict[str, Any]:
     """A body as the client sends it: the fields of `extra_body` merged in at the top."""
     if "extra_body" not in body:
         return dict(body)
@@ -54,18 +106,18 @@ def wire_form(body: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def body_text(body: dict[str, Any]) -> str:
+def body_text(body: Mapping[str, Any]) -> str:
     """The body as an editor shows it: indented JSON of its wire form."""
     return json.dumps(wire_form(body), indent=2, ensure_ascii=False)
 
 
-def encoded(body: dict[str, Any]) -> bytes:
+def encoded(body: object) -> bytes:
     """A body as the openai client encodes it (compact JSON, UTF-8)."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 def checked_body(
-    edited: str | dict[str, Any], like: dict[str, Any] | None = None
+    edited: str | dict[str, Any], like: Mapping[str, Any] | None = None
 ) -> tuple[dict[str, Any], bytes]:
     """The edited body and the bytes to send; raises EditRefused saying why not. `like`:
     the body as assembled, whose wire the edit must keep (None: Chat Completions)."""
@@ -75,25 +127,25 @@ def checked_body(
     return body, wire
 
 
-def body_problems(edited: str | dict[str, Any], like: dict[str, Any] | None = None) -> list[str]:
+def body_problems(edited: str | dict[str, Any], like: Mapping[str, Any] | None = None) -> list[str]:
     """Why `edited` would be refused as a request body ([]: it would be sent)."""
     return _read_body(edited, like)[2]
 
 
 def _read_body(
-    edited: str | dict[str, Any], like: dict[str, Any] | None
+    edited: str | dict[str, Any], like: Mapping[str, Any] | None
 ) -> tuple[dict[str, Any] | None, bytes | None, list[str]]:
     if isinstance(edited, str):
         try:
             wire = edited.encode("utf-8")
         except UnicodeEncodeError:
             return None, None, ["the text holds a lone UTF-16 surrogate: it cannot be sent"]
-        parsed = parse_json(edited, max_depth=BODY_DEPTH)
+        parsed = parse_json(edited, max_depth=BODY_DEPTH, unique_keys=True)
         if isinstance(parsed, UnusableJson):
             return None, None, [f"the body: {parsed.message}"]
         if parsed.lone_surrogate is not None:
             return None, None, [parsed.lone_surrogate.describe()]
-        value = parsed.value
+        value: object = parsed.value
     else:
         value = edited
         if depth_beyond(value, BODY_DEPTH):
@@ -106,124 +158,224 @@ def _read_body(
         return None, None, [f"the body must be a JSON object, not {_kind(value)}"]
     if like is not None and api_of(like) == "responses":
         return value, wire, responses_wire.body_problems(value)
-    problems = _body_shape(value)
-    return value, wire, problems
+    return value, wire, chat_body_problems(value)
 
 
-def _body_shape(body: dict[str, Any]) -> list[str]:
-    from airline_agent.agent.history import problems as history_problems
-
-    found: list[str] = []
+def chat_body_problems(body: Mapping[str, Any]) -> list[str]:
+    """Why a Chat Completions body would be refused ([]: it would be sent)."""
+    found = _message_problems(body.get("messages"))
     model = body.get("model")
-    if not isinstance(model, str) or not model.strip():
-        found.append('"model" must be the name of a model (text)')
-    messages = body.get("messages")
+    if isinstance(model, str) and not model.strip():
+        found.append(f'"model" {FORMS["model"]}')
+    tools = body.get("tools")
+    found += _tools_problems(tools)
+    found += _tool_choice_problems(body.get("tool_choice"), tools)
+    stream = body.get("stream")
+    if "stream" in body and not isinstance(stream, bool):
+        found.append('"stream" must be true or false')
+    adapter = _adapters().streaming if stream is True else _adapters().not_streaming
+    rest = {key: value for key, value in body.items() if key not in OWN_CHECKS}
+    rest |= {"messages": [], **({"stream": stream} if isinstance(stream, bool) else {})}
+    ranged: dict[str, str] = {}
+    for name, (low, high, whole) in RANGES.items():
+        value = body.get(name)
+        if name in body and value is not None and not _within(value, low, high, whole):
+            what = "a whole number" if whole else "a number"
+            span = f"of at least {low:g}" if high is None else f"from {low:g} to {high:g}"
+            ranged[f'"{name}" '] = f'"{name}" must be {what} {span}'
+    # A parameter out of its range, or no number at all, is said once, with its range.
+    said = _said(adapter, rest, quoted=True)
+    found += [line for line in said if not line.startswith(tuple(ranged))]
+    return [*found, *ranged.values()]
+
+
+def _message_problems(messages: object) -> list[str]:
     if not isinstance(messages, list) or not messages:
-        found.append('"messages" must be a list of at least one message')
-    elif all(isinstance(message, dict) for message in messages):
-        found.extend(_message_problems(messages))
-        found.extend(f"messages {problem}" for problem in history_problems(messages))
-    else:
-        found.append('every one of "messages" must be a JSON object')
-    found.extend(_tools_problems(body))
-    found.extend(_parameter_problems(body))
-    return found
-
-
-def _message_problems(messages: list[dict[str, Any]]) -> list[str]:
+        return ['"messages" must be a list of at least one message']
     found: list[str] = []
     for position, message in enumerate(messages):
-        role, content = message.get("role"), message.get("content")
-        if role not in ROLES:
-            continue  # the history check names it
-        if role == "tool" and not isinstance(message.get("tool_call_id"), str):
-            found.append(f"messages #{position}: a tool message needs its tool_call_id")
-        if role in ("system", "user") and not _is_content(content):
-            found.append(f"messages #{position}: {role} content must be text or a list of parts")
-        if role == "assistant" and content is not None and not _is_content(content):
-            found.append(f"messages #{position}: assistant content must be text, parts or null")
-    return found
+        where = f"messages #{position}:"
+        if not isinstance(message, dict):
+            found.append(f"{where} must be a JSON object, not {_kind(message)}")
+            continue
+        role = message.get("role")
+        adapter = _adapters().messages.get(role) if isinstance(role, str) else None
+        if adapter is None:
+            found.append(f"{where} unknown role {role!r}")
+            continue
+        found += [f"{where} {role} {problem}" for problem in _said(adapter, message)]
+    if found:
+        return found  # the order of messages that are no messages is not worth saying
+    return [f"messages {problem}" for problem in history_problems(messages)]
 
 
-def _is_content(content: Any) -> bool:
-    return isinstance(content, str) or (
-        isinstance(content, list) and all(isinstance(part, dict) for part in content)
-    )
-
-
-def _tools_problems(body: dict[str, Any]) -> list[str]:
+def _tools_problems(tools: object) -> list[str]:
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        return ['"tools" must be a list']
     found: list[str] = []
-    tools = body.get("tools")
-    if tools is not None:
-        if not isinstance(tools, list):
-            found.append('"tools" must be a list')
-            tools = []
-        for position, tool in enumerate(tools):
-            function = tool.get("function") if isinstance(tool, dict) else None
-            if not isinstance(tool, dict) or tool.get("type") != "function":
-                found.append(f'tools #{position}: must be {{"type": "function", …}}')
-            elif not isinstance(function, dict) or not _named(function):
-                found.append(f"tools #{position}: its function needs a name")
-            elif "parameters" in function and not isinstance(function["parameters"], dict):
-                found.append(f"tools #{position}: its parameters must be a JSON schema object")
-    choice = body.get("tool_choice")
-    if choice is not None:
-        if isinstance(choice, str):
-            if choice not in TOOL_CHOICES:
-                choices = ", ".join(TOOL_CHOICES)
-                found.append(f'"tool_choice" must be one of {choices} or a function')
-        elif not (
-            isinstance(choice, dict)
-            and choice.get("type") == "function"
-            and isinstance(choice.get("function"), dict)
-            and _named(choice["function"])
-        ):
-            found.append('"tool_choice" must be {"type": "function", "function": {"name": …}}')
-        if choice != "none" and not tools:
-            found.append('"tool_choice" needs "tools"')
+    for position, tool in enumerate(tools):
+        if not isinstance(tool, dict) or tool.get("type") != "function":
+            found.append(f'tools #{position}: must be {{"type": "function", "function": …}}')
+            continue
+        found += [f"tools #{position}: {problem}" for problem in _said(_adapters().tool, tool)]
+        function = tool.get("function")
+        if isinstance(function, dict) and not str(function.get("name", "x")).strip():
+            found.append(f"tools #{position}: its function needs a name")
     return found
 
 
-def _named(function: dict[str, Any]) -> bool:
-    name = function.get("name")
-    return isinstance(name, str) and bool(name.strip())
-
-
-def _parameter_problems(body: dict[str, Any]) -> list[str]:
-    found: list[str] = []
-    for name in ("stream", "parallel_tool_calls"):
-        if name in body and not isinstance(body[name], bool):
-            found.append(f'"{name}" must be true or false')
-    if "stream_options" in body and not isinstance(body["stream_options"], dict):
-        found.append('"stream_options" must be an object')
-    for name, low, high in (("temperature", 0, 2), ("top_p", 0, 1)):
-        if name in body and not _number_within(body[name], low, high):
-            found.append(f'"{name}" must be a number from {low} to {high}')
-    for name in ("max_tokens", "max_completion_tokens", "n"):
-        value = body.get(name)
-        if name in body and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            found.append(f'"{name}" must be a whole number of at least 1')
-    stop = body.get("stop")
-    if stop is not None and not (
-        isinstance(stop, str) or (isinstance(stop, list) and all(isinstance(s, str) for s in stop))
-    ):
-        found.append('"stop" must be text or a list of texts')
+def _tool_choice_problems(choice: object, tools: object) -> list[str]:
+    if choice is None or not isinstance(tools, list | None):
+        return []  # tools that are no list are said so; what they offer is unknown
+    found = [f'"tool_choice" {problem}' for problem in _said(_adapters().tool_choice, choice)]
+    offered = [
+        tool["function"].get("name")
+        for tool in tools or ()
+        if isinstance(tool, dict) and isinstance(tool.get("function"), dict)
+    ]
+    if choice != "none" and not offered:
+        found.append('"tool_choice" needs "tools"')
+    elif not found and isinstance(choice, dict) and choice.get("type") == "function":
+        name = choice["function"].get("name")
+        if name not in offered:
+            found.append(f'"tool_choice" names {name!r}, which "tools" does not offer')
     return found
 
 
-def _number_within(value: Any, low: float, high: float) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and low <= value <= high
+def _within(value: object, low: float, high: float | None, whole: bool) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int if whole else int | float):
+        return False
+    return math.isfinite(value) and low <= value and (high is None or value <= high)
+
+
+def _kind(value: object) -> str:
+    kinds = {dict: "an object", list: "a list", str: "text", bool: "true or false"}
+    return "null" if value is None else kinds.get(type(value), "a number")
+
+
+# -- the openai package's types ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Adapters:
+    not_streaming: TypeAdapter[Any]
+    streaming: TypeAdapter[Any]
+    messages: dict[str, TypeAdapter[Any]]  # by role
+    tool: TypeAdapter[Any]
+    tool_choice: TypeAdapter[Any]
+
+
+@cache
+def _adapters() -> _Adapters:
+    # Imported at the first edit, not with this module: the TUI's first screen imports
+    # the events, which check edits, and `openai`'s types take about a second to import.
+    from openai.types.chat import (
+        ChatCompletionAssistantMessageParam,
+        ChatCompletionFunctionToolParam,
+        ChatCompletionSystemMessageParam,
+        ChatCompletionToolChoiceOptionParam,
+        ChatCompletionToolMessageParam,
+        ChatCompletionUserMessageParam,
+        completion_create_params,
+    )
+
+    return _Adapters(
+        TypeAdapter(completion_create_params.CompletionCreateParamsNonStreaming),
+        TypeAdapter(completion_create_params.CompletionCreateParamsStreaming),
+        {
+            "system": TypeAdapter(ChatCompletionSystemMessageParam),
+            "user": TypeAdapter(ChatCompletionUserMessageParam),
+            "assistant": TypeAdapter(ChatCompletionAssistantMessageParam),
+            "tool": TypeAdapter(ChatCompletionToolMessageParam),
+        },
+        TypeAdapter(ChatCompletionFunctionToolParam),
+        TypeAdapter(ChatCompletionToolChoiceOptionParam),
     )
 
 
-def _kind(value: Any) -> str:
-    return {list: "a list", str: "text", bool: "true or false", type(None): "null"}.get(
-        type(value), "a number"
-    )
+Loc = tuple[int | str, ...]
+
+
+def _said(adapter: TypeAdapter[Any], value: object, *, quoted: bool = False) -> list[str]:
+    """What `value` gets wrong against `adapter`'s type, one line per field: the field
+    (`"temperature"` when `quoted`, else `content`, `tool_calls #0 function`) and what it
+    must be."""
+    lines: dict[str, None] = {}
+    for loc, kind in _errors(adapter, value):
+        path, form = _place(loc, value)
+        if not path:
+            lines["must be a JSON object"] = None
+            continue
+        field = next((part for part in reversed(path) if isinstance(part, str)), "")
+        what = FORMS.get(field) if form else None
+        shown = _shown(path, quoted)
+        lines[f"{shown} {what or KINDS.get(kind, 'is not what the API takes')}"] = None
+    return list(lines)
+
+
+def _errors(adapter: TypeAdapter[Any], value: object) -> Iterator[tuple[Loc, str]]:
+    """Each error of `value` against the type: where, and pydantic's type of error. The
+    `Iterable` fields of the openai types validate lazily, as they are read: each is read
+    here, and must be a JSON list (a dict or text would be read as its keys or letters)."""
+    try:
+        checked = adapter.validate_python(value, strict=True)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            yield tuple(error["loc"]), error["type"]
+        return
+    pending: list[tuple[object, object, Loc]] = [(checked, value, ())]
+    while pending:
+        made, given, where = pending.pop()
+        if isinstance(made, Iterator):
+            if not isinstance(given, list):
+                yield where, "list_type"
+                continue
+            try:
+                items = list(made)
+            except ValidationError as exc:
+                for error in exc.errors(include_url=False):
+                    yield (*where, *error["loc"]), error["type"]
+                continue
+            pending += [(item, given[i], (*where, i)) for i, item in enumerate(items)]
+        elif isinstance(made, dict) and isinstance(given, dict):
+            pending += [(item, given.get(key), (*where, key)) for key, item in made.items()]
+        elif isinstance(made, list) and isinstance(given, list):
+            pending += [(item, given[i], (*where, i)) for i, item in enumerate(made)]
+
+
+def _place(loc: Loc, value: object) -> tuple[Loc, bool]:
+    """The path of `loc` in `value`, without the names pydantic gives the forms of a
+    union (a part that is no key of the value there), cut at the first such name; and
+    whether it was cut there (the value is none of the field's forms)."""
+    path: list[int | str] = []
+    here = value
+    for part in loc:
+        # Two branches of one step: each its own types, for the type checker.
+        if isinstance(here, dict) and isinstance(part, str) and part in here:  # noqa: SIM114
+            here = here[part]
+        elif isinstance(here, list) and isinstance(part, int) and 0 <= part < len(here):
+            here = here[part]
+        elif isinstance(here, dict) and isinstance(part, str) and not _is_form(part):
+            path.append(part)  # a field that is missing
+            return tuple(path), False
+        else:
+            return tuple(path), True
+        path.append(part)
+    return tuple(path), False
+
+
+def _is_form(part: str) -> bool:
+    """Whether a part of pydantic's `loc` names one form of a union, not a field."""
+    return part[:1].isupper() or any(mark in part for mark in "[]-") or part in ("str", "int")
+
+
+def _shown(path: Loc, quoted: bool) -> str:
+    words = [f"#{part}" if isinstance(part, int) else part for part in path]
+    if quoted:
+        return f'"{words[0]}"' + "".join(f" {word}" for word in words[1:])
+    return " ".join(words)
 
 
 # -- tool call arguments -----------------------------------------------------------------
@@ -232,8 +384,6 @@ def _kind(value: Any) -> str:
 def arguments_text(arguments: str) -> str:
     """A call's arguments as an editor shows them: indented JSON, or the model's text as
     it was when it is no JSON object."""
-    from airline_agent.agent.history import parse_arguments
-
     parsed = parse_arguments(arguments)
     if parsed is None:
         return arguments
@@ -242,8 +392,6 @@ def arguments_text(arguments: str) -> str:
 
 def arguments_problems(edited: str | dict[str, Any]) -> list[str]:
     """Why `edited` would be refused as a tool call's arguments ([]: the call would run)."""
-    from airline_agent.agent.history import parse_arguments
-
     if isinstance(edited, dict):
         try:
             text = encoded(edited).decode()
@@ -255,8 +403,15 @@ def arguments_problems(edited: str | dict[str, Any]) -> list[str]:
             text.encode("utf-8")
         except UnicodeEncodeError:
             return ["the arguments hold a lone UTF-16 surrogate"]
-    if not text.strip() or parse_arguments(text) is None:
-        return ['the arguments must be one JSON object, such as {"reservation_id": "EHGLP3"}']
+    if not text.strip():
+        return [ARGUMENTS_EXAMPLE]
+    parsed = parse_json(text, unique_keys=True)
+    if isinstance(parsed, UnusableJson):
+        return [f"the arguments: {parsed.message}"]
+    if parsed.lone_surrogate is not None:
+        return [parsed.lone_surrogate.describe()]
+    if not isinstance(parsed.value, dict):
+        return [f"{ARGUMENTS_EXAMPLE}, not {_kind(parsed.value)}"]
     return []
 
 

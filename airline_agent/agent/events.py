@@ -16,6 +16,13 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+# A reply's parts are defined with the reply (agent/model_reply.py), and named here too:
+# the events carry them, and their consumers import them from here.
+from airline_agent.agent.model_reply import ReceivedMessage as ReceivedMessage
+from airline_agent.agent.model_reply import ToolCall as ToolCall
+from airline_agent.agent.model_reply import Usage as Usage
+from airline_agent.agent.model_reply import received_message as received_message
+
 if TYPE_CHECKING:
     # Only annotations here: a front end that imports the events (the TUI's first screen
     # does) need not import the prefix's hashing and JSON, the findings or the row changes.
@@ -32,78 +39,6 @@ Producer = Literal["developer", "customer", "model", "framework", "api", "you"]
 # Why the loop holds before a step (agent/debugger.py's breakpoints): stepping, before every
 # request, before a write tool, after a grounding finding, after an error result.
 HoldReason = Literal["step", "request", "write", "finding", "error"]
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Token counts of one request, or summed over a turn or a conversation."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    reasoning_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def as_reported(self) -> dict[str, Any]:
-        """As a Chat Completions response reports it."""
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total_tokens,
-            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
-            "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
-        }
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.cached_tokens + other.cached_tokens,
-            self.reasoning_tokens + other.reasoning_tokens,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A tool call as the model asked for it; `arguments` is the raw JSON text.
-
-    `call_id` is unique within its reply: where the model gave a call no id (or a blank
-    one), or the id of an earlier call of the same reply, the loop gave it one of its own
-    before anything was asked or run, and `sent_id` keeps what the model sent ("" for no
-    id). An approval, a result and a history entry then each belong to exactly one call.
-    """
-
-    call_id: str
-    name: str
-    arguments: str
-    sent_id: str | None = None  # None: `call_id` is the model's own
-
-    @property
-    def id_as_sent(self) -> str:
-        return self.call_id if self.sent_id is None else self.sent_id
-
-
-def received_message(
-    content: str | None, tool_calls: tuple[ToolCall, ...], reasoning: str | None
-) -> dict[str, Any]:
-    """The assistant message exactly as the model sent it (reasoning included, arguments
-    untouched); the history keeps a repaired copy of it (see agent/history.py)."""
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if tool_calls:
-        message["tool_calls"] = [
-            {
-                "id": call.id_as_sent,
-                "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments},
-            }
-            for call in tool_calls
-        ]
-    if reasoning:
-        message["reasoning_content"] = reasoning
-    return message
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +226,7 @@ class AssistantMessage:
     scripted: bool = False
     step: int = field(default=0, compare=False)
 
-    def as_received(self) -> dict[str, Any]:
+    def as_received(self) -> ReceivedMessage:
         return received_message(self.content, self.tool_calls, self.reasoning)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from airline_agent.agent.events import ToolCall
+from airline_agent.agent.model_reply import ToolCall
 from airline_agent.tools.untrusted import UnusableJson, parse_json
 
 if TYPE_CHECKING:

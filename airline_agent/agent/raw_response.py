@@ -25,7 +25,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from airline_agent.agent.events import ToolCall, Usage, received_message
+from airline_agent.agent.model_reply import (
+    ReceivedMessage,
+    ReportedUsage,
+    ToolCall,
+    Usage,
+    received_message,
+)
 from airline_agent.choices import Api
 
 GENERATED_BY = "airline-agent (scripted)"
@@ -138,11 +144,11 @@ class ScriptedMessage:
     finish_reason: str
     usage: Usage | None  # None: the reply reports no usage
 
-    def message(self) -> dict[str, Any]:
+    def message(self) -> ReceivedMessage:
         """`choices[0].message` of a completion."""
         return received_message(self.content, self.tool_calls, self.reasoning)
 
-    def reported_usage(self) -> dict[str, Any] | None:
+    def reported_usage(self) -> ReportedUsage | None:
         return None if self.usage is None else self.usage.as_reported()
 
 

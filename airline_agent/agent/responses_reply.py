@@ -43,7 +43,7 @@ from airline_agent.agent.errors import (
     body_excerpt,
     not_a_stream,
 )
-from airline_agent.agent.events import ToolCall, Usage
+from airline_agent.agent.model_reply import ToolCall, Usage
 from airline_agent.agent.raw_response import (
     Envelope,
     RawResponse,

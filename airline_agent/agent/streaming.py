@@ -32,7 +32,7 @@ from airline_agent.agent.errors import (
     not_a_stream,
     not_json,
 )
-from airline_agent.agent.events import ToolCall, Usage, received_message
+from airline_agent.agent.model_reply import ToolCall, Usage, received_message
 from airline_agent.agent.raw_response import (
     Envelope,
     RawResponse,

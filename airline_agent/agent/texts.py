@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from airline_agent.agent.events import ToolCall
+from airline_agent.agent.model_reply import ToolCall
 from airline_agent.tools.outcome import error_result
 from airline_agent.tools.untrusted import ParsedJson, UnusableJson, parse_json
 

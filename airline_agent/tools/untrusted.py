@@ -221,19 +221,30 @@ class UnusableJson:
     """JSON text from outside that cannot be used: what is wrong (`problem`), and one
     phrase saying so for a person (`message`, to follow "the arguments:" or the like)."""
 
-    problem: Literal["syntax", "depth", "number"]
+    problem: Literal["syntax", "depth", "number", "duplicate"]
     message: str
 
 
-def parse_json(text: str, *, max_depth: int = MAX_DEPTH) -> ParsedJson | UnusableJson:
+def parse_json(
+    text: str, *, max_depth: int = MAX_DEPTH, unique_keys: bool = False
+) -> ParsedJson | UnusableJson:
     """The one reader of JSON text from outside (a model's tool arguments, a body edited
-    at the debugger, the command line): never raises, whatever the text."""
+    at the debugger, the command line): never raises, whatever the text. `unique_keys`:
+    refuse an object that names a key twice, which JSON leaves to each reader (Python's
+    keeps the last, others the first): text that goes on the wire as written must mean
+    to the server what it meant to the check."""
     try:
         value = json.loads(
-            text, parse_int=_integer, parse_float=_real, parse_constant=_not_a_number
+            text,
+            parse_int=_integer,
+            parse_float=_real,
+            parse_constant=_not_a_number,
+            object_pairs_hook=_unique if unique_keys else None,
         )
     except _NumberRefused as refused:
         return UnusableJson("number", refused.message)
+    except _KeyTwice as twice:
+        return UnusableJson("duplicate", f"the key {twice.key!r} is given twice in one object")
     except RecursionError:
         return UnusableJson("depth", f"nested more than {max_depth} levels deep")
     except ValueError as exc:  # json.JSONDecodeError, and text Python cannot decode
@@ -243,6 +254,23 @@ def parse_json(text: str, *, max_depth: int = MAX_DEPTH) -> ParsedJson | Unusabl
     # A surrogate is written either as itself (not ASCII) or as an escape in the text.
     maybe = not text.isascii() or _SURROGATE_ESCAPE.search(text) is not None
     return ParsedJson(value, first_surrogate(value) if maybe else None)
+
+
+class _KeyTwice(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = escape_surrogates(key) if len(key) <= 60 else escape_surrogates(key[:57]) + "..."
+
+
+def _unique(pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
+    made = dict(pairs)
+    if len(made) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise _KeyTwice(key)
+            seen.add(key)
+    return made
 
 
 class _NumberRefused(ValueError):
@@ -258,6 +286,9 @@ def _integer(digits: str) -> int:
 
 
 def _real(digits: str) -> float:
+    mantissa = digits.lower().partition("e")[0]
+    if sum(character.isdigit() for character in mantissa) > MAX_NUMBER_DIGITS:
+        raise _NumberRefused(number_refusal(digits))
     value = float(digits)
     if not math.isfinite(value):
         raise _NumberRefused(number_refusal(digits))

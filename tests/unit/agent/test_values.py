@@ -12,14 +12,14 @@ from types import ModuleType
 
 import pytest
 
-from airline_agent.agent import events, streaming, usage
+from airline_agent.agent import events, model_reply, streaming, usage
 from airline_agent.agent.events import TextDelta, ToolCall, Usage
 from airline_agent.agent.streaming import ModelReply, TextPiece
 from airline_agent.agent.usage import Spend
 from airline_agent.tools import outcome
 from airline_agent.tools.outcome import ToolOutcome
 
-MODULES: tuple[ModuleType, ...] = (events, streaming, usage, outcome)
+MODULES: tuple[ModuleType, ...] = (events, model_reply, streaming, usage, outcome)
 
 
 def _value_classes() -> list[type]:
