@@ -9,8 +9,9 @@ reference end states), `call` (`tool_caller`), `seed` and `export` (`build_datab
 `private_copy`, a copy from `session_copies` on PostgreSQL, or the shared database) — so a
 change to how the parts fit together is made once. With `debug=True` a stack also
 gets the debugger (agent/debugger.py): breakpoints, holds and forks, whose branches'
-databases are copies this module opens (`BranchCopies`). Heavy modules (sqlmodel, openai, the
-loop) are imported inside the builders: importing this module costs nothing at start-up.
+databases are copies this module opens (`BranchCopies`). Importing it imports the whole
+agent (sqlmodel, openai, the loop): the TUI's first screen and `--help` import it only in
+the functions that build a stack.
 """
 
 from __future__ import annotations
@@ -21,26 +22,37 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from airline_agent.agent.backends import (
+    ChatBackend,
+    OpenAIBackend,
+    ScriptedBackend,
+    ScriptedResponse,
+    backend_for,
+)
+from airline_agent.agent.debugger import Debugger, ForkFailed
+from airline_agent.agent.loop import AgentSession, LoopOptions
+from airline_agent.agent.prompt import AgentTexts
+from airline_agent.choices import Api, ApprovalMode
+from airline_agent.config import Settings
+from airline_agent.domain.clock import DEFAULT_NOW, Clock
 from airline_agent.domain.database_urls import redact_url
-
-if TYPE_CHECKING:
-    from airline_agent.agent.backends import ChatBackend, ScriptedBackend, ScriptedResponse
-    from airline_agent.agent.debugger import Debugger
-    from airline_agent.agent.loop import AgentSession, LoopOptions
-    from airline_agent.agent.prompt import AgentTexts
-    from airline_agent.choices import Api
-    from airline_agent.config import Settings
-    from airline_agent.domain.db import Database
-    from airline_agent.domain.loading import Progress
-    from airline_agent.domain.postgres import TemplateCopies
-    from airline_agent.domain.provenance import Provenance
-    from airline_agent.scenarios.datasets import DatasetCopies
-    from airline_agent.scenarios.model import Scenario
-    from airline_agent.tools.conversation import ToolConversation
-    from airline_agent.tools.outcome import ToolOutcome
-    from airline_agent.tools.toolbox import Toolbox
+from airline_agent.domain.db import Database
+from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.loading import Progress
+from airline_agent.domain.operations import list_customers as customers_of
+from airline_agent.domain.postgres import TemplateCopies, postgres_url
+from airline_agent.domain.provenance import Provenance
+from airline_agent.domain.provisioning import DEFAULT_SEED, ensure_database, provenance
+from airline_agent.domain.provisioning import build_as_built as build_from_record
+from airline_agent.domain.provisioning import build_database as build_sample
+from airline_agent.domain.sqlite_files import copy_sqlite, remove_database_files, sqlite_file
+from airline_agent.redaction import Redactor
+from airline_agent.scenarios.datasets import DatasetCopies, FileDatasets, ServerDatasets
+from airline_agent.scenarios.model import Approval, Scenario
+from airline_agent.tools.conversation import ToolConversation
+from airline_agent.tools.outcome import ToolOutcome
+from airline_agent.tools.toolbox import Toolbox
 
 
 def open_database(
@@ -56,9 +68,6 @@ def open_database(
     create it); `build_if_missing`: built as the default sample first when it is absent;
     `rebuild`: built again in its place, as the sample of `seed` and `scale`. Raises
     DatabaseUnavailable, said plainly."""
-    from airline_agent.domain.db import Database
-    from airline_agent.domain.provisioning import ensure_database
-
     if rebuild:
         return build_database(location, seed=seed, scale=scale, force=True, progress=progress)
     if build_if_missing:
@@ -78,11 +87,8 @@ def build_database(
     """A database built at `location` (`seed`): the sample of `seed` (default: the
     documented one) and `scale`, or the import of the τ² file `tau2`. An existing one is
     replaced only with `force`, and only when it is ours (provisioning.py)."""
-    from airline_agent.domain.provisioning import DEFAULT_SEED
-    from airline_agent.domain.provisioning import build_database as build
-
     seed = DEFAULT_SEED if seed is None else seed
-    return build(location, seed=seed, scale=scale, tau2=tau2, force=force, progress=progress)
+    return build_sample(location, seed=seed, scale=scale, tau2=tau2, force=force, progress=progress)
 
 
 def settings_database(settings: Settings, *, progress: Progress | None = None) -> Database:
@@ -94,23 +100,17 @@ def settings_database(settings: Settings, *, progress: Progress | None = None) -
 
 def database_provenance(database: Database) -> Provenance:
     """How `database` was built, as it records it (domain/provenance.py)."""
-    from airline_agent.domain.provisioning import provenance
-
     return provenance(database)
 
 
 def build_as_built(built: Provenance, location: Path, *, progress: Progress | None = None) -> None:
     """A new database at `location` (replacing any there), built exactly as `built` says;
     `built` must be rebuildable."""
-    from airline_agent.domain.provisioning import build_as_built as build
-
-    build(built, location, force=True, progress=progress).close()
+    build_from_record(built, location, force=True, progress=progress).close()
 
 
 def open_existing_database(location: str | Path) -> Database:
     """The database at `location`, never built: a missing one is DatabaseUnavailable."""
-    from airline_agent.domain.db import Database
-
     return Database.open(location)
 
 
@@ -125,10 +125,6 @@ def toolbox(
     """The tools over `database`; with `settings`, every text of a call's arguments has the
     secrets of those settings blanked out before a tool sees it (and so stores it);
     `dated_direct_flights=False`: search_direct_flight answers as τ²'s (dates null)."""
-    from airline_agent.domain.clock import DEFAULT_NOW, Clock
-    from airline_agent.redaction import Redactor
-    from airline_agent.tools.toolbox import Toolbox
-
     secrets = Redactor.from_settings(settings)
     scrub = secrets.blank_secrets if secrets.forms else None
     return Toolbox(
@@ -174,33 +170,34 @@ class Stack:
 class BranchCopies:
     """The debugger's databases (agent/debugger.py `BranchDatabases`): copies of a SQLite
     database in a temporary folder of their own, each opened as `open_existing_database`
-    opens one and given tools like the stack's. Removed with the folder on `close`."""
+    opens one and given tools like the stack's. The folder is made with the first copy (a
+    stack never forked, or not on a SQLite file, makes none) and removed on `close`."""
 
     def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="airline-agent-branches-"))
+        self.folder: Path | None = None
         self._made = 0
 
     def _new_file(self, what: str) -> Path:
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="airline-agent-branches-"))
         self._made += 1
         return self.folder / f"{what}-{self._made}.db"
 
     def snapshot(self, toolbox: Toolbox) -> Path:
         """A whole copy (SQLite's backup API: taken while the database is open)."""
-        from airline_agent.scenarios.live import copy_sqlite
-
+        source = _sqlite_source(toolbox.database)
         target = self._new_file("start")
-        copy_sqlite(_sqlite_source(toolbox.database), target)
+        copy_sqlite(source, target)
         return target
 
     def copy(self, source: Path | Toolbox, like: Toolbox) -> Toolbox:
-        from airline_agent.scenarios.live import copy_sqlite
-        from airline_agent.tools.toolbox import Toolbox
-
-        target = self._new_file("branch")
         if isinstance(source, Path):
+            target = self._new_file("branch")
             shutil.copyfile(source, target)  # a snapshot of ours, closed: a plain copy
         else:
-            copy_sqlite(_sqlite_source(source.database), target)
+            origin = _sqlite_source(source.database)
+            target = self._new_file("branch")
+            copy_sqlite(origin, target)
         database = open_existing_database(target)
         return Toolbox(
             database,
@@ -211,8 +208,6 @@ class BranchCopies:
         )
 
     def replaying(self, toolbox: Toolbox) -> Toolbox:
-        from airline_agent.tools.toolbox import Toolbox
-
         return Toolbox(
             toolbox.database,
             clock=toolbox.clock,
@@ -222,19 +217,18 @@ class BranchCopies:
         )
 
     def discard(self, toolbox: Toolbox) -> None:
-        from airline_agent.domain.sqlite_files import remove_database_files
-
         toolbox.database.close()
         sqlite_file = toolbox.database.sqlite_file
         if sqlite_file is not None and sqlite_file.path.parent == self.folder:
             remove_database_files(sqlite_file.path)
 
     def close(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
 
 
 def _sqlite_source(database: Database) -> Path:
-    from airline_agent.agent.debugger import ForkFailed
 
     if database.sqlite_file is None:
         raise ForkFailed(
@@ -246,8 +240,6 @@ def _sqlite_source(database: Database) -> Path:
 
 def _debugged(stack: Stack) -> Stack:
     """The stack with a debugger attached (a new conversation begins on branch 1)."""
-    from airline_agent.agent.debugger import Debugger
-
     stack.debugger = Debugger(stack.session, BranchCopies())
     stack.session.use_hooks(stack.debugger)
     return stack
@@ -272,9 +264,6 @@ def live_stack(
     another's words (τ²'s runner's, `eval --like tau2`: its system message, tool schemas
     and greeting; its search_direct_flight answers as τ²'s then). Raises
     BackendConfigError or DatabaseUnavailable, each one plain sentence."""
-    from airline_agent.agent.backends import backend_for
-    from airline_agent.agent.loop import AgentSession, LoopOptions
-
     backend = backend or backend_for(settings)
     database = database or settings_database(settings)
     guard = settings.guard if guard is None else guard
@@ -290,18 +279,12 @@ def live_stack(
         tools,
         options or LoopOptions.from_settings(settings),
         customer=customer,
-        **({} if texts is None else _session_texts(texts)),
+        system_prompt=None if texts is None else texts.system_prompt,
+        tools=None if texts is None else list(texts.tools),
+        greeting=None if texts is None else texts.greeting,
     )
     stack = Stack(database, session)
     return _debugged(stack) if debug else stack
-
-
-def _session_texts(texts: AgentTexts) -> dict[str, Any]:
-    return {
-        "system_prompt": texts.system_prompt,
-        "tools": list(texts.tools),
-        "greeting": texts.greeting,
-    }
 
 
 @dataclass
@@ -324,8 +307,6 @@ def eval_backends(agent: Settings, customer: Settings) -> EvalBackends:
     agent speaks its settings' wire (`--api`); the simulated customer always speaks Chat
     Completions (τ²-bench's user simulator does), so it shares the agent's client only
     when the agent does too."""
-    from airline_agent.agent.backends import OpenAIBackend, backend_for
-
     agent_backend = backend_for(agent)
     same = (customer.model, customer.base_url, "chat") == (agent.model, agent.base_url, agent.api)
     customer_backend = agent_backend if same else OpenAIBackend.from_settings(customer)
@@ -337,10 +318,6 @@ def eval_databases(location: str | None, tau2_directory: Path) -> DatasetCopies:
     each trial's copy) are made: files in a scratch folder, or, for `--db` with a
     PostgreSQL URL, databases on that server, each trial's a TEMPLATE copy. Raises
     DatabaseUnavailable when `location` is not a PostgreSQL URL."""
-    from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.domain.postgres import postgres_url
-    from airline_agent.scenarios.datasets import FileDatasets, ServerDatasets
-
     if location is None:
         return FileDatasets("tau2", tau2_directory)
     if postgres_url(location) is None:
@@ -372,9 +349,6 @@ def scripted_stack(
     `debug`: with the debugger; `dated_direct_flights=False`: search_direct_flight answers
     as τ²'s (a scenario `eval --like tau2` recorded); `api`: the wire its answers are
     generated on."""
-    from airline_agent.agent.backends import ScriptedBackend
-    from airline_agent.agent.loop import AgentSession
-
     tools = toolbox(database, now=now, guard=guard, dated_direct_flights=dated_direct_flights)
     # The generated responses carry the domain's time (as UTC), not the wall clock's:
     # a replay shows the same bodies every time.
@@ -388,6 +362,15 @@ def scripted_stack(
     return _debugged(stack) if debug else stack
 
 
+# A scenario's approval setting as the loop's: the customer's answer is the script's.
+LOOP_APPROVAL: dict[Approval, ApprovalMode] = {
+    "auto": "auto",
+    "ask-accept": "ask",
+    "ask-decline": "ask",
+    "deny": "deny",
+}
+
+
 def scenario_stack(
     scenario: Scenario,
     database: Database,
@@ -399,14 +382,11 @@ def scenario_stack(
     """A scenario's stack: its settings (clock, guard, approvals, limits, customer) over
     `database`, a fresh copy of its dataset; the script is loaded turn by turn. `debug`:
     with the debugger; `api`: the wire it plays on (a scenario plays on either)."""
-    from airline_agent.agent.loop import LoopOptions
-
     settings = scenario.settings
-    approval = "ask" if settings.approval.startswith("ask") else settings.approval
     options = LoopOptions(
         model=settings.model,
         max_tool_calls=settings.max_tool_calls,
-        approval=approval,  # type: ignore[arg-type]
+        approval=LOOP_APPROVAL[settings.approval],
         stream=stream,
         retries=0,
     )
@@ -425,7 +405,6 @@ def scenario_stack(
 
 
 def scripted_backend(stack: Stack) -> ScriptedBackend:
-    from airline_agent.agent.backends import ScriptedBackend
 
     backend = stack.session.backend
     assert isinstance(backend, ScriptedBackend), "a scripted stack's backend"
@@ -450,13 +429,10 @@ class ToolCaller:
 def list_customers(stack: Stack) -> list[tuple[str, str]]:
     """Every customer of the stack's database, (id, name): whom a front end may act for
     (the TUI's `u`)."""
-    from airline_agent.domain.operations import list_customers as customers_of
-
     return customers_of(stack.database)
 
 
 def tool_caller(settings: Settings, *, customer: str | None = None) -> ToolCaller:
-    from airline_agent.tools.conversation import ToolConversation
 
     database = settings_database(settings)
     tools = toolbox(database, now=settings.now, guard=settings.guard, settings=settings)
@@ -470,8 +446,6 @@ def session_tool_caller(
     database every session shares) and a conversation of its own, nobody bound unless
     `customer` is given. The client is the agent and no customer's words reach the
     server, so the conversation does not listen for a user id (`hears_customer`)."""
-    from airline_agent.tools.conversation import ToolConversation
-
     tools = toolbox(database, now=settings.now, guard=settings.guard, settings=settings)
     return ToolCaller(database, tools, ToolConversation(customer=customer))
 
@@ -483,8 +457,6 @@ def session_copies(database: Database) -> TemplateCopies:
     from which each session's copy is made the same way. Raises DatabaseUnavailable, in
     one line, when others are connected to it (PostgreSQL copies only a database nobody
     uses) or the user may not create databases."""
-    from airline_agent.domain.postgres import TemplateCopies
-
     database.disconnect()
     return TemplateCopies.snapshot(database.engine.url.render_as_string(hide_password=False))
 
@@ -492,9 +464,6 @@ def session_copies(database: Database) -> TemplateCopies:
 def private_copy(database: Database, target: Path) -> Database:
     """A copy of a SQLite database at `target` (taken whole while it may be open, WAL
     included), opened. Raises DatabaseUnavailable when the database is not a SQLite file."""
-    from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.scenarios.live import copy_sqlite, sqlite_file
-
     source = sqlite_file(database.engine.url)
     if source is None:
         raise DatabaseUnavailable(

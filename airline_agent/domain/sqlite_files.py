@@ -22,7 +22,10 @@ import stat
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 Access = Literal["read-write", "read-only", "immutable"]
 
@@ -67,6 +70,25 @@ def remove_database_files(path: Path) -> None:
     """The database file and SQLite's companions (a stale -wal must not outlive its db)."""
     for file in (path, *companions(path)):
         file.unlink(missing_ok=True)
+
+
+def sqlite_file(url: URL) -> Path | None:
+    """The file behind a database's SQLAlchemy URL, if it is a SQLite file."""
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database)
+
+
+def copy_sqlite(source: Path, target: Path) -> None:
+    """A whole copy of a SQLite database, WAL included, taken while it may be open
+    (SQLite's backup API)."""
+    origin = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    copy = sqlite3.connect(target)
+    try:
+        origin.backup(copy)
+    finally:
+        copy.close()
+        origin.close()
 
 
 def sqlite_path(location: str | Path) -> Path | None:

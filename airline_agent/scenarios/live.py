@@ -13,13 +13,16 @@ model repeat it: both files are redacted (`airline_agent.redaction`).
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from airline_agent.agent.events import AgentEvent, TurnStarted
+from airline_agent.domain.sqlite_files import copy_sqlite
+
+# Imported from here by the TUI, `serve`, `chat --record` and the MCP server (their import
+# paths are theirs to change): the function lives with the other SQLite file helpers.
+from airline_agent.domain.sqlite_files import sqlite_file as sqlite_file
 from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.model import ScenarioSettings
@@ -116,24 +119,6 @@ class LiveRecording:
 def transcript_name(record: Path | None) -> str:
     """The name of a live session's transcript files: the recording's, else `chat`."""
     return _slug(record.stem if record else "chat")
-
-
-def sqlite_file(url: Any) -> Path | None:
-    """The file behind a database's SQLAlchemy URL, if it is a SQLite file."""
-    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
-        return None
-    return Path(url.database)
-
-
-def copy_sqlite(source: Path, target: Path) -> None:
-    """A whole copy of a SQLite database, WAL included, taken while it may be open."""
-    origin = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-    copy = sqlite3.connect(target)
-    try:
-        origin.backup(copy)
-    finally:
-        copy.close()
-        origin.close()
 
 
 def _slug(text: str) -> str:

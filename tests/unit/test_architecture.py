@@ -21,13 +21,15 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "airline_agent"
 # Lowest first: a module may import from its own layer and the layers before it. Every
-# module of the package is in exactly one (a name is a package or a module of the root).
+# module of the package is in exactly one (a name is a package or a module of the root, or
+# a module of a package: a module is in the layer of the longest name that holds it).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("choices", "project", "terminal_text", "config"),  # below everything: plain values
     ("domain",),  # the airline: tables, rules, operations; no LLM, no UI
     ("tools",),  # the 14 tools over the domain, the guard
     ("redaction", "output_files", "settings_peek"),  # what every front end shares
     ("agent",),  # the loop, its wire, its events
+    ("scenarios.model", "scenarios.datasets"),  # a scenario's shape, the databases it names
     ("stack",),  # the one assembly of database, tools, backend and session
     ("scenarios",),  # scenario files, replay, recordings
     ("evaluation",),  # eval on τ²'s tasks
@@ -78,11 +80,43 @@ def _name(path: Path) -> str:
 
 
 def _layer_of(module: str) -> int | None:
-    first = module.split(".")[1] if module.count(".") else None
-    for position, names in enumerate(LAYERS):
-        if first in names:
-            return position
-    return None
+    """The layer of the longest name in LAYERS that is `module` or a package holding it."""
+    inside = module.removeprefix("airline_agent.") if module.count(".") else None
+    if inside is None:
+        return None
+    holders = [
+        (len(name), position)
+        for position, names in enumerate(LAYERS)
+        for name in names
+        if inside == name or inside.startswith(f"{name}.")
+    ]
+    return max(holders)[1] if holders else None
+
+
+def test_a_module_is_in_the_layer_of_the_longest_name_holding_it() -> None:
+    model, scenarios = (
+        _layer_of("airline_agent.scenarios.model"),
+        _layer_of("airline_agent.scenarios.runner"),
+    )
+    assert (
+        model is not None
+        and scenarios is not None
+        and model < _layer_of("airline_agent.stack") < scenarios
+    )
+    assert _layer_of("airline_agent.scenarios.modelling") == scenarios  # a name, not a prefix
+    assert _layer_of("airline_agent") is None
+
+
+def test_every_name_in_the_layers_is_a_module_or_package() -> None:
+    names = [name for layer in LAYERS for name in layer]
+    assert len(names) == len(set(names))
+    missing = [
+        name
+        for name in names
+        if not (PACKAGE / name.replace(".", "/")).is_dir()
+        and not (PACKAGE / f"{name.replace('.', '/')}.py").is_file()
+    ]
+    assert missing == []
 
 
 def _imported(tree: ast.AST, known: set[str]) -> Iterator[tuple[ast.stmt, str]]:
