@@ -310,8 +310,9 @@ def reservation_record(
 ) -> Tau2Reservation:
     """A reservation as in τ²'s `reservations`, where `status` is there only when it has
     one; `as_tool_result`: as τ²'s tools answer (its `Reservation` model dumped), where
-    `status` is always there, `null` when none. τ²'s evaluator compares a replayed
-    write's result with the recorded one, so a missing key would fail it."""
+    `status` is always there, `null` when none, and each flight's keys in its order.
+    τ²'s evaluator compares a replayed write's result with the recorded one, so a
+    missing key would fail it."""
     record: Tau2Reservation = {
         "reservation_id": reservation.reservation_id,
         "user_id": reservation.user_id,
@@ -319,16 +320,7 @@ def reservation_record(
         "destination": reservation.destination,
         "flight_type": reservation.flight_type,
         "cabin": reservation.cabin,
-        "flights": [
-            {
-                "origin": segment.origin,
-                "destination": segment.destination,
-                "flight_number": segment.flight_number,
-                "date": segment.date,
-                "price": segment.price,
-            }
-            for segment in segments
-        ],
+        "flights": [_segment(segment, as_tool_result) for segment in segments],
         "passengers": [_person(person) for person in passengers],
         "payment_history": [
             {"payment_id": line.payment_id, "amount": tau2_amount(line.amount)} for line in payments
@@ -341,6 +333,26 @@ def reservation_record(
     if reservation.status is not None or as_tool_result:
         record["status"] = reservation.status
     return record
+
+
+def _segment(segment: SegmentRow, as_tool_result: bool) -> Tau2Segment:
+    """A reservation's flight: in db.json's order, or as τ²'s tools answer (its
+    `ReservationFlight` model dumped: the flight's number, origin and destination first)."""
+    if as_tool_result:
+        return {
+            "flight_number": segment.flight_number,
+            "origin": segment.origin,
+            "destination": segment.destination,
+            "date": segment.date,
+            "price": segment.price,
+        }
+    return {
+        "origin": segment.origin,
+        "destination": segment.destination,
+        "flight_number": segment.flight_number,
+        "date": segment.date,
+        "price": segment.price,
+    }
 
 
 def flight_date_record(day: FlightDateRow) -> Tau2FlightDate:

@@ -38,16 +38,12 @@ from airline_agent.evaluation.like_tau2 import (
 )
 from airline_agent.evaluation.tasks import EvalTask
 from airline_agent.evaluation.trial import TAU2_TERMINATION, CustomerSaid, TrialRun
+from airline_agent.tools.outcome import result_text
 
 NOT_REPLAYED_WHY = (
     "a write that failed here and changed nothing (the guard refused it, or the tools "
     "answered an error); τ²'s replay would run it, so it is left out of the trajectory"
 )
-
-
-def tool_content(result: Any) -> str:
-    """A tool message's content, as the loop sends it (text as it is, else JSON)."""
-    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
 def _arguments(text: str) -> tuple[dict[str, Any], bool]:
@@ -115,7 +111,7 @@ def simulation_messages(run: TrialRun) -> list[dict[str, Any]]:
                 {
                     "role": "tool",
                     "id": entry.call_id,
-                    "content": tool_content(entry.result),
+                    "content": result_text(entry.result, tau2=run.like_tau2),
                     "requestor": "assistant",
                     "error": entry.error is not None,
                     "timestamp": run.log.event_times.get(id(entry)),

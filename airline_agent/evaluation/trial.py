@@ -224,6 +224,11 @@ class TrialRun:
     system_prompt: str
     greeting: str | None = None  # what the agent said before the customer (`--like tau2`)
 
+    @property
+    def like_tau2(self) -> bool:
+        """Run as τ²'s runner runs it (`--like tau2`), which opens with τ²'s greeting."""
+        return self.greeting is not None
+
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -42,6 +42,7 @@ class ToolOutcome:
     elapsed_ms: float
     changes: tuple[RowChange, ...] = ()
     bound_customer: str | None = None  # the customer this call bound the conversation to
+    tau2_text: bool = False  # `content()` as τ²'s environment writes it (`eval --like tau2`)
 
     @property
     def ok(self) -> bool:
@@ -49,9 +50,16 @@ class ToolOutcome:
 
     def content(self) -> str:
         """The `role: tool` message content."""
-        if isinstance(self.result, str):
-            return self.result
-        return json.dumps(self.result, ensure_ascii=False)
+        return result_text(self.result, tau2=self.tau2_text)
+
+
+def result_text(result: Any, *, tau2: bool = False) -> str:
+    """A tool result as a tool message holds it: text as it is, anything else as JSON.
+    `tau2`: byte for byte as τ²'s environment writes it (`json.dumps` with its defaults,
+    so a name like "José" reads `Jos\\u00e9`); else non-ASCII letters stay as they are."""
+    if isinstance(result, str):
+        return result
+    return json.dumps(result, ensure_ascii=tau2)
 
 
 def error_result(code: str, message: str, **extra: Any) -> dict[str, Any]:

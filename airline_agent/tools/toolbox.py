@@ -67,8 +67,9 @@ class Toolbox:
         self.clock = clock
         self.guard = guard
         self.scrub = scrub
-        # False: search_direct_flight leaves each flight's date null, as τ²'s tool does
-        # (`eval --like tau2`, so that the agent reads what τ²'s agent reads).
+        # False: the tools answer as τ²'s do, so that the agent reads what τ²'s agent reads
+        # (`eval --like tau2`): search_direct_flight leaves each flight's date null, and a
+        # result's text is written as τ²'s environment writes it (non-ASCII escaped).
         self.dated_direct_flights = dated_direct_flights
 
     # ---------------------------------------------------------------- catalogue
@@ -131,6 +132,7 @@ class Toolbox:
             elapsed_ms=(time.perf_counter() - start) * 1000,
             changes=() if error is not None else changes,
             bound_customer=bound if error is None else None,
+            tau2_text=not self.dated_direct_flights,
         )
 
     def _write(

@@ -8,6 +8,7 @@ here as τ²'s runner/batch.py derives them, the greeting taken from the referen
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import shutil
@@ -18,6 +19,7 @@ import jsonschema
 import pytest
 
 from tests.conftest import TAU2_DIR, tau2_files
+from tests.support import tau2_oracle
 from tests.support.chat_server import ChatServer
 from tests.support.eval_roles import OracleAgent, ScriptedCustomer, opening
 from tests.support.eval_run import run_eval
@@ -337,3 +339,55 @@ def test_the_runner_texts_are_read_not_shipped(tasks_dir, tmp_path) -> None:
         customer.close()
     assert run.exit_code == 0, run.stderr
     assert agent.requests[0]["messages"][0]["content"] == "Another agent's words."
+
+
+def test_the_agent_reads_taus_tool_messages_byte_for_byte(tasks_dir, tasks, tmp_path) -> None:
+    """Task 7 (a change and two cancellations) and task 40 with a passenger renamed "Meï":
+    each tool message the agent is sent is the text τ²'s environment writes for the call
+    (tests/support/tau2_oracle.py: a reservation's flights as `flight_number, origin,
+    destination, date, price`, "Meï" as `Me\\u00ef`), and tau2_results.json holds the same
+    texts."""
+    folder = tmp_path / "tau2"
+    folder.mkdir()
+    for name in ("db.json", "runner"):
+        (folder / name).symlink_to(tasks_dir / name)
+    renamed = copy.deepcopy(tasks["40"])
+    renamed["evaluation_criteria"]["actions"][1]["arguments"]["passengers"][1]["first_name"] = "Meï"
+    (folder / "tasks.json").write_text(json.dumps([tasks["7"], renamed]), encoding="utf-8")
+    agent = ChatServer(OracleAgent(folder / "tasks.json"))
+    customer = ChatServer(ScriptedCustomer(folder / "tasks.json"))
+    try:
+        run = run_eval(agent, customer, tmp_path / "run", tasks=folder, like="tau2")
+    finally:
+        agent.close()
+        customer.close()
+    assert run.exit_code == 0, run.stderr
+    sent = {  # by the customer's opening (the task) and the call's id
+        (body["messages"][2]["content"], message["tool_call_id"]): message["content"]
+        for body in agent.requests
+        for message in body["messages"]
+        if message["role"] == "tool"
+    }
+    results = json.loads((run.out / "tau2_results.json").read_text(encoding="utf-8"))
+    initial = json.loads((tasks_dir / "db.json").read_text(encoding="utf-8"))
+    checked = []
+    for simulation in results["simulations"]:
+        db = copy.deepcopy(initial)
+        calls = {}
+        opened = next(m["content"] for m in simulation["messages"] if m["role"] == "user")
+        for message in simulation["messages"]:
+            for call in message.get("tool_calls") or ():
+                calls[call["id"]] = call
+            if message["role"] == "tool":
+                call = calls[message["id"]]
+                result = tau2_oracle.apply(db, call["name"], call["arguments"])
+                expected = tau2_oracle.tau2_text(call["name"], result)
+                assert message["content"] == expected, call["name"]
+                assert sent[opened, message["id"]] == expected, call["name"]
+                checked.append(call["name"])
+    assert sorted(checked) == sorted(
+        action["name"]
+        for task in (tasks["7"], renamed)
+        for action in task["evaluation_criteria"]["actions"]
+    )
+    assert any("Me\\u00ef" in text and "ï" not in text for text in sent.values())

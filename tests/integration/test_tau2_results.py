@@ -67,10 +67,16 @@ def test_in_eval_like_tau2_every_reference_call_answers_exactly_as_tau2_does(
     tau2_reference, tmp_path: Path
 ) -> None:
     """`eval --like tau2`'s tools (search_direct_flight's dates null, as τ²'s): all 142
-    calls answer what τ²'s answer, with no deliberate difference left."""
+    calls answer what τ²'s answer, with no deliberate difference left, and the text the
+    agent reads is τ²'s tool message byte for byte (each record's keys in the order of
+    τ²'s model, a reservation's flights `flight_number, origin, destination, date,
+    price`; json.dumps's separators and escapes). The oracle's texts were checked against
+    τ²'s own tools and environment at a2c0247: the same for all 142 calls, and for every
+    user, reservation, search and flight status read of db.json (6,280 reads)."""
     _, initial, tasks = tau2_reference
     calls = searches = 0
     differing: list[str] = []
+    differing_text: list[str] = []
     for batch in tau2_batches.batches(tasks, initial):
         database = tau2_reference.fresh(tmp_path)
         expected_db = tau2_batches.copy_of(initial)
@@ -87,10 +93,47 @@ def test_in_eval_like_tau2_every_reference_call_answers_exactly_as_tau2_does(
                     searches += name == "search_direct_flight"
                     if as_tau2_reads(outcome.content()) != theirs:
                         differing.append(f"task {task['id']} {name}")
+                    if outcome.content() != tau2_oracle.tau2_text(name, theirs):
+                        differing_text.append(f"task {task['id']} {name}")
         finally:
             database.close()
     assert (calls, searches) == (142, 20)
     assert differing == []
+    assert differing_text == []
+
+
+def test_in_eval_like_tau2_a_result_escapes_what_is_not_ascii_as_tau2s(
+    tau2_reference, tmp_path: Path
+) -> None:
+    """τ²'s environment writes a result with `json.dumps`'s defaults: "Meï" as `Me\\u00ef`.
+    `--like ours` keeps the letter as it is."""
+    _, initial, _ = tau2_reference
+    passengers = [
+        {"first_name": "Anya", "last_name": "García", "dob": "1992-11-12"},
+        {"first_name": "Meï", "last_name": "García", "dob": "1989-12-13"},
+    ]
+    arguments = {"reservation_id": "3RK2T9", "passengers": passengers}
+    theirs = tau2_oracle.apply(
+        tau2_batches.copy_of(initial), "update_reservation_passengers", arguments
+    )
+    database = tau2_reference.fresh(tmp_path)
+    try:
+        for tau2, name in ((True, "Me\\u00ef"), (False, "Meï")):
+            toolbox = Toolbox(database, clock=CLOCK, guard=False, dated_direct_flights=not tau2)
+            outcome = Tools(toolbox, ToolConversation()).call(
+                "update_reservation_passengers", arguments
+            )
+            assert outcome.error is None, outcome.result
+            assert f'"first_name": "{name}"' in outcome.content()
+            assert json.loads(outcome.content()) == theirs
+        tau2_toolbox = Toolbox(database, clock=CLOCK, guard=False, dated_direct_flights=False)
+        read = Tools(tau2_toolbox, ToolConversation()).call(
+            "get_reservation_details", {"reservation_id": "3RK2T9"}
+        )
+        assert read.content() == tau2_oracle.tau2_text("get_reservation_details", theirs)
+        assert read.content().isascii()
+    finally:
+        database.close()
 
 
 def test_a_reservation_result_has_status_null_as_tau2s_model(tau2_reference, tmp_path) -> None:

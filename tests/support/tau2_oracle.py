@@ -7,6 +7,7 @@ its tool message (the JSON it parses, or the text when it is not JSON).
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 NOW = "2024-05-15T15:00:00"
@@ -274,3 +275,92 @@ def apply(db: dict, name: str, arguments: dict[str, Any]) -> Any:
     if tool is None:
         raise OracleError(f"{name}: not modelled")
     return tool(db, arguments)
+
+
+# ---------------------------------------------------------------- τ²'s text
+# τ²'s environment writes a tool's result as its text when it is text, else as
+# `json.dumps` (its defaults: ", " and ": ", non-ASCII escaped) of the result's pydantic
+# models dumped: each record's keys in its model's field order (τ²'s data_model.py at
+# a2c0247, its base class's fields first), whatever order db.json has them in, and its
+# numbers of the model's types.
+_PERSON = {"first_name": str, "last_name": str, "dob": str}
+_SEGMENT = {"flight_number": str, "origin": str, "destination": str, "date": str, "price": int}
+_PAYMENT = {"payment_id": str, "amount": int}
+_RESERVATION = {
+    "reservation_id": str,
+    "user_id": str,
+    "origin": str,
+    "destination": str,
+    "flight_type": str,
+    "cabin": str,
+    "flights": [_SEGMENT],
+    "passengers": [_PERSON],
+    "payment_history": [_PAYMENT],
+    "created_at": str,
+    "total_baggages": int,
+    "nonfree_baggages": int,
+    "insurance": str,
+    "status": str,
+}
+_METHODS = {
+    "credit_card": {"source": str, "id": str, "brand": str, "last_four": str},
+    "gift_card": {"source": str, "id": str, "amount": float},
+    "certificate": {"source": str, "id": str, "amount": float},
+}
+_ADDRESS = dict.fromkeys(("address1", "address2", "city", "country", "state", "zip"), str)
+_USER = {
+    "user_id": str,
+    "name": {"first_name": str, "last_name": str},
+    "address": _ADDRESS,
+    "email": str,
+    "dob": str,
+    "payment_methods": "methods",
+    "saved_passengers": [_PERSON],
+    "membership": str,
+    "reservations": [str],
+}
+_DIRECT_FLIGHT = {
+    "flight_number": str,
+    "origin": str,
+    "destination": str,
+    "status": str,
+    "scheduled_departure_time_est": str,
+    "scheduled_arrival_time_est": str,
+    "date": str,
+    "available_seats": {"by key": int},
+    "prices": {"by key": int},
+}
+_RESULTS = {
+    "get_user_details": _USER,
+    "get_reservation_details": _RESERVATION,
+    "book_reservation": _RESERVATION,
+    "cancel_reservation": _RESERVATION,
+    "update_reservation_baggages": _RESERVATION,
+    "update_reservation_flights": _RESERVATION,
+    "update_reservation_passengers": _RESERVATION,
+    "search_direct_flight": [_DIRECT_FLIGHT],
+    "search_onestop_flight": [[_DIRECT_FLIGHT]],
+}
+
+
+def _dumped(value: Any, model: Any) -> Any:
+    if value is None:
+        return None
+    if model == "methods":
+        return {key: _dumped(method, _METHODS[method["source"]]) for key, method in value.items()}
+    if isinstance(model, list):
+        return [_dumped(item, model[0]) for item in value]
+    if isinstance(model, dict) and list(model) == ["by key"]:
+        return {key: _dumped(item, model["by key"]) for key, item in value.items()}
+    if isinstance(model, dict):
+        return {field: _dumped(value.get(field), kind) for field, kind in model.items()}
+    return model(value)
+
+
+def tau2_text(name: str, result: Any) -> str:
+    """The text of τ²'s tool message for `result` (what `apply` gives for `name`)."""
+    if isinstance(result, str):
+        return result
+    if name == "calculate":  # τ²'s tool answers the text of the rounded float
+        return str(result)
+    return json.dumps(_dumped(result, _RESULTS[name]))
