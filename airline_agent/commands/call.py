@@ -2,46 +2,15 @@
 
 Exit status: 0 the tool succeeded, 1 it returned an error result (or the database is
 unusable), 2 bad usage (unknown option or tool, arguments that are not a JSON object).
-The settings, the domain and the tools are imported inside the command so that `--help`
-stays fast.
+The options are here; what the command does is `call_work.py`'s, loaded only when it
+runs.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-
-from airline_agent.domain.database_urls import redact_url
-from airline_agent.terminal_text import escape_controls
-from airline_agent.tools.untrusted import UnusableJson, escape_surrogates, parse_json
-
-
-def _echo(text: str, *, err: bool = False) -> None:
-    # Lone surrogates (from `\ud800` in the JSON, or bytes of the command line that are
-    # not UTF-8) cannot be written to any terminal: shown as their escapes instead. So
-    # are the controls a stored value may hold (terminal_text.py): the JSON stays valid.
-    typer.echo(escape_controls(escape_surrogates(text)), err=err)
-
-
-def _usage(message: str) -> typer.Exit:
-    _echo(f"error: {message}", err=True)
-    return typer.Exit(2)
-
-
-def _parse(arguments: str | None) -> dict[str, Any]:
-    """The JSON object given on the command line; bad usage (exit 2) when it is not one."""
-    if arguments is None or not arguments.strip():
-        return {}
-    parsed = parse_json(arguments)  # as a tool reads JSON text: same refusals
-    if isinstance(parsed, UnusableJson):
-        raise _usage(f"the arguments: {parsed.message}")
-    if not isinstance(parsed.value, dict):
-        raise _usage('arguments must be a JSON object, e.g. \'{"user_id": "emma_kim_9957"}\'')
-    # A lone surrogate goes on to the tool, which answers it with an error result naming
-    # where it is, as it would answer a model.
-    return parsed.value
 
 
 def call_command(
@@ -65,34 +34,10 @@ def call_command(
     db: Annotated[str | None, typer.Option("--db", help="Database path or SQLAlchemy URL.")] = None,
 ) -> None:
     """Run one tool and print its JSON result."""
-    parsed = _parse(arguments)
-    # Here, not at the top: `--help` loads neither pydantic nor the tools and the database.
-    from airline_agent.commands.settings import settings_or_exit
-    from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.redaction import Redactor
-    from airline_agent.stack import tool_caller
-    from airline_agent.tools.toolbox import tool_names
+    # The door: the settings, the tools and the database load only when a tool is called.
+    from airline_agent.commands.call_work import call_tool
 
-    settings = settings_or_exit(db=db, guard=guard)
-    toolbox_names = tool_names()
-    if tool not in toolbox_names:
-        raise _usage(f"no tool named {tool!r}; the tools are: {', '.join(toolbox_names)}")
-    try:
-        caller = tool_caller(settings, customer=as_user)
-    except DatabaseUnavailable as exc:
-        _echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except Exception as exc:  # one clear line, never a traceback
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        _echo(f"error: {redact_url(settings.db)}: cannot open the database ({reason})", err=True)
-        raise typer.Exit(1) from None
-    try:
-        outcome = caller.call(tool, parsed)
-    finally:
-        caller.close()
-    result = json.dumps(outcome.result, indent=2, ensure_ascii=False)
-    _echo(Redactor.from_settings(settings).redact(result))
-    raise typer.Exit(0 if outcome.ok else 1)
+    raise typer.Exit(call_tool(tool, arguments, as_user=as_user, guard=guard, db=db))
 
 
 def register(app: typer.Typer) -> None:

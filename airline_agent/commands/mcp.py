@@ -1,51 +1,18 @@
 """`airline-agent mcp`: the airline's tools as a Model Context Protocol server.
 
 stdio by default (a client starts this command and speaks on its stdin/stdout); `--http
-[HOST:]PORT` for streamable HTTP. The SDK (`mcp`), uvicorn and the domain are imported
-inside the command: `--help` pays for none of them.
+[HOST:]PORT` for streamable HTTP. The options are here; what the command does is
+`mcp_work.py`'s (the server is `mcp_server/`), loaded only when it runs.
 """
 
 from __future__ import annotations
 
-import ipaddress
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
 
-LOOPBACK = "127.0.0.1"
-
-
-def parse_listen(text: str) -> tuple[str, int]:
-    """`PORT`, `HOST:PORT` or `[IPV6]:PORT` → (host, port); ValueError says what is wrong."""
-    host, _, port_text = text.rpartition(":")
-    host = host.strip("[]") or LOOPBACK
-    try:
-        port = int(port_text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not [HOST:]PORT (e.g. 8000 or 127.0.0.1:8000)") from None
-    if not 0 <= port <= 65535:
-        raise ValueError(f"port {port} is not between 0 and 65535")
-    return host, port
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def exposure_warning(host: str, port: int, customer: str | None) -> str:
-    who = f"as {customer}" if customer else "as any customer (the first one it looks up)"
-    return (
-        f"warning: {host} is not a loopback address: anyone who can reach port {port} of this "
-        f"machine can act {who}, read their profile and reservations and, as approvals allow, "
-        "book, change and cancel. There is no login. Serve on 127.0.0.1 (the default) unless "
-        "you trust everyone who can reach it."
-    )
+from airline_agent.mcp_server.addresses import parse_listen
 
 
 def _usage(message: str) -> typer.Exit:
@@ -126,36 +93,23 @@ def mcp_command(
         except ValueError as exc:
             raise _usage(f"--http: {exc}") from None
 
-    # Here, not at the top: `--help` loads neither the MCP SDK nor pydantic nor the domain.
-    from airline_agent.commands.outputs import file_or_exit
-    from airline_agent.commands.settings import settings_or_exit
-    from airline_agent.mcp_server.recording import RecordTarget
-    from airline_agent.mcp_server.run import Server, ServerSetupError
-    from airline_agent.output_files import OutputPolicy
+    # The door: the MCP SDK, uvicorn, the settings and the database load only when the
+    # server runs.
+    from airline_agent.commands import mcp_work
 
-    settings = settings_or_exit(db=db, guard=guard)
-
-    target = None
-    if record is not None:
-        policy = OutputPolicy.for_run(database=settings.db, overwrite=force)
-        target = RecordTarget(record, file_or_exit(record, "--record", policy))
-    if events is not None and (events.is_symlink() or (events.exists() and not events.is_file())):
-        raise _usage(f"--events {events}: not a regular file")
-
-    try:
-        server = Server.open(
-            settings,
-            customer=as_user,
+    raise typer.Exit(
+        mcp_work.serve(
+            listen,
+            as_user=as_user,
             fallback=fallback,
             shared=shared,
-            record=target,
+            record=record,
             events=events,
-            transport="http" if listen else "stdio",
+            force=force,
+            guard=guard,
+            db=db,
         )
-    except ServerSetupError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(exc.status) from None
-    raise typer.Exit(server.run(listen))
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -14,13 +14,13 @@ without the box ticked, an error or a malformed answer are each a no: nothing is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from mcp.server.context import ServerRequestContext
+from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from airline_agent.agent.events import ToolCall
-
-if TYPE_CHECKING:
-    from mcp.server.context import ServerRequestContext
-    from mcp_types import ElicitResult, InputRequiredResult
 
 CONFIRM = "confirm"
 QUESTION_SCHEMA: dict[str, Any] = {
@@ -50,8 +50,6 @@ def can_ask(request: ServerRequestContext[Any, Any]) -> bool:
 
 
 def is_yes(answer: ElicitResult | object) -> bool:
-    from mcp_types import ElicitResult
-
     return (
         isinstance(answer, ElicitResult)
         and answer.action == "accept"
@@ -61,8 +59,6 @@ def is_yes(answer: ElicitResult | object) -> bool:
 
 
 def is_modern(request: ServerRequestContext[Any, Any]) -> bool:
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
     return request.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
@@ -96,8 +92,6 @@ class PendingQuestions:
     _count: int = 0
 
     def ask(self, message: str, asked: AskedCall) -> InputRequiredResult:
-        from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
-
         self._count += 1
         state = f"approval-{self._count}"
         self._asked[state] = asked

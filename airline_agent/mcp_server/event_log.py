@@ -16,6 +16,7 @@ unknown type, a field of the wrong type) raises `UnreadableLine`, saying why.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from dataclasses import asdict, dataclass
@@ -164,8 +165,6 @@ def read_record(line: str) -> LogRecord:
 
 
 def _approval(fields: _Fields) -> ApprovalRequested:
-    import asyncio
-
     call_id = fields.text("call_id")
     approved = fields.record.get("approved")
     if not isinstance(approved, bool):

@@ -20,9 +20,9 @@ symbolic link, never onto the database or any SQLite file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from airline_agent.agent.events import (
     AgentEvent,
@@ -32,11 +32,14 @@ from airline_agent.agent.events import (
     TurnStarted,
     Usage,
 )
+from airline_agent.mcp_server.session import McpSession
 from airline_agent.output_files import OutputPolicy
-
-if TYPE_CHECKING:
-    from airline_agent.mcp_server.session import McpSession
-    from airline_agent.redaction import Redactor
+from airline_agent.redaction import Redactor
+from airline_agent.scenarios.dbdiff import diff_databases
+from airline_agent.scenarios.live import sqlite_file
+from airline_agent.scenarios.model import ScenarioSettings
+from airline_agent.scenarios.provenance import match_dataset
+from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
 
 
 @dataclass(frozen=True)
@@ -96,14 +99,6 @@ def save_session(
 ) -> list[str]:
     """Write the session's scenario to `path`; returns warnings for the user (a start
     that was no pristine dataset, a final database that cannot be checked)."""
-    import re
-
-    from airline_agent.scenarios.dbdiff import diff_databases
-    from airline_agent.scenarios.live import sqlite_file
-    from airline_agent.scenarios.model import ScenarioSettings
-    from airline_agent.scenarios.provenance import match_dataset
-    from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
-
     warnings: list[str] = []
     current = sqlite_file(session.database.engine.url)
     changes = None

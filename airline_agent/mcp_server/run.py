@@ -8,20 +8,28 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
+
+import anyio
 
 from airline_agent.agent.events import AgentEvent
-
-if TYPE_CHECKING:
-    from airline_agent.config import Settings
-    from airline_agent.domain.db import Database
-    from airline_agent.mcp_server.event_log import EventLog
-    from airline_agent.mcp_server.recording import RecordTarget
-    from airline_agent.mcp_server.server import AirlineServer, Transport
-    from airline_agent.mcp_server.session import McpSession, Sessions
-    from airline_agent.redaction import Redactor
+from airline_agent.config import Settings
+from airline_agent.domain.db import Database
+from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.mcp_server import transports
+from airline_agent.mcp_server.addresses import exposure_warning, is_loopback
+from airline_agent.mcp_server.event_log import EventLog
+from airline_agent.mcp_server.recording import RecordTarget, save_session
+from airline_agent.mcp_server.server import AirlineServer, Transport
+from airline_agent.mcp_server.session import McpSession, SessionRules, Sessions
+from airline_agent.redaction import Redactor
+from airline_agent.scenarios.datasets import pristine
+from airline_agent.scenarios.live import sqlite_file
+from airline_agent.stack import session_copies, session_tool_caller, settings_database
 
 
 class ServerSetupError(Exception):
@@ -57,16 +65,6 @@ class Server:
         events: Path | None,
         transport: Transport,
     ) -> Server:
-        from importlib.metadata import version
-
-        from airline_agent.domain.errors import DatabaseUnavailable
-        from airline_agent.mcp_server.event_log import EventLog
-        from airline_agent.mcp_server.server import AirlineServer
-        from airline_agent.mcp_server.session import SessionRules, Sessions
-        from airline_agent.redaction import Redactor
-        from airline_agent.scenarios.live import sqlite_file
-        from airline_agent.stack import session_copies, session_tool_caller, settings_database
-
         try:
             database = settings_database(settings)
         except DatabaseUnavailable as exc:
@@ -136,12 +134,6 @@ class Server:
 
     def run(self, listen: tuple[str, int] | None) -> int:
         """Serve until the client leaves (stdio) or a signal; the exit status."""
-        import anyio
-
-        from airline_agent.commands.mcp import exposure_warning, is_loopback
-        from airline_agent.domain.errors import DatabaseUnavailable
-        from airline_agent.mcp_server import transports
-
         rules = self.sessions.rules
         where = "the database itself (--shared)" if rules.shared else "a copy per session"
         try:
@@ -186,7 +178,6 @@ class Server:
             self.events.write({"session": session.number, "type": "session_closed"})
         if self.record is None or session.calls == 0:
             return
-        from airline_agent.mcp_server.recording import save_session
 
         path = self.record.for_session(session.number)
         try:
@@ -209,8 +200,4 @@ class Server:
 def _warm_up_datasets() -> None:
     """Build the pristine sample now, in a thread: a recording compares its session's
     start with it, and building it takes seconds that a client leaving may not give."""
-    import threading
-
-    from airline_agent.scenarios.datasets import pristine
-
     threading.Thread(target=pristine, args=("sample",), daemon=True).start()

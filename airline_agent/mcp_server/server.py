@@ -22,23 +22,28 @@ and refuses a tool call that carries no session id, saying how to connect.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    CallToolResult,
+    InputRequiredResult,
+)
+from mcp_types import Tool as McpTool
 
+from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.choices import DEFAULT_PROMPT, PROMPT_STYLES
+from airline_agent.domain.errors import failure_sentence
 from airline_agent.mcp_server.catalogue import mcp_tools
 from airline_agent.mcp_server.session import Sessions, tool_result
-
-if TYPE_CHECKING:
-    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-    from mcp.server.mcpserver import Context
-    from mcp_types import CallToolResult, InputRequiredResult
-    from mcp_types import Tool as McpTool
-
-    from airline_agent.tools.toolbox import Toolbox
+from airline_agent.tools.conversation import ToolConversation
+from airline_agent.tools.outcome import error_result
+from airline_agent.tools.toolbox import Toolbox
 
 Transport = Literal["stdio", "http"]
 STDIO_SESSION = "stdio"
@@ -111,9 +116,6 @@ class AirlineServer(MCPServer):
         try:
             session = self.sessions.get(key)
         except Exception as exc:  # the session's copy of the database could not be made
-            from airline_agent.domain.errors import failure_sentence
-            from airline_agent.tools.outcome import error_result
-
             refusal = error_result(
                 "INTERNAL_ERROR", f"this session could not be opened. {failure_sentence(exc)}"
             )
@@ -129,25 +131,24 @@ class AirlineServer(MCPServer):
         return headers.get("mcp-session-id") if headers is not None else None
 
     async def _screen(
-        self, request: ServerRequestContext[Any, Any], call_next: CallNext
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         """Before the SDK validates a request: the era probe over HTTP, and tool calls
-        whose arguments are no object."""
-        if request.method == "server/discover" and self.transport == "http":
+        whose arguments are no object. (`ctx`, `call_next`: the names the SDK's
+        `ServerMiddleware` gives them.)"""
+        if ctx.method == "server/discover" and self.transport == "http":
             raise MCPError(code=METHOD_NOT_FOUND, message="Method not found")
-        params = request.params
-        if request.method == "tools/call" and params is not None:
+        params = ctx.params
+        if ctx.method == "tools/call" and params is not None:
             arguments = params.get("arguments")
             name = params.get("name")
             if arguments is not None and not isinstance(arguments, dict) and isinstance(name, str):
-                return await self.answer(request, name, arguments)
-        return await call_next(request)
+                return await self.answer(ctx, name, arguments)
+        return await call_next(ctx)
 
     # ---------------------------------------------------------------- policy, prompt
 
     def _register_policy_and_prompt(self, catalogue: Toolbox) -> None:
-        from airline_agent.agent.prompt import build_system_prompt
-
         clock = catalogue.clock
         preset = self.sessions.rules.customer
 
@@ -192,8 +193,6 @@ def _customer_id(catalogue: Toolbox, given: str) -> str | None:
     """The user id of the customer `given` names in the server's database, as the
     database has it (looked up as the agent would, in a conversation of its own: no
     session's binding is touched); None when it names nobody."""
-    from airline_agent.tools.conversation import ToolConversation
-
     found = catalogue.call("get_user_details", {"user_id": given}, ToolConversation())
     user_id = found.result.get("user_id") if found.ok and isinstance(found.result, dict) else None
     return user_id if isinstance(user_id, str) else None

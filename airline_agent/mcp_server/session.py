@@ -31,18 +31,23 @@ server's event loop, so other sessions go on); their events go to the session's 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import anyio
 import anyio.to_thread
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_REQUEST, CallToolResult, InputRequiredResult, TextContent
 
 from airline_agent.agent import texts
 from airline_agent.agent.events import (
@@ -57,16 +62,19 @@ from airline_agent.agent.events import (
     ToolStarted,
 )
 from airline_agent.agent.history import parse_arguments
+from airline_agent.config import Settings
+from airline_agent.domain.db import Database
+from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.postgres import TemplateCopies
 from airline_agent.mcp_server import approval
-
-if TYPE_CHECKING:
-    from mcp.server.context import ServerRequestContext
-    from mcp_types import CallToolResult, InputRequiredResult
-
-    from airline_agent.config import Settings
-    from airline_agent.domain.db import Database
-    from airline_agent.domain.postgres import TemplateCopies
-    from airline_agent.stack import ToolCaller
+from airline_agent.scenarios.live import copy_sqlite, sqlite_file
+from airline_agent.scenarios.provenance import match_dataset
+from airline_agent.stack import (
+    ToolCaller,
+    open_existing_database,
+    private_copy,
+    session_tool_caller,
+)
 
 Fallback = Literal["auto", "deny"]
 EventSink = Callable[[int, AgentEvent], None]
@@ -127,9 +135,6 @@ class McpSession:
         call answered outside the SDK: bad text on stdio)."""
         async with self._lock:
             if self.closed:
-                from mcp.shared.exceptions import MCPError
-                from mcp_types import INVALID_REQUEST
-
                 raise MCPError(code=INVALID_REQUEST, message="this MCP session has ended")
             text = _arguments_text(arguments)
             parsed = arguments if isinstance(arguments, dict) else parse_arguments(text)
@@ -299,8 +304,6 @@ def _approval_requested(
 ) -> ApprovalRequested:
     """The question as the loop yields it, already answered, so that the record keeps
     the answer call by call."""
-    import asyncio
-
     decision: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
     decision.set_result(ApprovalDecision({call.call_id: yes}))
     pending = PendingWrite(call.call_id, call.name, arguments, preview)
@@ -311,8 +314,6 @@ def tool_result(result: Any, content: str, error: str | None) -> CallToolResult:
     """A tool's result as MCP carries it: the text the model would read (the JSON of the
     result, or its text), the object itself as structured content when it is one, and
     `isError` on an error result."""
-    from mcp_types import CallToolResult, TextContent
-
     return CallToolResult(
         content=[TextContent(type="text", text=content)],
         structured_content=result if isinstance(result, dict) else None,
@@ -375,9 +376,6 @@ class Sessions:
         return session
 
     def _open(self) -> McpSession:
-        from airline_agent.scenarios.live import copy_sqlite, sqlite_file
-        from airline_agent.stack import open_existing_database, private_copy, session_tool_caller
-
         self._count += 1
         database = self.shared_database
         scratch = None
@@ -446,8 +444,6 @@ class Sessions:
                 self._discard(session.server_copy)
 
     def _discard(self, server_copy: str) -> None:
-        from airline_agent.domain.errors import DatabaseUnavailable
-
         assert self.copies is not None
         # A server that went away: `end_all` tries again, and says what it left.
         with contextlib.suppress(DatabaseUnavailable):
@@ -481,15 +477,11 @@ class StartingDataset:
     takes seconds, and a stdio client gives a server two seconds to end."""
 
     def __init__(self, start: Path) -> None:
-        import threading
-
         self._match: Any = None
         self._thread = threading.Thread(target=self._compare, args=(start,), daemon=True)
         self._thread.start()
 
     def _compare(self, start: Path) -> None:
-        from airline_agent.scenarios.provenance import match_dataset
-
         self._match = match_dataset(start)
 
     def result(self) -> Any:

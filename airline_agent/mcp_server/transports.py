@@ -29,16 +29,17 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import anyio
 import anyio.to_thread
+import pydantic_core
+import uvicorn
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import Message, Receive, Scope, Send
 
-if TYPE_CHECKING:
-    from mcp.server.transport_security import TransportSecuritySettings
-    from starlette.types import Message, Receive, Scope, Send
-
-    from airline_agent.mcp_server.server import AirlineServer
+from airline_agent.mcp_server.server import AirlineServer
 
 IDLE_SECONDS = 30 * 60.0
 MAX_SESSIONS = 64  # each has its own copy of the database (a few MB) unless --shared
@@ -80,8 +81,6 @@ class _ScreenedLines:
         return self._lines()
 
     async def _lines(self) -> AsyncIterator[str]:
-        import pydantic_core
-
         while True:
             raw = await anyio.to_thread.run_sync(self.source.readline)
             if not raw:
@@ -140,8 +139,6 @@ def _claim_stdio() -> tuple[IO[bytes], IO[bytes]]:
 
 async def serve_stdio(server: AirlineServer) -> None:
     """Serve one client on stdin/stdout until it closes stdin or a signal ends it."""
-    from mcp.server.stdio import stdio_server
-
     wire_in, wire_out = _claim_stdio()
     wire = _Wire(wire_out)
 
@@ -192,8 +189,6 @@ def loopback_security(host: str, port: int) -> TransportSecuritySettings:
     made to point here is refused), and from a browser only a page of this server's own
     origin: a browser lets any page post to any address, and a page served by another
     port of this machine (any local web server's) is another site."""
-    from mcp.server.transport_security import TransportSecuritySettings
-
     names = ["127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host]
     hosts = [f"{name}:{port}" for name in dict.fromkeys(names)]
     if port == 80:  # a browser leaves out the scheme's default port
@@ -239,8 +234,6 @@ class _SessionEnds:
 
 async def serve_http(server: AirlineServer, sock: socket.socket, loopback: bool) -> None:
     """Serve sessions on `sock` until SIGINT/SIGTERM (uvicorn's own handling)."""
-    import uvicorn
-
     host, port = sock.getsockname()[:2]
     security = loopback_security(host, port) if loopback else None
     app = server.streamable_http_app(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from airline_agent.commands.chat import run_chat
+from airline_agent.commands.chat.repl import run_chat
 from airline_agent.config import Settings
 from tests.support.chat_server import ChatServer
 

@@ -93,7 +93,7 @@ def test_ctrl_c_the_instant_the_approval_question_is_printed_cancels_the_turn_at
     """Defect 3 (issue 9): Ctrl-C just after the question is printed, before its answer is
     read. On the old code the cancel waited for the event loop, which was blocked reading
     the answer: the chat hung until another line came (here, the watchdog's)."""
-    from airline_agent.commands.chat import run_chat
+    from airline_agent.commands.chat.repl import run_chat
     from airline_agent.config import Settings
 
     chat_server.stream(tool_calls=[("cancel_reservation", {"reservation_id": "EHGLP3"})])

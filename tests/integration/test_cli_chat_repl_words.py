@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from airline_agent.commands.chat import run_chat
+from airline_agent.commands.chat.repl import run_chat
 from airline_agent.config import Settings
 from tests.support.chat_server import ChatServer
 

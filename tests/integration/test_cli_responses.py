@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from airline_agent.commands.chat import run_chat
+from airline_agent.commands.chat.repl import run_chat
 from airline_agent.config import Settings
 from tests.support.chat_server import ChatServer
 from tests.support.cli import invoke_cli, run_cli

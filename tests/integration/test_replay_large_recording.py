@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from airline_agent.commands.chat import run_chat
+from airline_agent.commands.chat.repl import run_chat
 from airline_agent.config import Settings
 from airline_agent.scenarios import yaml_text
 from airline_agent.scenarios.loader import load_scenario

@@ -100,7 +100,7 @@ async def test_a_stall_that_outlasts_the_timeout_is_said_to_have_stopped_mid_ans
 async def test_the_chat_shows_the_stall_and_prints_the_answer_once(
     chat_server: ChatServer, db: Path
 ):
-    from airline_agent.commands.chat import run_chat
+    from airline_agent.commands.chat.repl import run_chat
     from airline_agent.config import Settings
 
     stall_after_first_words(chat_server)

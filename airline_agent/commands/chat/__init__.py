@@ -6,14 +6,10 @@ the agent works cancels just that turn (the conversation goes on, its history va
 the prompt it ends the chat.
 
 - `command`: the typer command and its options (importing the package costs only typer);
+- `work`: the settings and the output files checked, then the chat;
 - `repl`: the chat loop (`run_chat`), approvals, the exit status;
 - `lines`: the customer's lines, read in a thread so the event loop never blocks;
 - `interrupts`: what Ctrl-C cancels, decided on the event loop's thread;
 - `printer` and `output`: the events as lines, redacted and always encodable;
 - `recording`: `--record` / `--transcript`.
 """
-
-from airline_agent.commands.chat.command import NO_MODEL, chat_command, register
-from airline_agent.commands.chat.repl import run_chat
-
-__all__ = ["NO_MODEL", "chat_command", "register", "run_chat"]

@@ -1,4 +1,5 @@
-"""The `chat` command: its options, checked, then the chat (`repl.run_chat`)."""
+"""The `chat` command's options; what it does is `work.py`'s (then `repl.run_chat`),
+loaded only when it runs."""
 
 from __future__ import annotations
 
@@ -6,14 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
-NO_MODEL = """\
-error: no model is configured.
-  Set AIRLINE_AGENT_MODEL (or pass --model), for example:
-    export AIRLINE_AGENT_MODEL=gpt-4o-mini OPENAI_API_KEY=sk-...
-  or, for a local OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio):
-    export AIRLINE_AGENT_MODEL=llama3.1 OPENAI_BASE_URL=http://localhost:11434/v1
-  Without a model, `airline-agent tui` replays the scripted scenarios offline."""
 
 
 def chat_command(
@@ -109,19 +102,14 @@ def chat_command(
     Exit status: 0 when every turn was answered (or cancelled, or stopped by a limit);
     1 when any turn ended in an error or a line of input could not be read; 2 for bad
     usage or configuration."""
-    import asyncio
+    # The door: the settings, the loop, the backend and the database load only when the
+    # chat starts.
+    from airline_agent.commands.chat import work as chat_work
 
-    from airline_agent.commands.chat.repl import run_chat
-    from airline_agent.commands.outputs import allowed_or_exit, file_or_exit, folder_or_exit
-    from airline_agent.commands.settings import settings_or_exit
-    from airline_agent.output_files import OutputPolicy
-
-    if approve is not None and approve not in ("ask", "auto", "deny"):
-        typer.echo(f"error: --approve must be ask, auto or deny, not {approve!r}", err=True)
-        raise typer.Exit(2)
-    settings = settings_or_exit(
+    chat_work.chat(
         model=model,
         base_url=base_url,
+        as_user=as_user,
         approve=approve,
         stream=stream,
         api=api,
@@ -133,34 +121,13 @@ def chat_command(
         token_budget=token_budget,
         cost_budget=cost_budget,
         prompt=prompt,
+        recover_text_tool_calls=recover_text_tool_calls,
         db=db,
         guard=guard,
-        recover_text_tool_calls=True if recover_text_tool_calls else None,
+        record=record,
+        transcript=transcript,
+        force=force,
     )
-    if not settings.model_configured:
-        typer.echo(NO_MODEL, err=True)
-        raise typer.Exit(2)
-    outputs = OutputPolicy.for_run(database=settings.db, overwrite=force)
-    if record is not None:
-        outputs = file_or_exit(record, "--record", outputs)
-    if transcript is not None:
-        # Imported only here: the scenario models cost a chat without --transcript 0.1 s.
-        from airline_agent.scenarios.live import transcript_name
-        from airline_agent.scenarios.transcript import transcript_files
-
-        folder_or_exit(transcript, "--transcript")
-        for file in transcript_files(transcript, transcript_name(record)):
-            outputs = allowed_or_exit(file, "--transcript", outputs)
-    try:
-        status = asyncio.run(
-            run_chat(
-                settings, as_user=as_user, record=record, transcript=transcript, outputs=outputs
-            )
-        )
-    except KeyboardInterrupt:  # Ctrl-C before the chat took it over (while starting)
-        typer.echo("")
-        status = 0
-    raise typer.Exit(status)
 
 
 def register(app: typer.Typer) -> None:

@@ -5,15 +5,20 @@ writes."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from airline_agent.commands.chat.output import Output
-    from airline_agent.config import Settings
-    from airline_agent.domain.db import Database
-    from airline_agent.output_files import OutputPolicy
-    from airline_agent.redaction import Redactor
-    from airline_agent.scenarios.live import LiveRecording
+from airline_agent.commands.chat.output import Output
+from airline_agent.config import Settings
+from airline_agent.domain.db import Database
+from airline_agent.output_files import OutputPolicy
+from airline_agent.redaction import Redactor
+from airline_agent.scenarios.live import LiveRecording, sqlite_file, transcript_name
+from airline_agent.scenarios.model import ScenarioSettings
+from airline_agent.scenarios.transcript import transcript_files
+
+
+def transcript_files_of(transcript: Path, record: Path | None) -> tuple[Path, Path]:
+    """The files `--transcript DIR` will write (named after the `--record` file, if any)."""
+    return transcript_files(transcript, transcript_name(record))
 
 
 def start_recording(
@@ -24,15 +29,9 @@ def start_recording(
     transcript: Path | None,
     redactor: Redactor,
     outputs: OutputPolicy | None = None,
-) -> LiveRecording | None:
-    """Snapshot the database now (None when nothing is to be saved). The files are
-    written at the end as `outputs` allows (checked by the command before the chat)."""
-    if record is None and transcript is None:
-        return None
-    from airline_agent.output_files import OutputPolicy
-    from airline_agent.scenarios.live import LiveRecording, sqlite_file
-    from airline_agent.scenarios.model import ScenarioSettings
-
+) -> LiveRecording:
+    """Snapshot the database now. The files are written at the end as `outputs` allows
+    (checked by the command before the chat)."""
     return LiveRecording(
         sqlite_file(database.engine.url),
         record=record,

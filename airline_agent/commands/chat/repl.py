@@ -9,25 +9,29 @@ could not be read, else 0 (a cancelled turn, or one stopped by a limit, is no er
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
+from airline_agent.agent.backends import BackendConfigError
+from airline_agent.agent.cancelled import cancelled_turn
+from airline_agent.agent.events import AgentEvent, ApprovalRequested, TurnFinished
+from airline_agent.agent.loop import AgentSession
+from airline_agent.commands.chat.interrupts import Interrupts
+from airline_agent.commands.chat.lines import InputLine, LineReader
+from airline_agent.commands.chat.output import Output
+from airline_agent.commands.chat.printer import Printer
+from airline_agent.config import Settings
+from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor
+from airline_agent.stack import live_stack
 
-if TYPE_CHECKING:
-    from airline_agent.agent.events import AgentEvent, ApprovalRequested
-    from airline_agent.agent.loop import AgentSession
-    from airline_agent.commands.chat.interrupts import Interrupts
-    from airline_agent.commands.chat.lines import InputLine, LineReader
-    from airline_agent.commands.chat.output import Output
-    from airline_agent.commands.chat.printer import Printer
-    from airline_agent.config import Settings
-    from airline_agent.output_files import OutputPolicy
-
-Observer = Callable[["AgentEvent"], None]
+Observer = Callable[[AgentEvent], None]
 QUIT = ("/quit", "/exit")
 
 
@@ -46,17 +50,6 @@ async def run_chat(
     """The chat; returns the exit status. `observers` see every event; `record` /
     `transcript`: the conversation saved as a scenario file / as JSONL and Markdown at the end,
     as `outputs` allows (by default: no existing file is replaced)."""
-    import asyncio
-
-    from airline_agent.agent.backends import BackendConfigError
-    from airline_agent.commands.chat.interrupts import Interrupts
-    from airline_agent.commands.chat.lines import LineReader
-    from airline_agent.commands.chat.output import Output
-    from airline_agent.commands.chat.printer import Printer
-    from airline_agent.commands.chat.recording import save_recording, start_recording
-    from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.stack import live_stack
-
     redactor = Redactor.from_settings(settings)
     out, err = Output(stdout or sys.stdout, redactor), Output(stderr or sys.stderr, redactor)
     try:
@@ -64,11 +57,17 @@ async def run_chat(
     except (BackendConfigError, DatabaseUnavailable) as exc:
         err.line(f"error: {exc}")
         return 2 if isinstance(exc, BackendConfigError) else 1
-    recording = start_recording(
-        settings, stack.database, as_user, record, transcript, redactor, outputs
-    )
-    if recording is not None:
-        observers = (*observers, recording.observe)
+    save: Callable[[], bool] | None = None  # the recording, saved at the end
+    if record is not None or transcript is not None:
+        # Only with --record or --transcript: the scenario models would cost every other
+        # chat 0.1 s.
+        from airline_agent.commands.chat import recording
+
+        live = recording.start_recording(
+            settings, stack.database, as_user, record, transcript, redactor, outputs
+        )
+        observers = (*observers, live.observe)
+        save = partial(recording.save_recording, live, err)
     loop = asyncio.get_running_loop()
     stdin = stdin or sys.stdin
     chat = Chat(
@@ -88,7 +87,7 @@ async def run_chat(
     finally:
         chat.interrupts.closing()
         await stack.aclose()
-        if recording is not None and not save_recording(recording, err):
+        if save is not None and not save():
             chat.failed = True
         chat.interrupts.uninstall()
     return 1 if chat.failed else 0
@@ -145,8 +144,6 @@ class Chat:
         return line.text.strip()
 
     async def _turn(self, text: str) -> None:
-        from airline_agent.agent.cancelled import cancelled_turn
-
         self.turn_events = []
         end = await self.interrupts.turn(self._play(text))
         if end is None:  # cancelled by Ctrl-C: the loop, closed, could not say so itself
@@ -156,8 +153,6 @@ class Chat:
 
     async def _play(self, text: str) -> str:
         """Run one turn, showing its events; how it ended."""
-        from airline_agent.agent.events import ApprovalRequested, TurnFinished
-
         end = "cancelled"
         events = self.session.run_turn(text)
         try:

@@ -5,10 +5,10 @@ conversation and, live, its own copy of the database. The page loads nothing fro
 this server. Loopback by default; any other address is served with a warning.
 
 - `command`: the typer command and its options (importing the package costs only typer);
+- `work`: what the command does: the settings, the database each tab copies, the server run;
 - `server`: the web server: our page, one app process per tab, listening, shutting down;
 - `page/app_index.html`: the page, textual-serve's with its assets all served from here.
 """
 
-from airline_agent.commands.serve.command import register, serve_command
-
-__all__ = ["register", "serve_command"]
+DEFAULT_HOST = "127.0.0.1"  # loopback: only this machine reaches the app
+DEFAULT_PORT = 8000
