@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from airline_agent.agent.backends import ScriptedBackend, ScriptedResponse
 from airline_agent.agent.loop import AgentSession, LoopOptions
 from airline_agent.cli import app
+from airline_agent.commands import replay_work
 from airline_agent.scenarios import runner
 from airline_agent.scenarios.loader import load_scenario
 from tests.support.events import run_turn
@@ -60,7 +61,8 @@ def test_a_replay_without_a_transcript_keeps_no_events(
         reports.append(replay(*args, **kwargs))
         return reports[-1]
 
-    monkeypatch.setattr(runner, "replay_scenario", keep_report)
+    # `replay` runs each scenario through the name its door imported.
+    monkeypatch.setattr(replay_work, "replay_scenario", keep_report)
     path = many_turns(tmp_path / "many.yaml", 3)
     result = CliRunner().invoke(app, ["replay", str(path)])
     assert result.exit_code == 0, result.output
