@@ -20,7 +20,6 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from airline_agent.agent import history as hist
 from airline_agent.agent import texts
@@ -37,10 +36,7 @@ from airline_agent.agent.events import (
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.turn import Plan
 from airline_agent.tools.outcome import ToolOutcome
-
-if TYPE_CHECKING:  # the toolbox brings SQLModel: the caller has imported it already
-    from airline_agent.tools.toolbox import Toolbox
-
+from airline_agent.tools.toolbox import Toolbox
 
 # Before each planned call: the hooks' part (agent/hooks.py), maybe an edit (agent/loop.py).
 BeforeCall = Callable[[Plan], AsyncIterator[AgentEvent]]

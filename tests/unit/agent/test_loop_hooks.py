@@ -1,13 +1,16 @@
 """The loop's hooks (agent/hooks.py): called at their points, in the loop's order, with what
 the loop is about to do; what a hook yields reaches the consumer in place; a replaced body
 is what the backend gets, replaced arguments are what the call runs with (an edited write
-asked about again, and a "no" final); without hooks the loop is what it is."""
+asked about again, and a "no" final); without hooks the loop is what it is; and the loop
+imports nothing of the debugger, even indirectly."""
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from airline_agent.agent.backends import ScriptedBackend, ScriptedResponse, ScriptedToolCall
@@ -201,3 +204,36 @@ async def test_without_hooks_the_loop_calls_none_and_keeps_no_timeline():
     assert of_type(events, TurnFinished)[-1].reason == "answered"
     assert session.conversation.timeline is None
     assert not of_type(events, Marker)
+
+
+AGENT = Path(__file__).resolve().parents[3] / "airline_agent" / "agent"
+
+
+def _imports_of(module: str) -> set[str]:
+    """The agent modules `module` imports, wherever the import is written."""
+    found = set()
+    for node in ast.walk(ast.parse((AGENT / f"{module}.py").read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module == "airline_agent.agent":
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+            "airline_agent.agent."
+        ):
+            found.add(node.module.removeprefix("airline_agent.agent."))  # type: ignore[union-attr]
+        elif isinstance(node, ast.Import):
+            found.update(
+                alias.name.removeprefix("airline_agent.agent.")
+                for alias in node.names
+                if alias.name.startswith("airline_agent.agent.")
+            )
+    return {name for name in found if (AGENT / f"{name}.py").exists()}
+
+
+def test_the_loop_knows_nothing_of_the_debugger():
+    reached, todo = set(), ["loop"]
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo.extend(_imports_of(module))
+    assert {"hooks", "requests", "tool_round", "conversation", "steps", "turn"} <= reached
+    assert not reached & {"debugger", "breakpoints"}
