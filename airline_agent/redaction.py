@@ -114,6 +114,8 @@ class Redactor:
         """The same from the environment and `.env`, for a writer given no settings (a
         belt-and-braces default: what the project writes is redacted even then)."""
         try:
+            # Here, not at the top: config imports pydantic-settings (about 160 ms), which
+            # `--help` and the TUI's first screen, both importing this module, do without.
             from airline_agent.config import Settings
 
             return cls.from_settings(Settings())

@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from airline_agent.agent.cancelled import cancelled_turn
 from airline_agent.agent.events import (
@@ -23,8 +23,10 @@ from airline_agent.agent.events import (
     TurnFinished,
     Usage,
 )
+from airline_agent.agent.loop import AgentSession
+from airline_agent.agent.steps import describe_step
 from airline_agent.choices import Api
-from airline_agent.scenarios import datasets
+from airline_agent.scenarios import datasets, tau2_runs
 from airline_agent.scenarios.checks import Drift, Failure, check_turn, same, show
 from airline_agent.scenarios.dbdiff import (
     MISSING,
@@ -37,10 +39,7 @@ from airline_agent.scenarios.dbdiff import (
 )
 from airline_agent.scenarios.model import Scenario, Turn
 from airline_agent.scenarios.script import ScenarioScript
-
-if TYPE_CHECKING:
-    from airline_agent.agent.loop import AgentSession
-    from airline_agent.stack import Stack
+from airline_agent.stack import Stack, open_existing_database, scenario_stack, scripted_backend
 
 __all__ = ["Drift", "Failure", "ScenarioReport", "replay_scenario", "replay_scenario_async"]
 
@@ -160,7 +159,6 @@ async def replay_scenario_async(
 async def _converse(
     scenario: Scenario, copy: Path, report: ScenarioReport, *, keep_events: bool, api: Api
 ) -> None:
-    from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
 
     stack = scenario_stack(scenario, open_existing_database(copy), api=api)
     try:
@@ -187,8 +185,6 @@ async def play_turns(
     cancelled where its recording ends): each turn's number, the turn and its events.
     `stop_at`: stop right after step `stop_at` (agent/steps.py), that turn cancelled
     there; nothing of the next step has happened."""
-    from airline_agent.stack import scripted_backend
-
     script = ScenarioScript(scenario, scripted_backend(stack))
     for number, turn in enumerate(scenario.turns, start=1):
         script.load(turn)
@@ -235,9 +231,6 @@ class StoppedReplay:
 async def replay_to_step(scenario: Scenario, stop_at: int) -> StoppedReplay:
     """The scenario played on a fresh copy of its dataset up to step `stop_at`: the
     database as it was right after it. Raises DatasetUnavailable."""
-    from airline_agent.agent.steps import describe_step
-    from airline_agent.stack import open_existing_database, scenario_stack
-
     copy, _ = datasets.fresh_copy(scenario.dataset, scenario.name)
     last = ""
     try:
@@ -333,8 +326,8 @@ def _json_safe(value: Any) -> Any:
     return "<missing>" if value is MISSING else value
 
 
-def replay_tau2(directory: Path, **options: Any) -> list[Any]:
+def replay_tau2(
+    directory: Path, *, verify: bool = False, keep_events: bool = False
+) -> list[tau2_runs.TaskReport]:
     """The 50 τ² tasks' reference actions as scripted runs (see `tau2_runs`)."""
-    from airline_agent.scenarios.tau2_runs import replay_tau2 as run
-
-    return run(directory, **options)
+    return tau2_runs.replay_tau2(directory, verify=verify, keep_events=keep_events)

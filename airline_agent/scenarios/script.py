@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from airline_agent.agent.backends import ScriptedFailure, ScriptedResponse, ScriptedToolCall
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -35,8 +36,6 @@ from airline_agent.scenarios.model import DEFAULT_ANSWER, Scenario, Turn
 
 def scripted_responses(turn: Turn) -> list[Any]:
     """The turn's responses as the scripted backend takes them."""
-    from airline_agent.agent.backends import ScriptedFailure, ScriptedResponse, ScriptedToolCall
-
     return [
         ScriptedResponse(
             content=response.content,

@@ -13,14 +13,14 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from airline_agent.agent.backends import ScriptedResponse, ScriptedToolCall
 from airline_agent.agent.events import AgentEvent, ToolFinished
+from airline_agent.agent.loop import LoopOptions
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.dbdiff import RecordKey, changed_records, owners_of
-
-if TYPE_CHECKING:
-    from airline_agent.agent.backends import ScriptedResponse
+from airline_agent.stack import open_existing_database, scripted_stack
 
 CLOSING_REPLY = "That completes the reference solution of this task."
 
@@ -112,8 +112,6 @@ def _opening(task: dict[str, Any]) -> str:
 
 def _scripted_actions(task_id: str, actions: list[dict[str, Any]]) -> list[ScriptedResponse]:
     """One scripted response per reference action, then the closing reply."""
-    from airline_agent.agent.backends import ScriptedResponse, ScriptedToolCall
-
     responses = [
         ScriptedResponse(
             tool_calls=(
@@ -130,8 +128,6 @@ def _scripted_actions(task_id: str, actions: list[dict[str, Any]]) -> list[Scrip
 
 
 async def _replay_task(task: dict[str, Any], directory: Path, *, verify: bool) -> TaskReport:
-    from airline_agent.agent.loop import LoopOptions
-    from airline_agent.stack import open_existing_database, scripted_stack
 
     started = time.perf_counter()
     task_id = str(task.get("id"))
