@@ -169,7 +169,7 @@ class Redactor:
                 self.redact_json(k): self.redact_json(v) for k, v in value.items()
             }
         if isinstance(value, list | tuple):
-            return type(value)(self.redact_json(item) for item in value)  # type: ignore[return-value]
+            return type(value)(self.redact_json(item) for item in value)
         return value
 
     def stream(self) -> StreamRedactor:

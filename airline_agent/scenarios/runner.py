@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from airline_agent.agent.cancelled import cancelled_turn
 from airline_agent.agent.events import (
@@ -81,7 +81,7 @@ class ScenarioReport:
             return ""
         return first[0] + (f" (and {more} more)" if more > 0 else "")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "name": self.name,
             "path": str(self.path) if self.path else None,
@@ -170,7 +170,10 @@ async def _converse(
             report.turns += 1
             report.tool_calls += sum(isinstance(e, ToolFinished) for e in events)
             for finding in check_turn(number, turn, events, backend.remaining):
-                (report.drift if isinstance(finding, Drift) else report.failures).append(finding)
+                if isinstance(finding, Drift):
+                    report.drift.append(finding)
+                else:
+                    report.failures.append(finding)
         report.usage = stack.session.spend.usage
         report.cost = stack.session.spend.cost
     finally:
@@ -280,9 +283,9 @@ def _check_database(scenario: Scenario, original: Path, copy: Path, report: Scen
             )
         return
     for kind, records in expectation.items():
-        for key, fields in records.items():
-            record = after.get((kind, key))
-            label = f"{kind} {key}"
+        for record_id, fields in records.items():
+            record = after.get((kind, record_id))
+            label = f"{kind} {record_id}"
             if fields is None:
                 if record is not None:
                     report.failures.append(Failure("database", label, "removed", "still there"))
@@ -296,16 +299,18 @@ def _check_database(scenario: Scenario, original: Path, copy: Path, report: Scen
                     report.failures.append(Failure("database", f"{label} {path}", value, actual))
     for change in report.changes:
         label = f"{change.kind} {change.key}"
-        fields = expectation.get(change.kind, {}).get(change.key, MISSING)  # type: ignore[union-attr]
-        if fields is MISSING:
+        expected_records = expectation.get(change.kind, {})
+        if change.key not in expected_records:
             report.failures.append(Failure("database", label, "unchanged", _describe(change)))
-        elif fields is not None and not change.created:
+            continue
+        fields = expected_records[change.key]
+        if fields is not None and not change.created:
             for path in change.paths:
                 if not any(covers(expected, path) for expected in fields):
-                    old = get_path(change.before, path)
-                    new = get_path(change.after, path)
+                    was = get_path(change.before, path)
+                    now = get_path(change.after, path)
                     report.failures.append(
-                        Failure("database", f"{label} {path}", f"unchanged ({show(old)})", new)
+                        Failure("database", f"{label} {path}", f"unchanged ({show(was)})", now)
                     )
 
 
@@ -322,7 +327,7 @@ def _describe(change: RecordChange) -> str:
     return "changed: " + ", ".join(parts) + more
 
 
-def _json_safe(value: Any) -> Any:
+def _json_safe(value: object) -> object:
     return "<missing>" if value is MISSING else value
 
 
