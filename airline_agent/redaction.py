@@ -114,6 +114,8 @@ class Redactor:
         """The same from the environment and `.env`, for a writer given no settings (a
         belt-and-braces default: what the project writes is redacted even then)."""
         try:
+            # Here, not at the top: config imports pydantic-settings (about 160 ms), which
+            # `--help` and the TUI's first screen, both importing this module, do without.
             from airline_agent.config import Settings
 
             return cls.from_settings(Settings())
@@ -167,7 +169,7 @@ class Redactor:
                 self.redact_json(k): self.redact_json(v) for k, v in value.items()
             }
         if isinstance(value, list | tuple):
-            return type(value)(self.redact_json(item) for item in value)  # type: ignore[return-value]
+            return type(value)(self.redact_json(item) for item in value)
         return value
 
     def stream(self) -> StreamRedactor:

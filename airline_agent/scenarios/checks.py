@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from airline_agent.agent.events import (
     AgentEvent,
@@ -32,8 +31,8 @@ class Failure:
 
     where: str  # "turn 1, call 2 (get_reservation_details)", "database", …
     what: str  # the expectation, e.g. "error code", "field status"
-    expected: Any
-    actual: Any
+    expected: object
+    actual: object
 
     def __str__(self) -> str:
         return f"{self.where}: {self.what}: expected {show(self.expected)}, got {show(self.actual)}"
@@ -73,8 +72,8 @@ def check_call(where: str, check: CallCheck, event: ToolFinished) -> list[Findin
     found: list[Finding] = []
     if check.ok is True and event.error is not None:
         message = event.result.get("message") if isinstance(event.result, dict) else None
-        actual = f"error {event.error}" + (f" ({message})" if message else "")
-        found.append(Failure(where, "result", "ok", actual))
+        came = f"error {event.error}" + (f" ({message})" if message else "")
+        found.append(Failure(where, "result", "ok", came))
     if check.ok is False and event.error is None:
         found.append(Failure(where, "result", "an error", "ok"))
     if check.error is not None and event.error != check.error:
@@ -122,7 +121,7 @@ def check_turn(number: int, turn: Turn, events: Sequence[AgentEvent], unused: in
     )
     if warnings != sorted(set(expect.warnings)):
         unsupported = [v for e in events if isinstance(e, GroundingWarning) for v in e.unsupported]
-        actual: Any = warnings
+        actual: object = warnings
         if unsupported:
             actual = f"{warnings} (unsupported: {', '.join(unsupported)})"
         found.append(Failure(where, "warnings", sorted(set(expect.warnings)), actual))
@@ -152,7 +151,7 @@ def check_findings(
     return missing
 
 
-def same(expected: Any, actual: Any) -> bool:
+def same(expected: object, actual: object) -> bool:
     """Equal as JSON values; `null` also matches a field that is absent."""
     if expected is None and actual is MISSING:
         return True
@@ -161,7 +160,7 @@ def same(expected: Any, actual: Any) -> bool:
     return expected == actual
 
 
-def differences(recorded: Any, now: Any, limit: int = 6) -> list[str]:
+def differences(recorded: object, now: object, limit: int = 6) -> list[str]:
     if not isinstance(recorded, dict | list) or not isinstance(now, dict | list):
         return [f"{show(recorded)} → {show(now)}"]
     paths = changed_paths(recorded, now)
@@ -174,7 +173,7 @@ def differences(recorded: Any, now: Any, limit: int = 6) -> list[str]:
     return shown
 
 
-def show(value: Any, limit: int = 120) -> str:
+def show(value: object, limit: int = 120) -> str:
     """A value as JSON, cut at `limit` characters."""
     if value is MISSING:
         return "<missing>"
@@ -182,7 +181,7 @@ def show(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def plain(value: Any, limit: int = 80) -> str:
+def plain(value: object, limit: int = 80) -> str:
     """A value for a sentence: text as it is, anything else as JSON."""
     if isinstance(value, str):
         return value if len(value) <= limit else value[: limit - 1] + "…"

@@ -18,14 +18,16 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from airline_agent.domain import tau2 as tau2_files
+from airline_agent.domain.db import Database
+from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.integrity import forget_checks, vouch_for_copy
+from airline_agent.domain.postgres import TemplateCopies
+from airline_agent.domain.sample import seed_sample
 from airline_agent.project import PROJECT_ROOT
 from airline_agent.scenarios.model import Dataset
-
-if TYPE_CHECKING:
-    from airline_agent.domain.postgres import TemplateCopies
 
 _lock = threading.Lock()
 _pristine: dict[str, Path] = {}
@@ -93,20 +95,15 @@ def discard(copy: Path) -> None:
 
 
 def _build(dataset: Dataset, source: Path | None, target: Path | str) -> None:
-    from airline_agent.domain.db import Database
 
     database = Database.create(target)
     try:
         if source is not None:
-            from airline_agent.domain.tau2 import import_tau2
-
             try:
-                import_tau2(database, source)
+                tau2_files.import_tau2(database, source)
             except ValueError as exc:  # a file that is not τ² data
                 raise DatasetUnavailable(str(exc)) from exc
         else:
-            from airline_agent.domain.sample import seed_sample
-
             seed_sample(database)
     finally:
         # Closing the last connection folds the WAL into the file, so a copy is complete
@@ -168,8 +165,6 @@ class ServerDatasets:
         self._lock = threading.Lock()
 
     def _ready(self) -> TemplateCopies:
-        from airline_agent.domain.postgres import TemplateCopies
-
         with self._lock:
             if self._copies is None:
                 source = _source(self.dataset, self.tau2)
@@ -193,8 +188,6 @@ class ServerDatasets:
         return self._ready().copy(name)
 
     def discard(self, copy: Location) -> None:
-        from airline_agent.domain.errors import DatabaseUnavailable
-
         if self._copies is not None:
             # A server that went away: `close` tries again, and says what it left.
             with contextlib.suppress(DatabaseUnavailable):

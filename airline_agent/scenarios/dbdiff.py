@@ -10,33 +10,52 @@ the export's.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from airline_agent.domain import schema
 from airline_agent.domain.db import Database
 from airline_agent.domain.tau2 import export_tau2
+from airline_agent.scenarios.model import RecordKind
+from airline_agent.tools.outcome import RowChange
 
-Kind = str  # "users" | "reservations" | "flights"
+Kind = RecordKind  # a τ² record's kind
 RecordKey = tuple[Kind, str]
+Record = dict[str, object]  # one τ² record as `export --format tau2` writes it
+
+
+def _table(model: type[schema.SQLModel]) -> str:
+    """A table model's name (SQLModel types `__tablename__` as a name or a function)."""
+    name = model.__tablename__
+    assert isinstance(name, str), model
+    return name
+
 
 # Which τ² record each table's rows belong to: table -> (kind, key column).
 _OWNER: dict[str, tuple[Kind, str]] = {
-    schema.Flight.__tablename__: ("flights", "flight_number"),
-    schema.FlightDate.__tablename__: ("flights", "flight_number"),
-    schema.User.__tablename__: ("users", "user_id"),
-    schema.PaymentMethod.__tablename__: ("users", "user_id"),
-    schema.SavedPassenger.__tablename__: ("users", "user_id"),
+    _table(schema.Flight): ("flights", "flight_number"),
+    _table(schema.FlightDate): ("flights", "flight_number"),
+    _table(schema.User): ("users", "user_id"),
+    _table(schema.PaymentMethod): ("users", "user_id"),
+    _table(schema.SavedPassenger): ("users", "user_id"),
     schema.USER_RESERVATION: ("users", "user_id"),
-    schema.Reservation.__tablename__: ("reservations", "reservation_id"),
-    schema.ReservationFlight.__tablename__: ("reservations", "reservation_id"),
-    schema.ReservationPassenger.__tablename__: ("reservations", "reservation_id"),
-    schema.Payment.__tablename__: ("reservations", "reservation_id"),
+    _table(schema.Reservation): ("reservations", "reservation_id"),
+    _table(schema.ReservationFlight): ("reservations", "reservation_id"),
+    _table(schema.ReservationPassenger): ("reservations", "reservation_id"),
+    _table(schema.Payment): ("reservations", "reservation_id"),
 }
-_RESERVATION = schema.Reservation.__tablename__
+_RESERVATION = _table(schema.Reservation)
 
-MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+
+class Missing:
+    """What `get_path` finds where a path leads nowhere (one instance: `MISSING`)."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = Missing()
 
 
 def changed_records(pristine: Path, current: Path) -> set[RecordKey]:
@@ -61,7 +80,7 @@ def changed_records(pristine: Path, current: Path) -> set[RecordKey]:
     return changed
 
 
-def owners_of(change: Any) -> set[RecordKey]:
+def owners_of(change: RowChange) -> set[RecordKey]:
     """The τ² records a tool's `RowChange` belongs to (as the tool reported it)."""
     kind_key = _OWNER.get(change.table)
     row = change.after or change.before or {}
@@ -76,7 +95,7 @@ def owners_of(change: Any) -> set[RecordKey]:
 
 def export_records(
     database: Path | str | Database, records: set[RecordKey]
-) -> dict[RecordKey, dict]:
+) -> dict[RecordKey, Record]:
     """The given records as `export --format tau2` writes them; absent records are left out.
     `database`: a SQLite file, the URL of a database on a server (eval's trials on
     PostgreSQL), or an open Database.
@@ -98,14 +117,14 @@ def export_records(
         opened.close()
 
 
-def _export(database: Database, wanted: dict[Kind, list[str]]) -> dict[RecordKey, dict]:
+def _export(database: Database, wanted: dict[Kind, list[str]]) -> dict[RecordKey, Record]:
     exported = export_tau2(
         database,
         flights=wanted["flights"],
         users=wanted["users"],
         reservations=wanted["reservations"],
     )
-    found: dict[RecordKey, dict] = {}
+    found: dict[RecordKey, Record] = {}
     for key, flight in exported["flights"].items():
         found[("flights", key)] = dict(flight)
     for key, user in exported["users"].items():
@@ -119,8 +138,8 @@ def _export(database: Database, wanted: dict[Kind, list[str]]) -> dict[RecordKey
 class RecordChange:
     kind: Kind
     key: str
-    before: dict | None  # None: created
-    after: dict | None  # None: removed
+    before: Record | None  # None: created
+    after: Record | None  # None: removed
     paths: tuple[str, ...]  # the dotted leaf paths that differ
 
     @property
@@ -145,26 +164,27 @@ def diff_databases(pristine: Path, current: Path) -> list[RecordChange]:
     return changes
 
 
-def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+def flatten(value: object, prefix: str = "") -> dict[str, object]:
     """Leaves by dotted path (`dates.2024-05-17.available_seats.economy`, `flights.0.price`)."""
+    items: Iterable[tuple[object, object]]
     if isinstance(value, dict) and value:
         items = value.items()
     elif isinstance(value, list) and value:
         items = ((str(i), v) for i, v in enumerate(value))
     else:
         return {prefix: value}
-    leaves: dict[str, Any] = {}
+    leaves: dict[str, object] = {}
     for name, child in items:
         leaves.update(flatten(child, f"{prefix}.{name}" if prefix else str(name)))
     return leaves
 
 
-def changed_paths(before: Any, after: Any) -> list[str]:
+def changed_paths(before: object, after: object) -> list[str]:
     old, new = flatten(before), flatten(after)
     return sorted(p for p in old.keys() | new.keys() if old.get(p, MISSING) != new.get(p, MISSING))
 
 
-def get_path(value: Any, path: str) -> Any:
+def get_path(value: object, path: str) -> object:
     """The value at a dotted path, or MISSING; list items are addressed by index."""
     for part in path.split(".") if path else ():
         if isinstance(value, dict) and part in value:

@@ -12,6 +12,7 @@ model repeat it: both files are redacted (`airline_agent.redaction`).
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -25,7 +26,11 @@ from airline_agent.domain.sqlite_files import copy_sqlite
 from airline_agent.domain.sqlite_files import sqlite_file as sqlite_file
 from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor
+from airline_agent.scenarios.dbdiff import diff_databases
 from airline_agent.scenarios.model import ScenarioSettings
+from airline_agent.scenarios.provenance import match_dataset
+from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
+from airline_agent.scenarios.transcript import write_transcript
 
 
 @dataclass
@@ -69,8 +74,6 @@ class LiveRecording:
             elif self.record is not None:
                 written.append(self._save_scenario(self.record))
             if self.transcript is not None:
-                from airline_agent.scenarios.transcript import write_transcript
-
                 name = transcript_name(self.record)
                 written.extend(
                     write_transcript(
@@ -86,14 +89,6 @@ class LiveRecording:
         return any(isinstance(event, TurnStarted) for event in self.events)
 
     def _save_scenario(self, path: Path) -> Path:
-        from airline_agent.scenarios.dbdiff import diff_databases
-        from airline_agent.scenarios.provenance import match_dataset
-        from airline_agent.scenarios.recorder import (
-            record_scenario,
-            replay_refusal,
-            save_scenario,
-        )
-
         changes = None
         if self._snapshot is not None and self.database_file is not None:
             changes = diff_databases(self._snapshot, self.database_file)
@@ -122,7 +117,6 @@ def transcript_name(record: Path | None) -> str:
 
 
 def _slug(text: str) -> str:
-    import re
 
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug or "recording"

@@ -14,7 +14,6 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -65,7 +64,8 @@ def load_scenario(path: str | Path) -> Scenario:
     try:
         data, node = parse_yaml(text)
     except YamlLimitError as exc:
-        raise ScenarioLoadError(path, [Problem(_line(exc.problem_mark), exc.problem)]) from None
+        problem = exc.problem or str(exc)
+        raise ScenarioLoadError(path, [Problem(_line(exc.problem_mark), problem)]) from None
     except yaml.MarkedYAMLError as exc:
         line = _line(exc.problem_mark or exc.context_mark)
         what = " ".join(part for part in (exc.context, exc.problem) if part)
@@ -173,7 +173,7 @@ def _problems(error: ValidationError, root: yaml.Node) -> list[Problem]:
     return sorted(set(problems), key=lambda p: (p.line or 0, p.message))
 
 
-def _locate(root: yaml.Node, loc: tuple[Any, ...]) -> tuple[int, str]:
+def _locate(root: yaml.Node, loc: tuple[int | str, ...]) -> tuple[int, str]:
     """The line of the deepest node the location reaches, and the location as text.
 
     Parts of the location that are not in the file (pydantic names union members, e.g.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -65,7 +65,7 @@ class ScriptedCall(Strict):
     """
 
     name: str
-    arguments: dict[str, Any] | str = Field(default_factory=dict)
+    arguments: dict[str, object] | str = Field(default_factory=dict)
     id: str | None = None
     approve: bool | None = None
 
@@ -115,8 +115,8 @@ class CallCheck(Strict):
     ok: bool | None = None
     error: str | None = None
     has: list[str] = Field(default_factory=list)
-    equals: dict[str, Any] = Field(default_factory=dict)
-    recorded: Any = None
+    equals: dict[str, object] = Field(default_factory=dict)
+    recorded: object = None
 
     @field_validator("error")
     @classmethod
@@ -216,7 +216,7 @@ class Turn(Strict):
 class ScenarioSettings(Strict):
     guard: bool = True
     approval: Approval = "auto"
-    max_tool_calls: int = Field(8, ge=1)
+    max_tool_calls: int = Field(default=8, ge=1)
     max_requests: Annotated[int, Field(ge=1)] | None = None  # per turn; None: the loop's
     model: str = "scripted"  # the name used for pricing
     now: str | None = None  # the domain clock; None: the default (policy C1)
@@ -238,7 +238,7 @@ class ScenarioSettings(Strict):
 
 # `{kind: {id: {dotted.path: value}}}`: the records that must have changed, and how;
 # `{kind: {id: null}}`: the record must be gone.
-RecordExpectations = dict[RecordKind, dict[str, dict[str, Any] | None]]
+RecordExpectations = dict[RecordKind, dict[str, dict[str, object] | None]]
 
 
 class Scenario(Strict):

@@ -18,6 +18,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from airline_agent.scenarios import datasets
+from airline_agent.scenarios.dbdiff import changed_records, diff_databases
 from airline_agent.scenarios.model import Dataset
 
 # Past this many differing records the databases are plainly different: the count from
@@ -72,8 +74,6 @@ def match_dataset(start: Path | None, *, tau2: Path | None = None) -> DatasetMat
     The sample is tried first (the usual case; the τ² import is then never built); the τ²
     import only when its data is available (`tau2`, or `datasets.tau2_dir()`).
     """
-    from airline_agent.scenarios import datasets
-
     if start is None:
         return DatasetMatch("sample", None, "it is not a SQLite file")
     try:
@@ -94,8 +94,6 @@ def match_dataset(start: Path | None, *, tau2: Path | None = None) -> DatasetMat
 
 def _differences(pristine: Path, start: Path) -> int:
     """How many τ² records (users, reservations, flights) differ between the two files."""
-    from airline_agent.scenarios.dbdiff import changed_records, diff_databases
-
     rows_differ = changed_records(pristine, start)
     if len(rows_differ) > _EXACT_UP_TO:
         return len(rows_differ)

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 
@@ -84,7 +84,7 @@ def record_scenario(
     # Only the calls answered otherwise than the scenario's default say so.
     fallback = DEFAULT_ANSWER.get(settings.approval)
     exceptions = {key: answer for key, answer in answers.items() if answer != fallback}
-    usage_by_request: dict[int, TokenUsage] = {
+    usage_by_request: dict[int, TokenUsage | None] = {
         event.request: _usage(event) for event in events if isinstance(event, UsageReported)
     }
     turns: list[Turn] = []
@@ -153,7 +153,7 @@ def database_expectation(
     """Every changed field of every changed record, by dotted path; a new record whole."""
     if not changes:
         return "unchanged"
-    expected: dict[str, dict[str, Any]] = {}
+    expected: RecordExpectations = {}
     for change in changes:
         records = expected.setdefault(change.kind, {})
         if change.after is None:
@@ -162,7 +162,7 @@ def database_expectation(
             records[change.key] = dict(change.after)
         else:
             records[change.key] = _changed_fields(change)
-    return expected  # type: ignore[return-value]
+    return expected
 
 
 def scenario_to_yaml(scenario: Scenario, redactor: Redactor | None = None) -> str:
@@ -224,7 +224,7 @@ _Dumper.add_representer(str, _represent_text)
 # libyaml's emitter writes the same documents about 5× faster (`eval` writes a scenario
 # for every trial). It refuses text holding a lone surrogate (which JSON from a model may
 # carry), which the pure emitter above escapes: such a document is written by that one.
-_FastDumper: type[Any] | None = None
+_FastDumper: type[yaml.CSafeDumper] | None = None
 if getattr(yaml, "__with_libyaml__", False):
 
     class _LibyamlDumper(yaml.CSafeDumper):
@@ -234,14 +234,15 @@ if getattr(yaml, "__with_libyaml__", False):
     _FastDumper = _LibyamlDumper
 
 
-def _dump(document: dict[str, Any]) -> str:
-    options: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 100}
+def _dump(document: dict[str, object]) -> str:
     if _FastDumper is not None:
         try:
-            return yaml.dump(document, Dumper=_FastDumper, **options)
+            return yaml.dump(
+                document, Dumper=_FastDumper, sort_keys=False, allow_unicode=True, width=100
+            )
         except UnicodeEncodeError:
             pass
-    return yaml.dump(document, Dumper=_Dumper, **options)
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
 @dataclass
@@ -301,13 +302,14 @@ def _response(
     )
 
 
-def _arguments(text: str) -> dict[str, Any] | str:
+def _arguments(text: str) -> dict[str, object] | str:
     """An object when the model sent usable JSON for one (`untrusted.parse_json`);
     otherwise the raw text, as sent (also for JSON nested too deeply to be arguments,
     which YAML could not write)."""
     parsed = parse_json(text)
     if isinstance(parsed, ParsedJson) and isinstance(parsed.value, dict):
-        return parsed.value
+        arguments: dict[str, object] = dict(parsed.value)
+        return arguments
     return text
 
 
@@ -338,12 +340,12 @@ def _call_check(event: ToolFinished) -> CallCheck:
     return CallCheck(tool=event.name, ok=True, recorded=event.result)
 
 
-def _changed_fields(change: RecordChange) -> dict[str, Any]:
+def _changed_fields(change: RecordChange) -> dict[str, object]:
     """The new value of each changed leaf; where a leaf disappeared (a list emptied, a key
     removed), the new value of its nearest ancestor that still exists, whole."""
     assert change.after is not None
     leaves = flatten(change.after)
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     for path in change.paths:
         if path in leaves:
             fields[path] = leaves[path]

@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from airline_agent.agent.cancelled import cancelled_turn
 from airline_agent.agent.events import (
@@ -23,8 +23,10 @@ from airline_agent.agent.events import (
     TurnFinished,
     Usage,
 )
+from airline_agent.agent.loop import AgentSession
+from airline_agent.agent.steps import describe_step
 from airline_agent.choices import Api
-from airline_agent.scenarios import datasets
+from airline_agent.scenarios import datasets, tau2_runs
 from airline_agent.scenarios.checks import Drift, Failure, check_turn, same, show
 from airline_agent.scenarios.dbdiff import (
     MISSING,
@@ -37,10 +39,7 @@ from airline_agent.scenarios.dbdiff import (
 )
 from airline_agent.scenarios.model import Scenario, Turn
 from airline_agent.scenarios.script import ScenarioScript
-
-if TYPE_CHECKING:
-    from airline_agent.agent.loop import AgentSession
-    from airline_agent.stack import Stack
+from airline_agent.stack import Stack, open_existing_database, scenario_stack, scripted_backend
 
 __all__ = ["Drift", "Failure", "ScenarioReport", "replay_scenario", "replay_scenario_async"]
 
@@ -82,7 +81,7 @@ class ScenarioReport:
             return ""
         return first[0] + (f" (and {more} more)" if more > 0 else "")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "name": self.name,
             "path": str(self.path) if self.path else None,
@@ -160,7 +159,6 @@ async def replay_scenario_async(
 async def _converse(
     scenario: Scenario, copy: Path, report: ScenarioReport, *, keep_events: bool, api: Api
 ) -> None:
-    from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
 
     stack = scenario_stack(scenario, open_existing_database(copy), api=api)
     try:
@@ -172,7 +170,10 @@ async def _converse(
             report.turns += 1
             report.tool_calls += sum(isinstance(e, ToolFinished) for e in events)
             for finding in check_turn(number, turn, events, backend.remaining):
-                (report.drift if isinstance(finding, Drift) else report.failures).append(finding)
+                if isinstance(finding, Drift):
+                    report.drift.append(finding)
+                else:
+                    report.failures.append(finding)
         report.usage = stack.session.spend.usage
         report.cost = stack.session.spend.cost
     finally:
@@ -187,8 +188,6 @@ async def play_turns(
     cancelled where its recording ends): each turn's number, the turn and its events.
     `stop_at`: stop right after step `stop_at` (agent/steps.py), that turn cancelled
     there; nothing of the next step has happened."""
-    from airline_agent.stack import scripted_backend
-
     script = ScenarioScript(scenario, scripted_backend(stack))
     for number, turn in enumerate(scenario.turns, start=1):
         script.load(turn)
@@ -235,9 +234,6 @@ class StoppedReplay:
 async def replay_to_step(scenario: Scenario, stop_at: int) -> StoppedReplay:
     """The scenario played on a fresh copy of its dataset up to step `stop_at`: the
     database as it was right after it. Raises DatasetUnavailable."""
-    from airline_agent.agent.steps import describe_step
-    from airline_agent.stack import open_existing_database, scenario_stack
-
     copy, _ = datasets.fresh_copy(scenario.dataset, scenario.name)
     last = ""
     try:
@@ -287,9 +283,9 @@ def _check_database(scenario: Scenario, original: Path, copy: Path, report: Scen
             )
         return
     for kind, records in expectation.items():
-        for key, fields in records.items():
-            record = after.get((kind, key))
-            label = f"{kind} {key}"
+        for record_id, fields in records.items():
+            record = after.get((kind, record_id))
+            label = f"{kind} {record_id}"
             if fields is None:
                 if record is not None:
                     report.failures.append(Failure("database", label, "removed", "still there"))
@@ -303,16 +299,18 @@ def _check_database(scenario: Scenario, original: Path, copy: Path, report: Scen
                     report.failures.append(Failure("database", f"{label} {path}", value, actual))
     for change in report.changes:
         label = f"{change.kind} {change.key}"
-        fields = expectation.get(change.kind, {}).get(change.key, MISSING)  # type: ignore[union-attr]
-        if fields is MISSING:
+        expected_records = expectation.get(change.kind, {})
+        if change.key not in expected_records:
             report.failures.append(Failure("database", label, "unchanged", _describe(change)))
-        elif fields is not None and not change.created:
+            continue
+        fields = expected_records[change.key]
+        if fields is not None and not change.created:
             for path in change.paths:
                 if not any(covers(expected, path) for expected in fields):
-                    old = get_path(change.before, path)
-                    new = get_path(change.after, path)
+                    was = get_path(change.before, path)
+                    now = get_path(change.after, path)
                     report.failures.append(
-                        Failure("database", f"{label} {path}", f"unchanged ({show(old)})", new)
+                        Failure("database", f"{label} {path}", f"unchanged ({show(was)})", now)
                     )
 
 
@@ -329,12 +327,12 @@ def _describe(change: RecordChange) -> str:
     return "changed: " + ", ".join(parts) + more
 
 
-def _json_safe(value: Any) -> Any:
+def _json_safe(value: object) -> object:
     return "<missing>" if value is MISSING else value
 
 
-def replay_tau2(directory: Path, **options: Any) -> list[Any]:
+def replay_tau2(
+    directory: Path, *, verify: bool = False, keep_events: bool = False
+) -> list[tau2_runs.TaskReport]:
     """The 50 τ² tasks' reference actions as scripted runs (see `tau2_runs`)."""
-    from airline_agent.scenarios.tau2_runs import replay_tau2 as run
-
-    return run(directory, **options)
+    return tau2_runs.replay_tau2(directory, verify=verify, keep_events=keep_events)

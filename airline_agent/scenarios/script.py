@@ -19,8 +19,12 @@ esc or Ctrl-C did, and reports it with `agent.cancelled.cancelled_turn`.
 
 from __future__ import annotations
 
-from typing import Any
-
+from airline_agent.agent.backends import (
+    ScriptedBackend,
+    ScriptedFailure,
+    ScriptedResponse,
+    ScriptedToolCall,
+)
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -33,10 +37,8 @@ from airline_agent.agent.events import (
 from airline_agent.scenarios.model import DEFAULT_ANSWER, Scenario, Turn
 
 
-def scripted_responses(turn: Turn) -> list[Any]:
+def scripted_responses(turn: Turn) -> list[ScriptedResponse]:
     """The turn's responses as the scripted backend takes them."""
-    from airline_agent.agent.backends import ScriptedFailure, ScriptedResponse, ScriptedToolCall
-
     return [
         ScriptedResponse(
             content=response.content,
@@ -55,7 +57,7 @@ def scripted_responses(turn: Turn) -> list[Any]:
 class ScenarioScript:
     """Feeds a scenario's turns to a `ScriptedBackend` and answers its approval questions."""
 
-    def __init__(self, scenario: Scenario, backend: Any) -> None:
+    def __init__(self, scenario: Scenario, backend: ScriptedBackend) -> None:
         self.backend = backend
         # None under auto/deny: the loop asks nothing (the model forbids `approve` there).
         self.default: bool | None = DEFAULT_ANSWER.get(scenario.settings.approval)

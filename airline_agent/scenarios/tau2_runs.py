@@ -13,16 +13,38 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import NotRequired, TypedDict
 
+from airline_agent.agent.backends import ScriptedResponse, ScriptedToolCall
 from airline_agent.agent.events import AgentEvent, ToolFinished
+from airline_agent.agent.loop import LoopOptions
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.dbdiff import RecordKey, changed_records, owners_of
-
-if TYPE_CHECKING:
-    from airline_agent.agent.backends import ScriptedResponse
+from airline_agent.stack import open_existing_database, scripted_stack
 
 CLOSING_REPLY = "That completes the reference solution of this task."
+
+
+# What these runs read of a task in τ²'s tasks.json (read as it is: a field absent or
+# null is read as empty, as τ² reads it).
+class Tau2Action(TypedDict):
+    name: str
+    action_id: NotRequired[str | None]
+    arguments: NotRequired[dict[str, object] | None]
+
+
+class Tau2Criteria(TypedDict, total=False):
+    actions: list[Tau2Action] | None
+
+
+class Tau2Scenario(TypedDict, total=False):
+    instructions: dict[str, str] | str | None
+
+
+class Tau2Task(TypedDict, total=False):
+    id: str
+    user_scenario: Tau2Scenario | None
+    evaluation_criteria: Tau2Criteria | None
 
 
 @dataclass(frozen=True)
@@ -46,7 +68,7 @@ class TaskReport:
     def ok(self) -> bool:
         return not self.failures
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "task": self.task_id,
             "actions": self.actions,
@@ -60,7 +82,7 @@ class TaskReport:
         }
 
 
-def load_tasks(directory: Path) -> list[dict[str, Any]]:
+def load_tasks(directory: Path) -> list[Tau2Task]:
     path = Path(directory) / "tasks.json"
     if not path.is_file():
         raise datasets.DatasetUnavailable(f"τ² tasks not found at {path}")
@@ -85,7 +107,7 @@ def replay_tau2(
 
 
 async def _replay_all(
-    tasks: list[dict[str, Any]], directory: Path, *, verify: bool, keep_events: bool
+    tasks: list[Tau2Task], directory: Path, *, verify: bool, keep_events: bool
 ) -> list[TaskReport]:
     reports = []
     for task in tasks:
@@ -96,13 +118,14 @@ async def _replay_all(
     return reports
 
 
-def _actions(task: dict[str, Any]) -> list[dict[str, Any]]:
-    criteria = task.get("evaluation_criteria") or {}
+def _actions(task: Tau2Task) -> list[Tau2Action]:
+    criteria: Tau2Criteria = task.get("evaluation_criteria") or {}
     return list(criteria.get("actions") or [])
 
 
-def _opening(task: dict[str, Any]) -> str:
-    instructions = (task.get("user_scenario") or {}).get("instructions") or {}
+def _opening(task: Tau2Task) -> str:
+    scenario: Tau2Scenario = task.get("user_scenario") or {}
+    instructions = scenario.get("instructions") or {}
     if isinstance(instructions, dict):
         text = instructions.get("reason_for_call") or ""
     else:
@@ -110,10 +133,8 @@ def _opening(task: dict[str, Any]) -> str:
     return " ".join(text.split()) or f"Task {task.get('id')}"
 
 
-def _scripted_actions(task_id: str, actions: list[dict[str, Any]]) -> list[ScriptedResponse]:
+def _scripted_actions(task_id: str, actions: list[Tau2Action]) -> list[ScriptedResponse]:
     """One scripted response per reference action, then the closing reply."""
-    from airline_agent.agent.backends import ScriptedResponse, ScriptedToolCall
-
     responses = [
         ScriptedResponse(
             tool_calls=(
@@ -129,9 +150,7 @@ def _scripted_actions(task_id: str, actions: list[dict[str, Any]]) -> list[Scrip
     return [*responses, ScriptedResponse(content=CLOSING_REPLY)]
 
 
-async def _replay_task(task: dict[str, Any], directory: Path, *, verify: bool) -> TaskReport:
-    from airline_agent.agent.loop import LoopOptions
-    from airline_agent.stack import open_existing_database, scripted_stack
+async def _replay_task(task: Tau2Task, directory: Path, *, verify: bool) -> TaskReport:
 
     started = time.perf_counter()
     task_id = str(task.get("id"))

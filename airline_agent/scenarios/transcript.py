@@ -22,7 +22,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Literal, NotRequired, TypedDict
 
 from airline_agent.agent.events import (
     AgentEvent,
@@ -53,19 +53,46 @@ __all__ = [
 MARKDOWN_RESULT_LIMIT = 1500  # characters of a tool result shown in Markdown; JSONL has all
 
 
-def usage_body(usage: Usage | None) -> dict[str, Any] | None:
+class ToolResultRecord(TypedDict):
+    """A tool's result in a transcript line: the `role: tool` message, timed."""
+
+    role: Literal["tool"]
+    tool_call_id: str
+    name: str
+    content: str
+    error: str | None
+    elapsed_ms: float
+
+
+class TranscriptRecord(TypedDict):
+    """One line of a transcript's JSONL: a request's body, its response in the wire's
+    shape, the tool results that followed, what it cost and how long it took."""
+
+    turn: int
+    request: int
+    body: dict[str, object]
+    response: dict[str, object] | None
+    tool_results: list[ToolResultRecord]
+    cost: NotRequired[float | None]
+    first_token_ms: NotRequired[float]
+    tokens_per_second: NotRequired[float]
+    latency_ms: NotRequired[float]
+    grounding: NotRequired[list[dict[str, object]]]
+
+
+def usage_body(usage: Usage | None) -> dict[str, object] | None:
     return None if usage is None else usage.as_reported()
 
 
-def message_body(message: AssistantMessage) -> dict[str, Any]:
+def message_body(message: AssistantMessage) -> dict[str, object]:
     return message.as_received()
 
 
-def transcript_records(events: Iterable[AgentEvent]) -> list[dict[str, Any]]:
+def transcript_records(events: Iterable[AgentEvent]) -> list[TranscriptRecord]:
     """One record per request, in the order they were sent. A request's usage is reported
     just before its message: it is kept until the message comes."""
-    records: list[dict[str, Any]] = []
-    by_request: dict[int, dict[str, Any]] = {}
+    records: list[TranscriptRecord] = []
+    by_request: dict[int, TranscriptRecord] = {}
     usage: dict[int, UsageReported] = {}
     for event in events:
         match event:
@@ -76,9 +103,13 @@ def transcript_records(events: Iterable[AgentEvent]) -> list[dict[str, Any]]:
                 usage[event.request] = event
                 record = by_request[event.request]
                 record["cost"] = event.cost
-                record |= _timing(event)
-                if record["response"] is not None and "output" not in record["response"]:
-                    record["response"]["usage"] = usage_body(event.usage)
+                if event.first_token_ms is not None:
+                    record["first_token_ms"] = round(event.first_token_ms, 1)
+                if event.tokens_per_second is not None:
+                    record["tokens_per_second"] = round(event.tokens_per_second, 1)
+                response = record["response"]
+                if response is not None and "output" not in response:
+                    response["usage"] = usage_body(event.usage)
             case AssistantMessage() if event.request in by_request:
                 record = by_request[event.request]
                 reported = usage.get(event.request)
@@ -100,8 +131,12 @@ def transcript_records(events: Iterable[AgentEvent]) -> list[dict[str, Any]]:
     return records
 
 
-def _request_record(event: RequestSent) -> dict[str, Any]:
-    body = {"model": event.model, "messages": event.messages, "tools": event.tools}
+def _request_record(event: RequestSent) -> TranscriptRecord:
+    body: dict[str, object] = {
+        "model": event.model,
+        "messages": event.messages,
+        "tools": event.tools,
+    }
     return {
         "turn": event.turn,
         "request": event.request,
@@ -112,8 +147,8 @@ def _request_record(event: RequestSent) -> dict[str, Any]:
 
 
 def _response_body(
-    record: dict[str, Any], event: AssistantMessage, usage: UsageReported | None
-) -> dict[str, Any]:
+    record: TranscriptRecord, event: AssistantMessage, usage: UsageReported | None
+) -> dict[str, object]:
     if event.raw is not None and event.raw.api == "responses":
         return dict(event.raw.assembled)  # the `response` object, its usage in it
     return {
@@ -216,7 +251,7 @@ def write_transcript(
     return jsonl, markdown
 
 
-def _content(result: Any) -> str:
+def _content(result: object) -> str:
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
@@ -237,16 +272,6 @@ def _usage_line(event: UsageReported) -> str:
         f"request {event.request}: {' + '.join(parts)} tokens{cost} · "
         f"{event.latency_ms:.0f} ms{_timing_text(event)}"
     )
-
-
-def _timing(event: UsageReported) -> dict[str, float]:
-    """The request's measured timing, for JSONL (absent when not measured)."""
-    timing: dict[str, float] = {}
-    if event.first_token_ms is not None:
-        timing["first_token_ms"] = round(event.first_token_ms, 1)
-    if event.tokens_per_second is not None:
-        timing["tokens_per_second"] = round(event.tokens_per_second, 1)
-    return timing
 
 
 def _timing_text(event: UsageReported) -> str:

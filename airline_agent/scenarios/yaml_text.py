@@ -18,7 +18,6 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -55,7 +54,7 @@ class YamlLimitError(yaml.MarkedYAMLError):
         super().__init__(problem=problem, problem_mark=mark)
 
 
-def _scenario_resolvers(loader: type[yaml.SafeLoader] | type[Any]) -> None:
+def _scenario_resolvers(loader: type[yaml.SafeLoader | yaml.CSafeLoader]) -> None:
     """Only `true`/`false` (any case style) are booleans, and there are no timestamps.
 
     YAML 1.1 reads `insurance: no` as False and `date: 2024-05-17` as a date object; in
@@ -80,7 +79,7 @@ class _ConstructorErrorsWithLines:
     """A value YAML accepts but Python cannot make (an int of 5,000 digits, `!!int x`)
     becomes a YAML error on that value's line, like every other problem of the file."""
 
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
         try:
             return super().construct_object(node, deep)  # type: ignore[misc]
         except yaml.YAMLError:
@@ -101,7 +100,7 @@ class ScenarioYamlLoader(_ConstructorErrorsWithLines, yaml.SafeLoader):
 
     _depth = 0
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
@@ -119,16 +118,17 @@ _scenario_resolvers(ScenarioYamlLoader)
 # screen). Its nodes carry the same line marks and go through the same Python resolvers
 # and constructors, so the data is identical; only its error wording differs, so a file
 # it rejects is read again by the pure reader for the message.
-FastScenarioYamlLoader: type[Any] | None = None
+FastScenarioYamlLoader: type[yaml.CSafeLoader] | None = None
 if getattr(yaml, "__with_libyaml__", False):
 
-    class FastScenarioYamlLoader(_ConstructorErrorsWithLines, yaml.CSafeLoader):  # type: ignore[no-redef]
+    class _FastScenarioYamlLoader(_ConstructorErrorsWithLines, yaml.CSafeLoader):
         """libyaml's parser with the scenario resolvers."""
 
-    _scenario_resolvers(FastScenarioYamlLoader)
+    _scenario_resolvers(_FastScenarioYamlLoader)
+    FastScenarioYamlLoader = _FastScenarioYamlLoader
 
 
-def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
+def parse_yaml(text: str) -> tuple[object, yaml.Node | None]:
     """The data and its node tree (for line numbers), within the limits above."""
     if FastScenarioYamlLoader is None:
         return _parse_with(ScenarioYamlLoader, text)
@@ -147,7 +147,9 @@ def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
         raise fast_error from None
 
 
-def _parse_with(loader_class: type[Any], text: str) -> tuple[Any, yaml.Node | None]:
+def _parse_with(
+    loader_class: type[yaml.SafeLoader | yaml.CSafeLoader], text: str
+) -> tuple[object, yaml.Node | None]:
     loader = loader_class(text)
     try:
         with _collector_paused():
@@ -160,7 +162,7 @@ def _parse_with(loader_class: type[Any], text: str) -> tuple[Any, yaml.Node | No
         loader.dispose()
 
 
-def _compose(loader: Any) -> yaml.Node | None:
+def _compose(loader: yaml.SafeLoader | yaml.CSafeLoader) -> yaml.Node | None:
     try:
         return loader.get_single_node()
     except (ValueError, ArithmeticError) as exc:  # the pure scanner's `chr()` of an escape
@@ -227,9 +229,9 @@ def _measure_aliases(root: yaml.Node) -> None:
         key = id(node)
         if done:
             open_nodes.discard(key)
-            children = [child for child, _ in _children(node)]
-            sizes[key] = 1 + sum(sizes[id(child)] for child in children)
-            heights[key] = 1 + max((heights[id(child)] for child in children), default=0)
+            below = [child for child, _ in _children(node)]
+            sizes[key] = 1 + sum(sizes[id(child)] for child in below)
+            heights[key] = 1 + max((heights[id(child)] for child in below), default=0)
             continue
         if key in open_nodes:
             raise YamlLimitError("an alias refers to the value that contains it", where)
@@ -321,14 +323,15 @@ def summary(path: Path) -> tuple[str, str, int] | None:
             if not isinstance(node, yaml.MappingNode):
                 return None
             check_limits(node)
-            fields: dict[str, Any] = {}
+            fields: dict[str, object] = {}
+            turns = 0
             for key, value in node.value:
                 if not isinstance(key, yaml.ScalarNode):
                     continue
                 if key.value in ("name", "description"):
                     fields[key.value] = loader.construct_object(value, deep=True)
                 elif key.value == "turns" and isinstance(value, yaml.SequenceNode):
-                    fields["turns"] = len(value.value)
+                    turns = len(value.value)
     except yaml.YAMLError:
         return None
     finally:
@@ -336,4 +339,4 @@ def summary(path: Path) -> tuple[str, str, int] | None:
     name, description = fields.get("name"), fields.get("description")
     if not isinstance(name, str) or not isinstance(description, str | None):
         return None
-    return name, description or "", fields.get("turns", 0)
+    return name, description or "", turns
