@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -23,7 +24,6 @@ from airline_agent.commands.outputs import file_or_exit
 from airline_agent.commands.settings import settings_or_exit
 from airline_agent.domain import schema
 from airline_agent.domain.database_urls import mask_passwords, redact_url
-from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.sqlite_files import sqlite_path
 from airline_agent.domain.tau2 import export_tau2, listing_odd, read_tau2_file
@@ -31,6 +31,9 @@ from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor
 from airline_agent.stack import build_database, open_existing_database
 from airline_agent.terminal_text import escape_controls
+
+if TYPE_CHECKING:  # a front end opens databases only through stack.py: the type alone
+    from airline_agent.domain.db import Database
 
 
 def seed(

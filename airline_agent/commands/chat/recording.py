@@ -5,15 +5,18 @@ writes."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from airline_agent.commands.chat.output import Output
 from airline_agent.config import Settings
-from airline_agent.domain.db import Database
 from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.live import LiveRecording, sqlite_file, transcript_name
 from airline_agent.scenarios.model import ScenarioSettings
 from airline_agent.scenarios.transcript import transcript_files
+
+if TYPE_CHECKING:  # a front end opens databases only through stack.py: the type alone
+    from airline_agent.domain.db import Database
 
 
 def transcript_files_of(transcript: Path, record: Path | None) -> tuple[Path, Path]:

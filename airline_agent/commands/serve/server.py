@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 import aiohttp_jinja2
 import jinja2
 from aiohttp import WSCloseCode, web
+from aiohttp.typedefs import Handler
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
@@ -245,9 +246,7 @@ class TuiServer(Server):
         return app
 
     @web.middleware
-    async def _only_our_own(
-        self, request: web.Request, handler: Callable[[web.Request], Any]
-    ) -> web.StreamResponse:
+    async def _only_our_own(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Refuse a request for another host name, and a tab opened by another site's page
         (a browser lets any page open a websocket to any address: without this check, a
         page you visit could drive this server's apps)."""
