@@ -33,7 +33,7 @@ import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 from urllib.parse import urlsplit
 
 import aiohttp_jinja2
@@ -44,10 +44,8 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.postgres import TemplateCopies
 from airline_agent.scenarios.live import copy_sqlite
-
-if TYPE_CHECKING:
-    from airline_agent.domain.postgres import TemplateCopies
 
 PAGE = Path(__file__).resolve().parent / "page"
 QUIT_SECONDS = 5.0  # an app asked to quit that still runs then is sent SIGTERM…
