@@ -32,7 +32,7 @@ from airline_agent.redaction import Redactor
 from airline_agent.stack import build_database, open_existing_database
 from airline_agent.terminal_text import escape_controls
 
-if TYPE_CHECKING:  # a type only: the database is opened through the stack
+if TYPE_CHECKING:  # a front end opens databases only through stack.py: the type alone
     from airline_agent.domain.db import Database
 
 

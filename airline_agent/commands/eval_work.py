@@ -49,7 +49,7 @@ from airline_agent.evaluation.results import (
 from airline_agent.evaluation.reward import ReferenceStates
 from airline_agent.evaluation.run_folder import RUN_FILE, RunFolder, RunFolderError
 from airline_agent.evaluation.runner import RunOutcome, run_eval
-from airline_agent.evaluation.tasks import TaskSetError, load_task_set
+from airline_agent.evaluation.tasks import EvalTask, TaskSetError, load_task_set
 from airline_agent.evaluation.tau2_format import results_document, run_info
 from airline_agent.evaluation.trial import TrialSettings
 from airline_agent.project import PROJECT_ROOT
@@ -289,7 +289,7 @@ _MUST_MATCH = (
 )
 
 
-def _check_resumable(folder: Any, settings: dict[str, Any]) -> None:
+def _check_resumable(folder: RunFolder, settings: dict[str, Any]) -> None:
     previous = (folder.read_json(RUN_FILE) or {}).get("settings")
     if previous is None:
         return
@@ -312,10 +312,10 @@ def _run(
     guard: bool,
     max_turns: int,
     tau2: Tau2Setting | None,
-    chosen: tuple[Any, ...],
+    chosen: tuple[EvalTask, ...],
     trials: int,
     concurrency: int,
-    folder: Any,
+    folder: RunFolder,
     settings: dict[str, Any],
     tau2_directory: Path,
     rerun_customer_errors: int,
@@ -381,7 +381,8 @@ def _run(
             return 130
         show.end()
         _write_results(folder, outcome, chosen, trials, settings, run_id, tau2)
-        results = folder.read_json("results.json")
+        results = folder.read_json("results.json")  # as written: redacted
+        assert isinstance(results, dict)  # written just above
         if as_json:
             typer.echo((folder.path / "results.json").read_text(encoding="utf-8"), nl=False)
         else:
@@ -400,9 +401,9 @@ def _run(
 
 
 def _write_results(
-    folder: Any,
+    folder: RunFolder,
     outcome: RunOutcome,
-    chosen: tuple[Any, ...],
+    chosen: tuple[EvalTask, ...],
     trials: int,
     settings: dict[str, Any],
     run_id: str,

@@ -8,12 +8,11 @@ still uses it fails with "error: --customer is now --as" (exit 2, bad usage) rat
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
+from typer.models import OptionInfo
 
 
-def renamed(old: str, new: str) -> Any:  # typer's OptionInfo, for an `Annotated` parameter
+def renamed(old: str, new: str) -> OptionInfo:  # for an `Annotated` parameter
     """A hidden option `old` that refuses to be used, saying it is now `new`."""
 
     def refuse(value: object) -> None:

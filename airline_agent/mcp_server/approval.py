@@ -14,16 +14,22 @@ without the box ticked, an error or a malformed answer are each a no: nothing is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from mcp.server.context import ServerRequestContext
-from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
+from mcp_types import (
+    ElicitRequest,
+    ElicitRequestedSchema,
+    ElicitRequestFormParams,
+    ElicitResult,
+    InputRequiredResult,
+    InputResponses,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from airline_agent.agent.events import ToolCall
+from airline_agent.mcp_server.context import McpRequest
 
 CONFIRM = "confirm"
-QUESTION_SCHEMA: dict[str, Any] = {
+QUESTION_SCHEMA: ElicitRequestedSchema = {
     "type": "object",
     "properties": {
         CONFIRM: {
@@ -43,7 +49,7 @@ def question(tool: str, customer: str | None, preview: str) -> str:
     return f"The agent asks to run {tool}{acting}.\n\n{preview}\n\nMake this change?"
 
 
-def can_ask(request: ServerRequestContext[Any, Any]) -> bool:
+def can_ask(request: McpRequest) -> bool:
     """Whether this client declared it can be asked (the `elicitation` capability)."""
     capabilities = request.session.client_capabilities
     return capabilities is not None and capabilities.elicitation is not None
@@ -58,11 +64,11 @@ def is_yes(answer: ElicitResult | object) -> bool:
     )
 
 
-def is_modern(request: ServerRequestContext[Any, Any]) -> bool:
+def is_modern(request: McpRequest) -> bool:
     return request.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
-async def ask_now(request: ServerRequestContext[Any, Any], message: str) -> bool:
+async def ask_now(request: McpRequest, message: str) -> bool:
     """Handshake era: send the question and wait for the answer."""
     try:
         answer = await request.session.elicit_form(
@@ -101,7 +107,7 @@ class PendingQuestions:
         )
 
     def answer(
-        self, state: str | None, responses: dict[str, Any] | None
+        self, state: str | None, responses: InputResponses | None
     ) -> tuple[bool, AskedCall] | None:
         """The answer to a question this session asked (used up) and the call it is
         about; None when the call answers no question of ours (a first round, or state

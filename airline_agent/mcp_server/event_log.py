@@ -37,12 +37,15 @@ from airline_agent.agent.events import (
 from airline_agent.redaction import Redactor
 from airline_agent.tools.outcome import RowChange
 
+# One line's object: JSON, as `json.dumps` writes it and `json.loads` reads it back.
+JsonObject = dict[str, object]
 
-def event_record(session: int, event: AgentEvent) -> dict[str, Any] | None:
+
+def event_record(session: int, event: AgentEvent) -> JsonObject | None:
     """One event as its line's object; None for events the log does not carry."""
     match event:
         case AssistantMessage(tool_calls=(call, *_)):
-            body: dict[str, Any] = {
+            body: JsonObject = {
                 "type": "tool_call",
                 "request": event.request,
                 "call_id": call.call_id,
@@ -70,7 +73,7 @@ def event_record(session: int, event: AgentEvent) -> dict[str, Any] | None:
     return {"session": session, **body}
 
 
-def _loop_fields_left_out(fields: dict[str, Any]) -> dict[str, Any]:
+def _loop_fields_left_out(fields: dict[str, object]) -> JsonObject:
     """The loop's step number and debugger edit mean nothing here (no loop runs)."""
     return {key: value for key, value in fields.items() if key not in ("step", "edit")}
 
@@ -181,7 +184,7 @@ def _approval(fields: _Fields) -> ApprovalRequested:
 class _Fields:
     """A record's fields, each checked for the type its event has."""
 
-    record: dict[str, Any]
+    record: JsonObject
 
     def text(self, name: str) -> str:
         value = self.record.get(name, "")
@@ -233,7 +236,7 @@ class EventLog:
         self._file = self.path.open("a", encoding="utf-8")
         return self
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: JsonObject) -> None:
         if self._file is None:
             return
         line = json.dumps(self._redactor.redact_json(record), default=str) + "\n"

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
@@ -33,6 +33,7 @@ from mcp_types import (
     METHOD_NOT_FOUND,
     CallToolResult,
     InputRequiredResult,
+    InputResponses,
 )
 from mcp_types import Tool as McpTool
 
@@ -40,6 +41,7 @@ from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.choices import DEFAULT_PROMPT, PROMPT_STYLES
 from airline_agent.domain.errors import failure_sentence
 from airline_agent.mcp_server.catalogue import mcp_tools
+from airline_agent.mcp_server.context import McpRequest
 from airline_agent.mcp_server.session import Sessions, tool_result
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import error_result
@@ -101,12 +103,12 @@ class AirlineServer(MCPServer):
 
     async def answer(
         self,
-        request: ServerRequestContext[Any, Any] | None,
+        request: McpRequest | None,
         name: str,
-        arguments: Any,
+        arguments: object,
         *,
         request_state: str | None = None,
-        responses: dict[str, Any] | None = None,
+        responses: InputResponses | None = None,
         key: str | None = None,
     ) -> CallToolResult | InputRequiredResult:
         """One tool call of the session the request belongs to (`key`, when known)."""
@@ -124,15 +126,13 @@ class AirlineServer(MCPServer):
             name, arguments, request, request_state=request_state, responses=responses
         )
 
-    def session_key(self, request: ServerRequestContext[Any, Any] | None) -> str | None:
+    def session_key(self, request: McpRequest | None) -> str | None:
         if self.transport == "stdio":
             return STDIO_SESSION
         headers = getattr(request.request, "headers", None) if request is not None else None
         return headers.get("mcp-session-id") if headers is not None else None
 
-    async def _screen(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
+    async def _screen(self, ctx: McpRequest, call_next: CallNext) -> HandlerResult:
         """Before the SDK validates a request: the era probe over HTTP, and tool calls
         whose arguments are no object. (`ctx`, `call_next`: the names the SDK's
         `ServerMiddleware` gives them.)"""

@@ -45,9 +45,14 @@ from typing import Any, Literal
 
 import anyio
 import anyio.to_thread
-from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_REQUEST, CallToolResult, InputRequiredResult, TextContent
+from mcp_types import (
+    INVALID_REQUEST,
+    CallToolResult,
+    InputRequiredResult,
+    InputResponses,
+    TextContent,
+)
 
 from airline_agent.agent import texts
 from airline_agent.agent.events import (
@@ -67,8 +72,9 @@ from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.postgres import TemplateCopies
 from airline_agent.mcp_server import approval
+from airline_agent.mcp_server.context import McpRequest
 from airline_agent.scenarios.live import copy_sqlite, sqlite_file
-from airline_agent.scenarios.provenance import match_dataset
+from airline_agent.scenarios.provenance import DatasetMatch, match_dataset
 from airline_agent.stack import (
     ToolCaller,
     open_existing_database,
@@ -125,11 +131,11 @@ class McpSession:
     async def call(
         self,
         name: str,
-        arguments: Any,
-        request: ServerRequestContext[Any, Any] | None,
+        arguments: object,
+        request: McpRequest | None,
         *,
         request_state: str | None = None,
-        responses: dict[str, Any] | None = None,
+        responses: InputResponses | None = None,
     ) -> CallToolResult | InputRequiredResult:
         """Answer one `tools/call`. `request` is None where no question can be asked (a
         call answered outside the SDK: bad text on stdio)."""
@@ -163,9 +169,9 @@ class McpSession:
         name: str,
         text: str,
         arguments: dict[str, Any],
-        request: ServerRequestContext[Any, Any],
+        request: McpRequest,
         request_state: str | None,
-        responses: dict[str, Any] | None,
+        responses: InputResponses | None,
     ) -> tuple[bool, approval.AskedCall] | InputRequiredResult:
         """Ask the client's user about a write: yes or no, and the call it is about; at
         2026-07-28 first the question to return (the answer comes with the next call).
@@ -310,7 +316,7 @@ def _approval_requested(
     return ApprovalRequested(request, (pending,), decision)
 
 
-def tool_result(result: Any, content: str, error: str | None) -> CallToolResult:
+def tool_result(result: object, content: str, error: str | None) -> CallToolResult:
     """A tool's result as MCP carries it: the text the model would read (the JSON of the
     result, or its text), the object itself as structured content when it is one, and
     `isError` on an error result."""
@@ -321,7 +327,7 @@ def tool_result(result: Any, content: str, error: str | None) -> CallToolResult:
     )
 
 
-def _arguments_text(arguments: Any) -> str:
+def _arguments_text(arguments: object) -> str:
     """The arguments as the JSON text a model would have sent (escaped: a lone surrogate
     stays visible as `\\ud800`, and the text can always be written)."""
     if isinstance(arguments, str):
@@ -477,14 +483,15 @@ class StartingDataset:
     takes seconds, and a stdio client gives a server two seconds to end."""
 
     def __init__(self, start: Path) -> None:
-        self._match: Any = None
+        self._match: DatasetMatch | None = None
         self._thread = threading.Thread(target=self._compare, args=(start,), daemon=True)
         self._thread.start()
 
     def _compare(self, start: Path) -> None:
         self._match = match_dataset(start)
 
-    def result(self) -> Any:
-        """The `provenance.DatasetMatch` (waits for it)."""
+    def result(self) -> DatasetMatch:
+        """Which dataset it was (waits for it)."""
         self._thread.join()
+        assert self._match is not None  # set by the thread, which has ended
         return self._match

@@ -27,9 +27,9 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
 
 import anyio
 import anyio.to_thread
@@ -37,7 +37,8 @@ import pydantic_core
 import uvicorn
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.types import Message, Receive, Scope, Send
+from mcp_types import CallToolResult, InputRequiredResult
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from airline_agent.mcp_server.server import AirlineServer
 
@@ -75,7 +76,7 @@ class _ScreenedLines:
 
     source: IO[bytes]
     wire: _Wire
-    answer: Callable[[str, Any], Any]  # (tool name, arguments) -> awaitable CallToolResult
+    answer: Callable[[str, object], Awaitable[CallToolResult | InputRequiredResult]]
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
@@ -117,12 +118,12 @@ class _ScreenedLines:
         reason = "the message holds text that is not valid Unicode (a lone surrogate)"
         await self._send({"jsonrpc": "2.0", "id": ident, "error": _parse_error(reason)})
 
-    async def _send(self, message: dict[str, Any]) -> None:
+    async def _send(self, message: dict[str, object]) -> None:
         # ensure_ascii: whatever came in (a lone surrogate) goes out as an escape.
         await self.wire.write(json.dumps(message) + "\n")
 
 
-def _parse_error(reason: str) -> dict[str, Any]:
+def _parse_error(reason: str) -> dict[str, object]:
     return {"code": PARSE_ERROR, "message": f"Parse error: {reason}"}
 
 
@@ -142,7 +143,7 @@ async def serve_stdio(server: AirlineServer) -> None:
     wire_in, wire_out = _claim_stdio()
     wire = _Wire(wire_out)
 
-    async def answer(name: str, arguments: Any) -> Any:
+    async def answer(name: str, arguments: object) -> CallToolResult | InputRequiredResult:
         return await server.answer(None, name, arguments, key=server.session_key(None))
 
     lines = _ScreenedLines(wire_in, wire, answer)
@@ -203,7 +204,7 @@ def loopback_security(host: str, port: int) -> TransportSecuritySettings:
 class _SessionEnds:
     """ASGI: tells the sessions when a client ended its session (DELETE answered 2xx)."""
 
-    def __init__(self, app: Any, ended: Callable[[str], Any]) -> None:
+    def __init__(self, app: ASGIApp, ended: Callable[[str], Awaitable[None]]) -> None:
         self.app = app
         self.ended = ended
 
@@ -277,7 +278,7 @@ async def serve_http(server: AirlineServer, sock: socket.socket, loopback: bool)
             signal.signal(number, handler)
 
 
-async def _reap_idle(server: AirlineServer, ended: Callable[[str], Any]) -> None:
+async def _reap_idle(server: AirlineServer, ended: Callable[[str], Awaitable[None]]) -> None:
     """End the sessions the SDK has forgotten for idleness (same timeout)."""
     while True:
         await anyio.sleep(60)

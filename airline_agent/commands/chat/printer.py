@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from airline_agent.agent import events as ev
+from airline_agent.agent.prefix import PrefixInfo
 from airline_agent.agent.texts import replaced_call_id
 from airline_agent.agent.usage import describe_cost, describe_usage
 from airline_agent.commands.chat.output import Output
-
-if TYPE_CHECKING:
-    from airline_agent.agent.prefix import PrefixInfo
 
 REASONING_WIDTH = 160
 ARGUMENTS_WIDTH = 100

@@ -15,7 +15,7 @@ from airline_agent.scenarios.live import LiveRecording, sqlite_file, transcript_
 from airline_agent.scenarios.model import ScenarioSettings
 from airline_agent.scenarios.transcript import transcript_files
 
-if TYPE_CHECKING:  # a type only: the database is opened through the stack
+if TYPE_CHECKING:  # a front end opens databases only through stack.py: the type alone
     from airline_agent.domain.db import Database
 
 

@@ -33,20 +33,19 @@ import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 from urllib.parse import urlsplit
 
 import aiohttp_jinja2
 import jinja2
 from aiohttp import WSCloseCode, web
+from aiohttp.typedefs import Handler
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.postgres import TemplateCopies
 from airline_agent.scenarios.live import copy_sqlite
-
-if TYPE_CHECKING:
-    from airline_agent.domain.postgres import TemplateCopies
 
 PAGE = Path(__file__).resolve().parent / "page"
 QUIT_SECONDS = 5.0  # an app asked to quit that still runs then is sent SIGTERM…
@@ -245,9 +244,7 @@ class TuiServer(Server):
         return app
 
     @web.middleware
-    async def _only_our_own(
-        self, request: web.Request, handler: Callable[[web.Request], Any]
-    ) -> web.StreamResponse:
+    async def _only_our_own(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Refuse a request for another host name, and a tab opened by another site's page
         (a browser lets any page open a websocket to any address: without this check, a
         page you visit could drive this server's apps)."""
