@@ -26,7 +26,8 @@ def cancelled_turn(events: Iterable[AgentEvent]) -> TurnFinished:
     and the usage and cost of its answered requests. A request cut off by the cancel
     reported nothing, yet a provider may bill for it: then, as when nothing was reported
     at all, the cost is unknown, not $0."""
-    number, turn_events = 0, []
+    number = 0
+    turn_events: list[AgentEvent] = []
     for event in events:
         if isinstance(event, TurnStarted):
             number, turn_events = event.turn, []

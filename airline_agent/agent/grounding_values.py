@@ -90,7 +90,7 @@ def _may_name_a_month(text: str) -> bool:
 
 def dates(text: str) -> list[tuple[int, str, Day]]:
     """(position, as written, (month, day, year or None)) for every date in the text."""
-    found = [
+    found: list[tuple[int, str, Day]] = [
         (m.start(), m.group(0), (int(m.group(2)), int(m.group(3)), int(m.group(1))))
         for m in (ISO_DATE.finditer(text) if "-" in text else ())
     ]

@@ -20,8 +20,11 @@ ignoring case in Unicode also matches other letters (`ſ` for `s`, `K` for `k`).
 from __future__ import annotations
 
 import re
-import re._constants as sre  # the standard library's own parse tree
-import re._parser as sre_parser
+
+# The standard library's own parse tree of a pattern; typeshed has no stubs under these
+# private names (its sre_constants/sre_parse stubs are the deprecated aliases).
+import re._constants as sre  # type: ignore[import-not-found]
+import re._parser as sre_parser  # type: ignore[import-not-found]
 from collections.abc import Iterator
 from typing import Any
 

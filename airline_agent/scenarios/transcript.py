@@ -37,6 +37,7 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
+from airline_agent.agent.model_reply import ReceivedMessage, ReportedUsage
 from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import REDACTED, Redactor, as_redactor
 from airline_agent.terminal_text import escape_controls
@@ -80,11 +81,11 @@ class TranscriptRecord(TypedDict):
     grounding: NotRequired[list[dict[str, object]]]
 
 
-def usage_body(usage: Usage | None) -> dict[str, object] | None:
+def usage_body(usage: Usage | None) -> ReportedUsage | None:
     return None if usage is None else usage.as_reported()
 
 
-def message_body(message: AssistantMessage) -> dict[str, object]:
+def message_body(message: AssistantMessage) -> ReceivedMessage:
     return message.as_received()
 
 
