@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from airline_agent.agent.events import ArgumentsEdit, RequestEdit, ToolCall, TurnEnd, Usage
 from airline_agent.agent.grounding import Evidence
+from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.agent.steps import Checkpoint, RecordedWrite, Step, StepKind, Timeline
 from airline_agent.agent.usage import Spend
 from airline_agent.agent.wire import history_of
@@ -72,7 +73,7 @@ def _twin(value: _Copied) -> _Copied:
 @dataclass
 class Conversation(ToolConversation):
     system_prompt: str = ""
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
     spend: Spend = field(default_factory=Spend)  # of every request of the conversation
     turns: int = 0
     requests: int = 0
@@ -91,7 +92,7 @@ class Conversation(ToolConversation):
         cls, system_prompt: str, customer: str | None = None, *, greeting: str | None = None
     ) -> Conversation:
         """`greeting`: what the agent said first, before the customer's first message."""
-        history = [{"role": "system", "content": system_prompt}]
+        history: list[HistoryEntry] = [{"role": "system", "content": system_prompt}]
         if greeting is not None:
             history.append({"role": "assistant", "content": greeting})
         return cls(

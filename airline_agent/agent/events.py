@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 # A reply's parts are defined with the reply (agent/model_reply.py), and named here too:
 # the events carry them, and their consumers import them from here.
+from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.agent.model_reply import ReceivedMessage as ReceivedMessage
 from airline_agent.agent.model_reply import ToolCall as ToolCall
 from airline_agent.agent.model_reply import Usage as Usage
@@ -142,7 +143,7 @@ class RequestSent:
     turn: int
     request: int  # 1-based index of the request in the conversation
     model: str
-    messages: list[dict[str, Any]]
+    messages: list[HistoryEntry]
     tools: list[dict[str, Any]]
     params: dict[str, Any]  # tool_choice, temperature, stream, …
     # The fixed prefix (system message + tools): its size in tokens, and whether it is

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from airline_agent.agent import history as hist
+from airline_agent.agent.model_reply import AssistantEntry, HistoryEntry, ToolCallWire, ToolEntry
 
 if TYPE_CHECKING:
     from openai.types.responses import (
@@ -231,66 +232,67 @@ def body_params(body: Mapping[str, Any]) -> dict[str, Any]:
 # -- input back to the history (an edited body) -------------------------------------------
 
 
-def history_of(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+def history_of(body: Mapping[str, object]) -> list[HistoryEntry]:
     """The loop's history as a Responses body holds it: `instructions` as the system
     message, input messages as messages, a reply's function calls as its `tool_calls`
     (with the assistant message just before them, if any, and the reasoning items before
     that), each `function_call_output` as a `role: tool` message. The inverse of
     `request_body` on the bodies it makes; an edited body is read the same way."""
-    made: list[dict[str, Any]] = []
+    made: list[HistoryEntry] = []
     instructions = body.get("instructions")
     if isinstance(instructions, str):
         made.append({"role": "system", "content": instructions})
     raw_input = body.get("input")
-    items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else raw_input
-    reasoning: list[dict[str, Any]] = []
-    reply: dict[str, Any] | None = None  # the assistant entry being read (its calls follow)
-    for item in items or ():
+    items: object = (
+        [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else raw_input
+    )
+    reasoning: list[ResponseReasoningItemParam] = []
+    reply: AssistantEntry | None = None  # the assistant entry being read (its calls follow)
+    for item in items if isinstance(items, list) else ():
         if not isinstance(item, Mapping):
             continue
         kind = item.get("type", "message")
         if kind == "reasoning":
-            reasoning.append(dict(item))
+            reasoning.append(cast("ResponseReasoningItemParam", dict(item)))
             reply = None
         elif kind == "function_call":
             if reply is None:
                 reply = _reply_entry(None, reasoning, made)
                 reasoning = []
-            reply.setdefault("tool_calls", []).append(
-                {
-                    "id": item.get("call_id"),
-                    "type": "function",
-                    "function": {"name": item.get("name"), "arguments": item.get("arguments")},
-                }
-            )
+            call: ToolCallWire = {
+                "id": str(item.get("call_id")),
+                "type": "function",
+                "function": {
+                    "name": str(item.get("name")),
+                    "arguments": str(item.get("arguments")),
+                },
+            }
+            reply.setdefault("tool_calls", []).append(call)
         elif kind == "function_call_output":
-            made.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": item.get("call_id"),
-                    "content": _text(item.get("output")),
-                }
-            )
+            output: ToolEntry = {
+                "role": "tool",
+                "tool_call_id": str(item.get("call_id")),
+                "content": _text(item.get("output")),
+            }
+            made.append(output)
             reply = None
         elif item.get("role") == "assistant":
             reply = _reply_entry(_text(item.get("content")), reasoning, made)
             reasoning = []
         else:
-            role = item.get("role")
-            made.append(
-                {
-                    "role": "system" if role == "developer" else role,
-                    "content": _text(item.get("content")),
-                }
-            )
+            content = _text(item.get("content"))
+            if item.get("role") in ("system", "developer"):
+                made.append({"role": "system", "content": content})
+            else:
+                made.append({"role": "user", "content": content})
             reply = None
     return made
 
 
 def _reply_entry(
-    content: str | None, reasoning: list[dict[str, Any]], made: list[dict[str, Any]]
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {"role": "assistant", "content": content}
+    content: str | None, reasoning: list[ResponseReasoningItemParam], made: list[HistoryEntry]
+) -> AssistantEntry:
+    entry: AssistantEntry = {"role": "assistant", "content": content}
     if reasoning:
         entry[hist.REASONING_ITEMS] = reasoning
     made.append(entry)

@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from airline_agent.agent.model_reply import HistoryEntry
+
 if TYPE_CHECKING:
     from airline_agent.agent.conversation import TurnProgress
     from airline_agent.agent.events import AgentEvent, ArgumentsEdit, RequestEdit
@@ -52,7 +54,7 @@ class Checkpoint(NamedTuple):
     as long to make as the rest of a step's bookkeeping.)"""
 
     steps: int
-    history: list[dict[str, Any]]
+    history: list[HistoryEntry]
     history_length: int
     evidence: Evidence
     evidence_length: int

@@ -37,6 +37,7 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
+from airline_agent.agent.model_reply import ReceivedMessage, ReportedUsage
 from airline_agent.output_files import OutputPolicy
 from airline_agent.redaction import REDACTED, Redactor, as_redactor
 from airline_agent.terminal_text import escape_controls
@@ -53,11 +54,11 @@ __all__ = [
 MARKDOWN_RESULT_LIMIT = 1500  # characters of a tool result shown in Markdown; JSONL has all
 
 
-def usage_body(usage: Usage | None) -> dict[str, Any] | None:
+def usage_body(usage: Usage | None) -> ReportedUsage | None:
     return None if usage is None else usage.as_reported()
 
 
-def message_body(message: AssistantMessage) -> dict[str, Any]:
+def message_body(message: AssistantMessage) -> ReceivedMessage:
     return message.as_received()
 
 
