@@ -22,7 +22,7 @@ from airline_agent.agent.model_reply import (
     ToolCallWire,
     ToolEntry,
 )
-from airline_agent.tools.untrusted import JsonValue, UnusableJson, parse_json
+from airline_agent.tools.untrusted import JsonObject, UnusableJson, parse_json
 
 if TYPE_CHECKING:
     from openai.types.responses import ResponseReasoningItemParam
@@ -31,8 +31,6 @@ EMPTY_ARGUMENTS = "{}"
 # An assistant entry's key for its reply's reasoning items on the Responses wire, which
 # go back with it (agent/responses_wire.py); Chat Completions never sets it.
 REASONING_ITEMS: Literal["reasoning_items"] = "reasoning_items"
-
-JsonObject = dict[str, JsonValue]
 
 
 def parse_arguments(text: str | None) -> JsonObject | None:
