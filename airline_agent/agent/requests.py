@@ -31,10 +31,10 @@ from airline_agent.agent.prefix import PrefixTracker
 from airline_agent.agent.stall_watch import Silence, watched
 from airline_agent.agent.streaming import (
     ModelReply,
-    Piece,
     PromptProgressPiece,
     ReasoningPiece,
     TextPiece,
+    ToolCallPiece,
 )
 from airline_agent.agent.usage import context_window, cost_of
 from airline_agent.agent.wire import sent_parts
@@ -186,7 +186,7 @@ def _stopped_mid_answer(failure: Failure, base_url: str | None, received: int) -
     return replace(failure, message=message, hint=hint)
 
 
-def _delta(number: int, piece: Piece) -> AgentEvent:
+def _delta(number: int, piece: TextPiece | ReasoningPiece | ToolCallPiece) -> AgentEvent:
     if isinstance(piece, TextPiece):
         return TextDelta(number, piece.text)
     if isinstance(piece, ReasoningPiece):

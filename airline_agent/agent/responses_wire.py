@@ -440,6 +440,10 @@ def _tools_problems(body: Mapping[str, object]) -> list[str]:
         found.append('"tool_choice" must be {"type": "function", "name": …}')
     if choice != "none" and not tools:
         found.append('"tool_choice" needs "tools"')
+    elif isinstance(choice, Mapping) and isinstance(name := choice.get("name"), str):
+        offered = [tool.get("name") for tool in tools or () if isinstance(tool, Mapping)]
+        if name not in offered:
+            found.append(f'"tool_choice" names {name!r}, which "tools" does not offer')
     return found
 
 
