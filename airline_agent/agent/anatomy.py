@@ -25,6 +25,7 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
+from airline_agent.agent.model_reply import HistoryEntry, ToolEntry
 
 Step = Literal["A", "B"]  # A: in the request sent; B: in the response
 SUMMARY_CHARS = 100
@@ -70,9 +71,9 @@ def request_anatomy(
 
 def _developer_parts(sent: RequestSent) -> list[Part]:
     parts: list[Part] = []
-    first = sent.messages[0] if sent.messages else {}
-    if first.get("role") == "system":
-        text = str(first.get("content") or "")
+    first = sent.messages[0] if sent.messages else None
+    if first is not None and first["role"] == "system":
+        text = first["content"]
         summary = f"{len(text):,} characters of instructions"
         parts.append(Part("A", "developer", "system prompt", "messages[0]", summary))
     if sent.tools:
@@ -85,36 +86,35 @@ def _developer_parts(sent: RequestSent) -> list[Part]:
     return parts
 
 
-def _message_parts(position: int, message: dict[str, Any]) -> list[Part]:
+def _message_parts(position: int, message: HistoryEntry) -> list[Part]:
     path = f"messages[{position}]"
-    role = message.get("role")
-    content = message.get("content")
-    if role == "user":
-        return [Part("A", "customer", "customer message", path, _short(str(content or "")))]
-    if role == "system":
-        return [Part("A", "developer", "system message", path, _short(str(content or "")))]
-    if role == "tool":
+    if message["role"] == "user":
+        text = _short(str(message["content"] or ""))
+        return [Part("A", "customer", "customer message", path, text)]
+    if message["role"] == "system":
+        text = _short(str(message["content"] or ""))
+        return [Part("A", "developer", "system message", path, text)]
+    if message["role"] == "tool":
         return [_tool_result(path, message)]
-    if role != "assistant":
-        return [Part("A", "framework", f"{role} message", path, _short(str(content or "")))]
     parts: list[Part] = []
-    if content:
-        parts.append(Part("A", "model", "assistant content", path, _short(str(content))))
+    if message["content"]:
+        text = _short(str(message["content"]))
+        parts.append(Part("A", "model", "assistant content", path, text))
     if message.get("reasoning_content"):
         summary = _short(str(message["reasoning_content"]))
         parts.append(Part("A", "model", "reasoning_content", path, summary, note="sent back"))
     for index, call in enumerate(message.get("tool_calls") or ()):
-        function = call.get("function") or {}
-        summary = _call_text(str(function.get("name", "")), str(function.get("arguments", "")))
+        function = call["function"]
+        summary = _call_text(function["name"], function["arguments"])
         where = f"{path}.tool_calls[{index}]"
         note = "the model's call, sent back as it was made"
-        parts.append(Part("A", "model", "tool call", where, summary, call.get("id"), note))
+        parts.append(Part("A", "model", "tool call", where, summary, call["id"], note))
     return parts
 
 
-def _tool_result(path: str, message: dict[str, Any]) -> Part:
+def _tool_result(path: str, message: ToolEntry) -> Part:
     """A `role: tool` message: made by the framework, from a tool's result or in its stead."""
-    content = str(message.get("content") or "")
+    content = str(message["content"] or "")
     code = _error_code(content)
     if code is None:
         name, note = "tool result", "the tool's output: program output, not the model's"
@@ -122,7 +122,7 @@ def _tool_result(path: str, message: dict[str, Any]) -> Part:
         name, note = "limit result", "the framework's answer to a call over the turn's limit"
     else:
         name, note = f"error result · {code}", "an error as a value: the model reads it"
-    return Part("A", "framework", name, path, _short(content), message.get("tool_call_id"), note)
+    return Part("A", "framework", name, path, _short(content), message["tool_call_id"], note)
 
 
 def _error_code(content: str) -> str | None:
@@ -199,9 +199,11 @@ def _reasoning_note(answer: AssistantMessage, next_request: RequestSent | None) 
     return f"shown, not sent back: request #{next_request.request}'s messages leave it out"
 
 
-def _echoes(message: dict[str, Any], calls: tuple[ToolCall, ...], content: str | None) -> bool:
+def _echoes(message: HistoryEntry, calls: tuple[ToolCall, ...], content: str | None) -> bool:
+    if message["role"] != "assistant":
+        return False
     if calls:
-        ids = [call.get("id") for call in message.get("tool_calls") or ()]
+        ids = [call["id"] for call in message.get("tool_calls") or ()]
         return ids == [call.call_id for call in calls]
     return bool(content) and message.get("content") == content
 
@@ -272,7 +274,10 @@ def _input_part(path: str, item: dict[str, Any]) -> Part:
         note = "the model's call, sent back as it was made"
         return Part("A", "model", "function_call", path, summary, item.get("call_id"), note)
     if kind == "function_call_output":
-        result = _tool_result(path, {"content": item.get("output"), "tool_call_id": None})
+        call_id = str(item.get("call_id"))
+        output = item.get("output")
+        text = "" if output is None else str(output)
+        result = _tool_result(path, {"role": "tool", "tool_call_id": call_id, "content": text})
         name = result.name.replace("tool result", "function_call_output")
         return replace(result, name=name, call_id=item.get("call_id"))
     if kind == "reasoning":

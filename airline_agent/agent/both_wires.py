@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airline_agent.agent import history as hist
 from airline_agent.agent import responses_wire
 from airline_agent.agent.events import AssistantMessage, RequestSent, UsageReported
+from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.raw_response import (
     INCOMPLETE_REASONS,
@@ -33,6 +34,9 @@ from airline_agent.agent.raw_response import (
 )
 from airline_agent.agent.requests import request_body
 from airline_agent.choices import Api
+
+if TYPE_CHECKING:
+    from openai.types.responses import ResponseReasoningItemParam
 
 WIRE_NAMES: dict[Api, str] = {"chat": "Chat Completions", "responses": "Responses API"}
 SUMMARY_CHARS = 60
@@ -175,19 +179,20 @@ def _id_tail(response_id: str) -> str:
     return response_id.removeprefix("chatcmpl-").removeprefix("resp_").replace("-", "_")
 
 
-def _without_reasoning_items(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _without_reasoning_items(history: list[HistoryEntry]) -> list[HistoryEntry]:
     """The history as Chat Completions sends it: no Responses reasoning items."""
-    return [
-        {key: value for key, value in entry.items() if key != hist.REASONING_ITEMS}
-        if hist.REASONING_ITEMS in entry
-        else entry
-        for entry in history
-    ]
+    kept: list[HistoryEntry] = []
+    for entry in history:
+        if entry["role"] == "assistant" and hist.REASONING_ITEMS in entry:
+            entry = entry.copy()
+            del entry[hist.REASONING_ITEMS]
+        kept.append(entry)
+    return kept
 
 
 def _with_reasoning_items(
-    history: list[dict[str, Any]], earlier: Sequence[AssistantMessage]
-) -> list[dict[str, Any]]:
+    history: list[HistoryEntry], earlier: Sequence[AssistantMessage]
+) -> list[HistoryEntry]:
     """A Chat Completions history as the Responses wire would have kept it: each reply
     that reasoned, and led to a message or a call, with its reasoning item (the one a
     Responses server would have sent, its id made as the scripted backend makes it)."""
@@ -199,14 +204,16 @@ def _with_reasoning_items(
     kept = list(history)
     for position, answer in zip(replies, earlier, strict=True):
         entry = history[position]
-        calls = [call.get("id") for call in entry.get("tool_calls") or ()]
+        if entry["role"] != "assistant":
+            continue
+        calls = [call["id"] for call in entry.get("tool_calls") or ()]
         if not answer.reasoning or calls != [call.call_id for call in answer.tool_calls]:
             continue
         if not (answer.tool_calls or answer.content):
             continue  # nothing it led to: the Responses wire drops it too
         came = answer.raw.assembled if answer.raw is not None else {}
         tail = _id_tail(str(came.get("id") or f"request-{answer.request}"))
-        item = {
+        item: ResponseReasoningItemParam = {
             "type": "reasoning",
             "id": f"rs_{tail}",
             "summary": [],
@@ -221,14 +228,14 @@ def _with_reasoning_items(
 
 def _correspondences(
     sent: RequestSent,
-    history: list[dict[str, Any]],
+    history: list[HistoryEntry],
     responses_request: Mapping[str, Any],
     answer: AssistantMessage | None,
     usage: UsageReported | None,
 ) -> list[Correspondence]:
     found: list[Correspondence] = []
-    if history and history[0].get("role") == "system":
-        size = f"{len(str(history[0].get('content') or '')):,} characters"
+    if history and history[0]["role"] == "system":
+        size = f"{len(str(history[0]['content'] or '')):,} characters"
         found.append(
             Correspondence(
                 "the developer's instructions", "messages[0] (system)", "instructions", size

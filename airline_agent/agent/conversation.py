@@ -19,6 +19,7 @@ from typing import Any
 
 from airline_agent.agent.events import ArgumentsEdit, RequestEdit, Usage
 from airline_agent.agent.grounding import Evidence
+from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.agent.steps import Checkpoint, RecordedWrite, Step, StepKind, Timeline
 from airline_agent.agent.turn import TurnProgress
 from airline_agent.agent.usage import Spend
@@ -30,7 +31,7 @@ from airline_agent.tools.outcome import RowChange
 @dataclass
 class Conversation(ToolConversation):
     system_prompt: str = ""
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
     spend: Spend = field(default_factory=Spend)  # of every request of the conversation
     turns: int = 0
     requests: int = 0
@@ -49,7 +50,7 @@ class Conversation(ToolConversation):
         cls, system_prompt: str, customer: str | None = None, *, greeting: str | None = None
     ) -> Conversation:
         """`greeting`: what the agent said first, before the customer's first message."""
-        history = [{"role": "system", "content": system_prompt}]
+        history: list[HistoryEntry] = [{"role": "system", "content": system_prompt}]
         if greeting is not None:
             history.append({"role": "assistant", "content": greeting})
         return cls(

@@ -449,8 +449,8 @@ def _close_a_finished_turn(branch: Branch) -> None:
     if branch.events and isinstance(branch.events[-1], TurnFinished):
         conversation.cut_turn = None
         return
-    last = conversation.history[-1] if conversation.history else {}
-    answered = last.get("role") == "assistant" and not last.get("tool_calls")
+    last = conversation.history[-1] if conversation.history else None
+    answered = last is not None and last["role"] == "assistant" and not last.get("tool_calls")
     if answered and turn.requests:
         conversation.cut_turn = None
         branch.record(TurnFinished(turn.number, "answered", turn.spend.usage, turn.spend.cost))

@@ -31,7 +31,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Protocol, cast
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -39,7 +39,7 @@ from airline_agent.agent import responses_wire
 from airline_agent.agent.history import parse_arguments
 from airline_agent.agent.history import problems as history_problems
 from airline_agent.agent.wire import api_of
-from airline_agent.tools.untrusted import UnusableJson, depth_beyond, parse_json
+from airline_agent.tools.untrusted import JsonObject, UnusableJson, depth_beyond, parse_json
 
 # Levels of lists and objects an edited body may have: a body with tool schemas needs
 # about ten; well below where recursive code breaks.
@@ -97,16 +97,18 @@ class EditRefused(ValueError):
 # -- request bodies ----------------------------------------------------------------------
 
 
-def wire_form(body: Mapping[str, Any]) -> dict[str, Any]:
+def wire_form(body: Mapping[str, object]) -> dict[str, object]:
     """A body as the client sends it: the fields of `extra_body` merged in at the top."""
     if "extra_body" not in body:
         return dict(body)
     merged = {key: value for key, value in body.items() if key != "extra_body"}
-    merged.update(body.get("extra_body") or {})
+    extra = body.get("extra_body")
+    if isinstance(extra, Mapping):
+        merged.update(extra)
     return merged
 
 
-def body_text(body: Mapping[str, Any]) -> str:
+def body_text(body: Mapping[str, object]) -> str:
     """The body as an editor shows it: indented JSON of its wire form."""
     return json.dumps(wire_form(body), indent=2, ensure_ascii=False)
 
@@ -117,8 +119,8 @@ def encoded(body: object) -> bytes:
 
 
 def checked_body(
-    edited: str | dict[str, Any], like: Mapping[str, Any] | None = None
-) -> tuple[dict[str, Any], bytes]:
+    edited: str | Mapping[str, object], like: Mapping[str, object] | None = None
+) -> tuple[JsonObject, bytes]:
     """The edited body and the bytes to send; raises EditRefused saying why not. `like`:
     the body as assembled, whose wire the edit must keep (None: Chat Completions)."""
     body, wire, problems = _read_body(edited, like)
@@ -127,14 +129,16 @@ def checked_body(
     return body, wire
 
 
-def body_problems(edited: str | dict[str, Any], like: Mapping[str, Any] | None = None) -> list[str]:
+def body_problems(
+    edited: str | Mapping[str, object], like: Mapping[str, object] | None = None
+) -> list[str]:
     """Why `edited` would be refused as a request body ([]: it would be sent)."""
     return _read_body(edited, like)[2]
 
 
 def _read_body(
-    edited: str | dict[str, Any], like: Mapping[str, Any] | None
-) -> tuple[dict[str, Any] | None, bytes | None, list[str]]:
+    edited: str | Mapping[str, object], like: Mapping[str, object] | None
+) -> tuple[JsonObject | None, bytes | None, list[str]]:
     if isinstance(edited, str):
         try:
             wire = edited.encode("utf-8")
@@ -147,13 +151,13 @@ def _read_body(
             return None, None, [parsed.lone_surrogate.describe()]
         value: object = parsed.value
     else:
-        value = edited
-        if depth_beyond(value, BODY_DEPTH):
+        if depth_beyond(edited, BODY_DEPTH):
             return None, None, [f"the body is nested more than {BODY_DEPTH} levels deep"]
         try:
-            wire = encoded(value)
+            wire = encoded(edited)
         except (TypeError, ValueError, UnicodeEncodeError) as exc:
             return None, None, [f"the body cannot be written as JSON ({exc})"]
+        value = cast("JsonObject", edited)  # `encoded` wrote it: JSON values throughout
     if not isinstance(value, dict):
         return None, None, [f"the body must be a JSON object, not {_kind(value)}"]
     if like is not None and api_of(like) == "responses":
@@ -161,7 +165,7 @@ def _read_body(
     return value, wire, chat_body_problems(value)
 
 
-def chat_body_problems(body: Mapping[str, Any]) -> list[str]:
+def chat_body_problems(body: Mapping[str, object]) -> list[str]:
     """Why a Chat Completions body would be refused ([]: it would be sent)."""
     found = _message_problems(body.get("messages"))
     model = body.get("model")
@@ -258,13 +262,19 @@ def _kind(value: object) -> str:
 # -- the openai package's types ------------------------------------------------------------
 
 
+class _Check(Protocol):
+    """What is asked of a `TypeAdapter` here, whatever its type."""
+
+    def validate_python(self, object: object, /, *, strict: bool | None = None) -> object: ...
+
+
 @dataclass(frozen=True)
 class _Adapters:
-    not_streaming: TypeAdapter[Any]
-    streaming: TypeAdapter[Any]
-    messages: dict[str, TypeAdapter[Any]]  # by role
-    tool: TypeAdapter[Any]
-    tool_choice: TypeAdapter[Any]
+    not_streaming: _Check
+    streaming: _Check
+    messages: dict[str, _Check]  # by role
+    tool: _Check
+    tool_choice: _Check
 
 
 @cache
@@ -298,7 +308,7 @@ def _adapters() -> _Adapters:
 Loc = tuple[int | str, ...]
 
 
-def _said(adapter: TypeAdapter[Any], value: object, *, quoted: bool = False) -> list[str]:
+def _said(adapter: _Check, value: object, *, quoted: bool = False) -> list[str]:
     """What `value` gets wrong against `adapter`'s type, one line per field: the field
     (`"temperature"` when `quoted`, else `content`, `tool_calls #0 function`) and what it
     must be."""
@@ -315,7 +325,7 @@ def _said(adapter: TypeAdapter[Any], value: object, *, quoted: bool = False) -> 
     return list(lines)
 
 
-def _errors(adapter: TypeAdapter[Any], value: object) -> Iterator[tuple[Loc, str]]:
+def _errors(adapter: _Check, value: object) -> Iterator[tuple[Loc, str]]:
     """Each error of `value` against the type: where, and pydantic's type of error. The
     `Iterable` fields of the openai types validate lazily, as they are read: each is read
     here, and must be a JSON list (a dict or text would be read as its keys or letters)."""
@@ -390,9 +400,9 @@ def arguments_text(arguments: str) -> str:
     return json.dumps(parsed, indent=2, ensure_ascii=False)
 
 
-def arguments_problems(edited: str | dict[str, Any]) -> list[str]:
+def arguments_problems(edited: str | Mapping[str, object]) -> list[str]:
     """Why `edited` would be refused as a tool call's arguments ([]: the call would run)."""
-    if isinstance(edited, dict):
+    if not isinstance(edited, str):
         try:
             text = encoded(edited).decode()
         except (TypeError, ValueError, UnicodeEncodeError) as exc:
@@ -415,7 +425,7 @@ def arguments_problems(edited: str | dict[str, Any]) -> list[str]:
     return []
 
 
-def checked_arguments(edited: str | dict[str, Any]) -> str:
+def checked_arguments(edited: str | Mapping[str, object]) -> str:
     """The edited arguments as the call's text; raises EditRefused saying why not."""
     problems = arguments_problems(edited)
     if problems:

@@ -13,15 +13,18 @@ from __future__ import annotations
 import asyncio
 import difflib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 # A reply's parts are defined with the reply (agent/model_reply.py), and named here too:
 # the events carry them, and their consumers import them from here.
+from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.agent.model_reply import ReceivedMessage as ReceivedMessage
 from airline_agent.agent.model_reply import ToolCall as ToolCall
 from airline_agent.agent.model_reply import Usage as Usage
 from airline_agent.agent.model_reply import received_message as received_message
+from airline_agent.tools.untrusted import JsonObject
 
 if TYPE_CHECKING:
     # Only annotations here: a front end that imports the events (the TUI's first screen
@@ -85,15 +88,15 @@ class ArgumentsEdit:
         return _json_diff(_loaded(self.original), _loaded(self.edited), f"{self.name} arguments")
 
 
-def _loaded(text: str) -> Any:
+def _loaded(text: str) -> object:
     try:
         return json.loads(text)
     except ValueError:
         return text  # the model's malformed arguments, shown as the text they were
 
 
-def _json_diff(original: Any, edited: Any, what: str) -> str:
-    def lines(value: Any) -> list[str]:
+def _json_diff(original: object, edited: object, what: str) -> str:
+    def lines(value: object) -> list[str]:
         text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
         return text.splitlines(keepends=True)
 
@@ -142,7 +145,7 @@ class RequestSent:
     turn: int
     request: int  # 1-based index of the request in the conversation
     model: str
-    messages: list[dict[str, Any]]
+    messages: list[HistoryEntry]
     tools: list[dict[str, Any]]
     params: dict[str, Any]  # tool_choice, temperature, stream, …
     # The fixed prefix (system message + tools): its size in tokens, and whether it is
@@ -279,7 +282,7 @@ class PendingWrite:
 
     call_id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     preview: str  # what it will change, in words
 
 
@@ -339,13 +342,13 @@ class RequestHeld:
 
         return body_text(self.body)
 
-    def problems(self, edited: str | dict[str, Any]) -> list[str]:
+    def problems(self, edited: str | Mapping[str, object]) -> list[str]:
         """Why `edited` would be refused as this request's body ([]: it would be sent)."""
         from airline_agent.agent.edits import body_problems
 
         return body_problems(edited, like=self.body)
 
-    def send(self, edited: str | dict[str, Any] | None = None) -> None:
+    def send(self, edited: str | Mapping[str, object] | None = None) -> None:
         """Send it as assembled (None), or `edited`: JSON text goes on the wire byte for
         byte, a body as the client would encode it. A body that is not one of the held
         body's wire (Chat Completions or Responses) raises `edits.EditRefused`, saying
@@ -406,14 +409,14 @@ class ToolCallHeld:
 
         return arguments_text(self.call.arguments)
 
-    def problems(self, edited: str | dict[str, Any]) -> list[str]:
+    def problems(self, edited: str | Mapping[str, object]) -> list[str]:
         from airline_agent.agent.edits import arguments_problems
 
         if not self.editable:
             return [f"this call is not run ({self.refusal}): its arguments cannot be edited"]
         return arguments_problems(edited)
 
-    def run(self, edited: str | dict[str, Any] | None = None) -> None:
+    def run(self, edited: str | Mapping[str, object] | None = None) -> None:
         """Run it with the model's arguments (None) or with `edited` (a JSON object, as
         text or as a dict). Arguments that are no JSON object, or an edit of a call that
         is not run, raise `edits.EditRefused`, saying why, and nothing runs."""
@@ -467,7 +470,7 @@ class ToolStarted:
 
     call_id: str
     name: str
-    arguments: dict[str, Any] | None  # None when the JSON could not be parsed
+    arguments: JsonObject | None  # None when the JSON could not be parsed
     raw_arguments: str  # as it runs: the model's text, or yours (`edit`)
     edit: ArgumentsEdit | None = field(default=None, compare=False)
 
@@ -480,7 +483,7 @@ class ToolFinished:
 
     call_id: str
     name: str
-    arguments: dict[str, Any] | None
+    arguments: JsonObject | None
     result: Any
     error: str | None  # error code, or None
     elapsed_ms: float

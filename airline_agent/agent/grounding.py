@@ -23,10 +23,10 @@ the evidence each reply had): see test_grounding_corpus.py for the figures it as
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from airline_agent.agent import grounding_values as values
 from airline_agent.agent import pattern_cues as cued
@@ -246,7 +246,7 @@ class Evidence:
         return copy
 
     @classmethod
-    def of_history(cls, history: Iterable[dict[str, Any]]) -> Evidence:
+    def of_history(cls, history: Iterable[Mapping[str, object]]) -> Evidence:
         """What a history gives, read whole: its system messages are the rules, its
         customer messages and tool results the texts (a tool result that is an error
         result counts as a call that did not succeed). For a history you edited at the
@@ -254,7 +254,8 @@ class Evidence:
         messages = list(history)
         names: dict[str, str] = {}
         for message in messages:
-            for call in message.get("tool_calls") or ():
+            calls = message.get("tool_calls")
+            for call in calls if isinstance(calls, list) else ():
                 if isinstance(call, dict) and isinstance(call.get("function"), dict):
                     names[str(call.get("id"))] = str(call["function"].get("name") or "")
         evidence = cls(rules=[_text_of(m) for m in messages if m.get("role") == "system"])
@@ -326,7 +327,7 @@ def _is_error_result(text: str) -> bool:
     return isinstance(value, dict) and "error" in value
 
 
-def _text_of(message: dict[str, Any]) -> str:
+def _text_of(message: Mapping[str, object]) -> str:
     """A message's content as text (the text parts of a list of parts, joined)."""
     content = message.get("content")
     if isinstance(content, str):

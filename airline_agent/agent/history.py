@@ -12,11 +12,17 @@ arguments are replaced by `{}` in the history and the call is answered with an
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal
 
-from airline_agent.agent.model_reply import ToolCall
-from airline_agent.tools.untrusted import UnusableJson, parse_json
+from airline_agent.agent.model_reply import (
+    AssistantEntry,
+    HistoryEntry,
+    ToolCall,
+    ToolCallWire,
+    ToolEntry,
+)
+from airline_agent.tools.untrusted import JsonObject, UnusableJson, parse_json
 
 if TYPE_CHECKING:
     from openai.types.responses import ResponseReasoningItemParam
@@ -24,10 +30,10 @@ if TYPE_CHECKING:
 EMPTY_ARGUMENTS = "{}"
 # An assistant entry's key for its reply's reasoning items on the Responses wire, which
 # go back with it (agent/responses_wire.py); Chat Completions never sets it.
-REASONING_ITEMS = "reasoning_items"
+REASONING_ITEMS: Literal["reasoning_items"] = "reasoning_items"
 
 
-def parse_arguments(text: str | None) -> dict[str, Any] | None:
+def parse_arguments(text: str | None) -> JsonObject | None:
     """The arguments as a dict, or None when they are no JSON object a tool can take:
     not JSON, not an object, nested deeper than `untrusted.MAX_DEPTH`, holding a number
     out of range or a lone surrogate (`untrusted.parse_json`). Such arguments are not
@@ -41,7 +47,7 @@ def parse_arguments(text: str | None) -> dict[str, Any] | None:
     return parsed.value if isinstance(parsed.value, dict) else None
 
 
-Arguments = dict[str, Any] | None  # a call's arguments parsed; None: not a JSON object
+Arguments = JsonObject | None  # a call's arguments parsed; None: not a JSON object
 
 
 def parsed_arguments(tool_calls: tuple[ToolCall, ...]) -> tuple[Arguments, ...]:
@@ -57,11 +63,11 @@ def assistant_entry(
     reasoning: str | None = None,
     send_reasoning: bool = False,
     reasoning_items: tuple[ResponseReasoningItemParam, ...] = (),
-) -> dict[str, Any]:
+) -> AssistantEntry:
     """The history entry for one model reply; unusable arguments become `{}`.
     `arguments`: the calls' `parsed_arguments`, when the caller has them already;
     `reasoning_items`: the Responses wire's, kept to go back with the reply."""
-    entry: dict[str, Any] = {"role": "assistant", "content": content}
+    entry: AssistantEntry = {"role": "assistant", "content": content}
     if tool_calls:
         parsed = parsed_arguments(tool_calls) if arguments is None else arguments
         entry["tool_calls"] = [
@@ -86,35 +92,35 @@ def assistant_entry(
     return entry
 
 
-def tool_entry(call_id: str, content: str) -> dict[str, Any]:
+def tool_entry(call_id: str, content: str) -> ToolEntry:
     return {"role": "tool", "tool_call_id": call_id, "content": content}
 
 
-def open_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def open_calls(history: Sequence[HistoryEntry]) -> list[ToolCallWire]:
     """The tool calls of the last assistant entry that no tool message answers yet."""
     answered: set[str] = set()
     for entry in reversed(history):
-        role = entry.get("role")
-        if role == "tool":
-            answered.add(entry.get("tool_call_id", ""))
+        if entry["role"] == "tool":
+            answered.add(entry["tool_call_id"])
             continue
-        if role == "assistant":
-            return [c for c in entry.get("tool_calls") or () if c.get("id") not in answered]
+        if entry["role"] == "assistant":
+            return [c for c in entry.get("tool_calls") or () if c["id"] not in answered]
         return []
     return []
 
 
 def close_open_calls(
-    history: list[dict[str, Any]], content_for: Callable[[dict[str, Any]], str]
-) -> list[dict[str, Any]]:
+    history: list[HistoryEntry], content_for: Callable[[ToolCallWire], str]
+) -> list[ToolEntry]:
     """Answer every still-open call (e.g. after a cancellation); returns what was added."""
     added = [tool_entry(call["id"], content_for(call)) for call in open_calls(history)]
     history.extend(added)
     return added
 
 
-def problems(history: list[dict[str, Any]]) -> list[str]:
-    """Why a server could reject this history; empty when it is valid."""
+def problems(history: Sequence[Mapping[str, object]]) -> list[str]:
+    """Why a server could reject this history; empty when it is valid. Any list of JSON
+    objects may be asked about (an edited body's messages): nothing here assumes a type."""
     found: list[str] = []
     pending: dict[str, int] = {}  # open call id -> index of its assistant entry
     for position, entry in enumerate(history):
@@ -127,11 +133,19 @@ def problems(history: list[dict[str, Any]]) -> list[str]:
             pending.clear()
         if role == "assistant":
             calls = entry.get("tool_calls") or []
+            if not isinstance(calls, list):
+                found.append(f"#{position}: tool_calls is not a list")
+                continue
             if not calls and entry.get("content") is None:
                 found.append(f"#{position}: assistant message with neither content nor calls")
             for call in calls:
+                if not isinstance(call, Mapping):
+                    found.append(f"#{position}: a tool call that is not an object")
+                    continue
                 call_id = call.get("id")
-                function = call.get("function") or {}
+                function = call.get("function")
+                if not isinstance(function, Mapping):
+                    function = {}
                 if not isinstance(call_id, str) or not call_id.strip():
                     found.append(f"#{position}: a tool call without an id")
                     continue
@@ -145,7 +159,7 @@ def problems(history: list[dict[str, Any]]) -> list[str]:
                     )
         elif role == "tool":
             call_id = entry.get("tool_call_id")
-            if call_id not in pending:
+            if not isinstance(call_id, str) or call_id not in pending:
                 found.append(f"#{position}: tool message for {call_id!r} answers no open call")
             else:
                 del pending[call_id]
@@ -156,5 +170,5 @@ def problems(history: list[dict[str, Any]]) -> list[str]:
     return found
 
 
-def is_valid(history: list[dict[str, Any]]) -> bool:
+def is_valid(history: Sequence[Mapping[str, object]]) -> bool:
     return not problems(history)

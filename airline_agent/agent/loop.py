@@ -43,6 +43,7 @@ from airline_agent.agent.events import (
 )
 from airline_agent.agent.grounding import ground_reply
 from airline_agent.agent.hooks import NO_HOOKS, LoopHooks, OutgoingCall
+from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.prefix import PrefixTracker, token_counter
 from airline_agent.agent.prompt import build_system_prompt
@@ -126,7 +127,7 @@ class AgentSession:
         self.new_conversation()
 
     @property
-    def history(self) -> list[dict[str, Any]]:
+    def history(self) -> list[HistoryEntry]:
         return self.conversation.history
 
     @property

@@ -13,7 +13,10 @@ servers add beside the message's content.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypeAlias, TypedDict
+
+if TYPE_CHECKING:
+    from openai.types.responses import ResponseReasoningItemParam
 
 
 class FunctionWire(TypedDict):
@@ -38,6 +41,38 @@ class ReceivedMessage(TypedDict):
     content: str | None
     tool_calls: NotRequired[list[ToolCallWire]]
     reasoning_content: NotRequired[str]
+
+
+class SystemEntry(TypedDict):
+    role: Literal["system"]
+    content: str
+
+
+class UserEntry(TypedDict):
+    role: Literal["user"]
+    content: str
+
+
+class AssistantEntry(TypedDict):
+    """A model reply as the history keeps it: unusable arguments repaired (`{}`),
+    `reasoning_content` only when it is sent back, and on the Responses wire the reply's
+    reasoning items (`reasoning_items`), which go back with it."""
+
+    role: Literal["assistant"]
+    content: str | None
+    tool_calls: NotRequired[list[ToolCallWire]]
+    reasoning_content: NotRequired[str]
+    reasoning_items: NotRequired[list[ResponseReasoningItemParam]]
+
+
+class ToolEntry(TypedDict):
+    role: Literal["tool"]
+    tool_call_id: str
+    content: str
+
+
+# One message of the loop's history, in Chat Completions' form (agent/history.py).
+HistoryEntry: TypeAlias = "SystemEntry | UserEntry | AssistantEntry | ToolEntry"
 
 
 class PromptTokensDetails(TypedDict):

@@ -24,10 +24,9 @@ import hashlib
 import json
 import operator
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 # Issue 12: the default prefix must stay within this (it was 4,090 tokens).
 PREFIX_GOAL_TOKENS = 2400
@@ -70,43 +69,46 @@ class PrefixInfo:
         return f"prefix {self.size.label}, {state}"
 
 
-def prefix_parts(body: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+Message = Mapping[str, object]  # a message of any body, as it is (an edited one too)
+
+
+def prefix_parts(body: Mapping[str, object]) -> tuple[list[Message], list[object]]:
     """The leading system (or developer) messages and the tools of a request body. A
     Responses body's `instructions` lead its input (the API puts them first): they are
     its system message."""
-    messages: Sequence[dict[str, Any]] = body.get("messages") or []
-    leading: list[dict[str, Any]] = []
+    messages = body.get("messages")
+    leading: list[Message] = []
     if "messages" not in body and "input" in body:
         instructions = body.get("instructions")
         if isinstance(instructions, str):
             leading.append({"role": "system", "content": instructions})
-        items = body.get("input")
-        messages = items if isinstance(items, list) else []
-    for message in messages:
-        if message.get("role") not in _PREFIX_ROLES:
+        messages = body.get("input")
+    for message in messages if isinstance(messages, list) else ():
+        if not isinstance(message, Mapping) or message.get("role") not in _PREFIX_ROLES:
             break
         leading.append(message)
-    return leading, list(body.get("tools") or [])
+    tools = body.get("tools")
+    return leading, list(tools) if isinstance(tools, list) else []
 
 
-def prefix_bytes(body: Mapping[str, Any]) -> bytes:
+def prefix_bytes(body: Mapping[str, object]) -> bytes:
     """The prefix serialised in the order it is sent (keys in insertion order, compact):
     two bodies whose prefixes give the same bytes send byte-identical prefixes."""
     return _parts_bytes(*prefix_parts(body))
 
 
-def _parts_bytes(leading: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bytes:
+def _parts_bytes(leading: list[Message], tools: list[object]) -> bytes:
     return _compact({"messages": leading, "tools": tools}).encode()
 
 
-def prefix_text(body: Mapping[str, Any]) -> tuple[str, str]:
+def prefix_text(body: Mapping[str, object]) -> tuple[str, str]:
     """(the system messages' text, the tools as compact JSON): what is counted."""
     leading, tools = prefix_parts(body)
     system = "\n".join(_text(message.get("content")) for message in leading)
     return system, (_compact(tools, ascii_only=True) if tools else "")
 
 
-def prefix_size(body: Mapping[str, Any]) -> PrefixSize:
+def prefix_size(body: Mapping[str, object]) -> PrefixSize:
     count, exact = token_counter()
     return PrefixSize(sum(count(part) for part in prefix_text(body) if part), exact)
 
@@ -117,11 +119,11 @@ class _Serialised:
     without serialising it again (the 14 schemas take ~0.1 ms; comparing, a tenth)."""
 
     digest: str
-    messages: list[list[tuple[str, str]]] | None  # each message's items; None: not all text
-    tools: list[dict[str, Any]]  # the schema objects…
-    tools_then: list[Any]  # …and their content then (a copy)
+    messages: list[list[tuple[str, object]]] | None  # each message's items; None: not all text
+    tools: list[object]  # the schema objects…
+    tools_then: list[object]  # …and their content then (a copy)
 
-    def is_same(self, leading: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bool:
+    def is_same(self, leading: list[Message], tools: list[object]) -> bool:
         """True only if `leading` and `tools` serialise to the same bytes: the messages'
         text items in the same order, the very schema objects, unchanged in content (a
         schema changed in place to equal values in another form, keys reordered or 1.0
@@ -135,7 +137,7 @@ class _Serialised:
         )
 
     @classmethod
-    def of(cls, leading: list[dict[str, Any]], tools: list[dict[str, Any]]) -> _Serialised:
+    def of(cls, leading: list[Message], tools: list[object]) -> _Serialised:
         encoded = _parts_bytes(leading, tools)
         texts_only = all(type(value) is str for m in leading for value in m.values())
         return cls(
@@ -154,12 +156,12 @@ class PrefixTracker:
         self._last: _Serialised | None = None  # the previous request's prefix
         self._said: PrefixInfo | None = None  # what the last request was told
 
-    def observe(self, body: Mapping[str, Any]) -> PrefixInfo:
+    def observe(self, body: Mapping[str, object]) -> PrefixInfo:
         leading, tools = prefix_parts(body)
-        previous = self._last
-        if previous is None or not previous.is_same(leading, tools):
-            self._last = _Serialised.of(leading, tools)
-        digest = self._last.digest
+        previous = last = self._last
+        if last is None or not last.is_same(leading, tools):
+            last = self._last = _Serialised.of(leading, tools)
+        digest = last.digest
         unchanged = None if previous is None else digest == previous.digest
         said = self._said
         if said is not None and said.digest == digest and said.unchanged == unchanged:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -27,6 +27,7 @@ from airline_agent.agent.events import (
     UsageReported,
 )
 from airline_agent.agent.hooks import LoopHooks, OutgoingRequest
+from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.prefix import PrefixTracker
 from airline_agent.agent.stall_watch import Silence, watched
@@ -64,7 +65,7 @@ class Answered:
 
 
 def request_body(
-    model: str, history: list[dict[str, Any]], tools: list[dict[str, Any]], o: LoopOptions
+    model: str, history: Sequence[HistoryEntry], tools: list[dict[str, Any]], o: LoopOptions
 ) -> dict[str, Any]:
     """The exact Chat Completions body of the next request."""
     body: dict[str, Any] = {"model": model, "messages": list(history)}

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from airline_agent.agent import history as hist
+from airline_agent.agent.model_reply import AssistantEntry, HistoryEntry, ToolCallWire, ToolEntry
 
 if TYPE_CHECKING:
     from openai.types.responses import (
@@ -80,36 +81,35 @@ class Placed:
     item: ResponseInputItemParam
 
 
-def placed_items(history: Sequence[Mapping[str, Any]]) -> Iterator[Placed]:
+def placed_items(history: Sequence[HistoryEntry]) -> Iterator[Placed]:
     """The input items of `history` (all but a leading system message, which is the
     body's `instructions`), each with the entry and part it comes from."""
     for position, entry in enumerate(history):
-        role = entry.get("role")
-        if position == 0 and role == "system":
+        if position == 0 and entry["role"] == "system":
             continue
-        if role == "tool":
+        if entry["role"] == "tool":
             output: FunctionCallOutput = {
                 "type": "function_call_output",
-                "call_id": str(entry.get("tool_call_id", "")),
-                "output": _text(entry.get("content")),
+                "call_id": entry["tool_call_id"],
+                "output": _text(entry["content"]),
             }
             yield Placed(position, "content", output)
-        elif role == "assistant":
+        elif entry["role"] == "assistant":
             yield from _assistant_items(position, entry)
         else:
             message: EasyInputMessageParam = {
                 "type": "message",
-                "role": _input_role(role),
-                "content": _text(entry.get("content")),
+                "role": entry["role"],
+                "content": _text(entry["content"]),
             }
             yield Placed(position, "content", message)
 
 
-def _assistant_items(position: int, entry: Mapping[str, Any]) -> Iterator[Placed]:
+def _assistant_items(position: int, entry: AssistantEntry) -> Iterator[Placed]:
     calls = entry.get("tool_calls") or []
-    content = entry.get("content")
+    content = entry["content"]
     for index, reasoning in enumerate(entry.get(hist.REASONING_ITEMS) or ()):
-        yield Placed(position, f"reasoning[{index}]", cast("ResponseReasoningItemParam", reasoning))
+        yield Placed(position, f"reasoning[{index}]", reasoning)
     if content or not calls:  # text, or a reply with neither (its "" is kept, as in the history)
         message: EasyInputMessageParam = {
             "type": "message",
@@ -118,20 +118,13 @@ def _assistant_items(position: int, entry: Mapping[str, Any]) -> Iterator[Placed
         }
         yield Placed(position, "content", message)
     for index, call in enumerate(calls):
-        function = call.get("function") or {}
         item: ResponseFunctionToolCallParam = {
             "type": "function_call",
-            "call_id": str(call.get("id", "")),
-            "name": str(function.get("name", "")),
-            "arguments": str(function.get("arguments", "")),
+            "call_id": call["id"],
+            "name": call["function"]["name"],
+            "arguments": call["function"]["arguments"],
         }
         yield Placed(position, f"tool_calls[{index}]", item)
-
-
-def _input_role(role: object) -> InputRole:
-    """A message's role as an input message has it (the loop's history holds no other
-    roles: history.problems says so of one that does)."""
-    return INPUT_ROLES.get(str(role), "user")
 
 
 def _text(content: object) -> str:
@@ -143,34 +136,38 @@ def _text(content: object) -> str:
     return "" if content is None else str(content)
 
 
-def input_items(history: Sequence[Mapping[str, Any]]) -> list[ResponseInputItemParam]:
+def input_items(history: Sequence[HistoryEntry]) -> list[ResponseInputItemParam]:
     return [placed.item for placed in placed_items(history)]
 
 
-def instructions_of(history: Sequence[Mapping[str, Any]]) -> str | None:
+def instructions_of(history: Sequence[HistoryEntry]) -> str | None:
     """The leading system message's text: the body's `instructions`."""
-    if history and history[0].get("role") == "system":
-        return _text(history[0].get("content"))
+    if history and history[0]["role"] == "system":
+        return _text(history[0]["content"])
     return None
 
 
-def function_tool(tool: Mapping[str, Any]) -> FunctionToolParam:
+def function_tool(tool: Mapping[str, object]) -> FunctionToolParam:
     """A Chat Completions tool schema as a Responses function tool: the `function`'s fields
     one level up. `strict` is said, always: the Responses API takes a tool without it as
     strict, which refuses a schema with optional parameters (ours have them)."""
-    function = tool.get("function") or {}
+    function = tool.get("function")
+    if not isinstance(function, Mapping):
+        function = {}
+    parameters = function.get("parameters")
     made: FunctionToolParam = {
         "type": "function",
         "name": str(function.get("name", "")),
-        "parameters": function.get("parameters"),
+        "parameters": dict(parameters) if isinstance(parameters, Mapping) else None,
         "strict": bool(function.get("strict", False)),
     }
-    if function.get("description") is not None:
-        made["description"] = function["description"]
+    description = function.get("description")
+    if description is not None:
+        made["description"] = str(description)
     return made
 
 
-def chat_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+def chat_tool(tool: Mapping[str, object]) -> dict[str, object]:
     """A Responses function tool as a Chat Completions tool schema (what the trace and the
     anatomy read on either wire)."""
     function = {key: value for key, value in tool.items() if key not in ("type", "strict")}
@@ -179,7 +176,7 @@ def chat_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
+def tool_choice(choice: str | Mapping[str, object]) -> str | dict[str, object]:
     """`LoopOptions.tool_choice` as the Responses API names it: a mode, or one function
     by name (`{"type": "function", "name": …}`, not Chat's nested `function`)."""
     if isinstance(choice, str):
@@ -192,8 +189,8 @@ def tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
 
 def request_body(
     model: str,
-    history: Sequence[Mapping[str, Any]],
-    tools: Sequence[Mapping[str, Any]],
+    history: Sequence[HistoryEntry],
+    tools: Sequence[Mapping[str, object]],
     o: LoopOptions,
 ) -> dict[str, Any]:
     """The exact Responses body of the next request (`requests.request_body`'s twin).
@@ -222,7 +219,7 @@ def request_body(
     return body
 
 
-def body_params(body: Mapping[str, Any]) -> dict[str, Any]:
+def body_params(body: Mapping[str, object]) -> dict[str, object]:
     """The body's parameters: everything but the model, the instructions, the input and
     the tools (what the trace lists as `tool_choice=auto, stream=True, …`)."""
     return {key: value for key, value in body.items() if key not in BODY_PARTS}
@@ -231,66 +228,67 @@ def body_params(body: Mapping[str, Any]) -> dict[str, Any]:
 # -- input back to the history (an edited body) -------------------------------------------
 
 
-def history_of(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+def history_of(body: Mapping[str, object]) -> list[HistoryEntry]:
     """The loop's history as a Responses body holds it: `instructions` as the system
     message, input messages as messages, a reply's function calls as its `tool_calls`
     (with the assistant message just before them, if any, and the reasoning items before
     that), each `function_call_output` as a `role: tool` message. The inverse of
     `request_body` on the bodies it makes; an edited body is read the same way."""
-    made: list[dict[str, Any]] = []
+    made: list[HistoryEntry] = []
     instructions = body.get("instructions")
     if isinstance(instructions, str):
         made.append({"role": "system", "content": instructions})
     raw_input = body.get("input")
-    items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else raw_input
-    reasoning: list[dict[str, Any]] = []
-    reply: dict[str, Any] | None = None  # the assistant entry being read (its calls follow)
-    for item in items or ():
+    items: object = (
+        [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else raw_input
+    )
+    reasoning: list[ResponseReasoningItemParam] = []
+    reply: AssistantEntry | None = None  # the assistant entry being read (its calls follow)
+    for item in items if isinstance(items, list) else ():
         if not isinstance(item, Mapping):
             continue
         kind = item.get("type", "message")
         if kind == "reasoning":
-            reasoning.append(dict(item))
+            reasoning.append(cast("ResponseReasoningItemParam", dict(item)))
             reply = None
         elif kind == "function_call":
             if reply is None:
                 reply = _reply_entry(None, reasoning, made)
                 reasoning = []
-            reply.setdefault("tool_calls", []).append(
-                {
-                    "id": item.get("call_id"),
-                    "type": "function",
-                    "function": {"name": item.get("name"), "arguments": item.get("arguments")},
-                }
-            )
+            call: ToolCallWire = {
+                "id": str(item.get("call_id")),
+                "type": "function",
+                "function": {
+                    "name": str(item.get("name")),
+                    "arguments": str(item.get("arguments")),
+                },
+            }
+            reply.setdefault("tool_calls", []).append(call)
         elif kind == "function_call_output":
-            made.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": item.get("call_id"),
-                    "content": _text(item.get("output")),
-                }
-            )
+            output: ToolEntry = {
+                "role": "tool",
+                "tool_call_id": str(item.get("call_id")),
+                "content": _text(item.get("output")),
+            }
+            made.append(output)
             reply = None
         elif item.get("role") == "assistant":
             reply = _reply_entry(_text(item.get("content")), reasoning, made)
             reasoning = []
         else:
-            role = item.get("role")
-            made.append(
-                {
-                    "role": "system" if role == "developer" else role,
-                    "content": _text(item.get("content")),
-                }
-            )
+            content = _text(item.get("content"))
+            if item.get("role") in ("system", "developer"):
+                made.append({"role": "system", "content": content})
+            else:
+                made.append({"role": "user", "content": content})
             reply = None
     return made
 
 
 def _reply_entry(
-    content: str | None, reasoning: list[dict[str, Any]], made: list[dict[str, Any]]
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {"role": "assistant", "content": content}
+    content: str | None, reasoning: list[ResponseReasoningItemParam], made: list[HistoryEntry]
+) -> AssistantEntry:
+    entry: AssistantEntry = {"role": "assistant", "content": content}
     if reasoning:
         entry[hist.REASONING_ITEMS] = reasoning
     made.append(entry)
@@ -300,7 +298,7 @@ def _reply_entry(
 # -- what a valid input is ----------------------------------------------------------------
 
 
-def problems(items: Sequence[Any]) -> list[str]:
+def problems(items: Sequence[object]) -> list[str]:
     """Why a server could refuse this input; empty when it is valid: every function call
     has a call id no open call has, arguments that are a JSON object, and exactly one
     output, before the next message; no output answers a call never made; a reasoning
@@ -336,7 +334,7 @@ def problems(items: Sequence[Any]) -> list[str]:
     return found
 
 
-def _message_problems(position: int, item: Mapping[str, Any]) -> list[str]:
+def _message_problems(position: int, item: Mapping[str, object]) -> list[str]:
     found: list[str] = []
     if item.get("role") not in INPUT_ROLES:
         found.append(f"#{position}: unknown role {item.get('role')!r}")
@@ -348,7 +346,7 @@ def _message_problems(position: int, item: Mapping[str, Any]) -> list[str]:
     return found
 
 
-def _call_problems(position: int, item: Mapping[str, Any], pending: dict[str, int]) -> list[str]:
+def _call_problems(position: int, item: Mapping[str, object], pending: dict[str, int]) -> list[str]:
     found: list[str] = []
     call_id = item.get("call_id")
     if not isinstance(call_id, str) or not call_id.strip():
@@ -356,7 +354,7 @@ def _call_problems(position: int, item: Mapping[str, Any], pending: dict[str, in
     if call_id in pending:
         found.append(f"#{position}: call_id {call_id} used twice")
     pending[call_id] = position
-    if not isinstance(item.get("name"), str) or not item["name"]:
+    if not isinstance(item.get("name"), str) or not item.get("name"):
         found.append(f"#{position}: function_call {call_id} has no name")
     arguments = item.get("arguments")
     if not isinstance(arguments, str) or hist.parse_arguments(arguments) is None:
@@ -364,16 +362,18 @@ def _call_problems(position: int, item: Mapping[str, Any], pending: dict[str, in
     return found
 
 
-def _reasoning_problems(position: int, item: Mapping[str, Any], items: Sequence[Any]) -> list[str]:
+def _reasoning_problems(
+    position: int, item: Mapping[str, object], items: Sequence[object]
+) -> list[str]:
     found: list[str] = []
-    if not isinstance(item.get("id"), str) or not item["id"]:
+    if not isinstance(item.get("id"), str) or not item.get("id"):
         found.append(f"#{position}: a reasoning item without an id")
     if not isinstance(item.get("summary"), list):
         found.append(f"#{position}: a reasoning item without its summary (a list)")
     following = next(
         (later for later in items[position + 1 :] if _kind(later) != "reasoning"), None
     )
-    if following is None or not (
+    if not isinstance(following, Mapping) or not (
         _kind(following) == "function_call"
         or (_kind(following) == "message" and following.get("role") == "assistant")
     ):
@@ -381,18 +381,18 @@ def _reasoning_problems(position: int, item: Mapping[str, Any], items: Sequence[
     return found
 
 
-def _kind(item: Any) -> str | None:
+def _kind(item: object) -> object:
     return item.get("type", "message") if isinstance(item, Mapping) else None
 
 
-def is_valid(items: Sequence[Any]) -> bool:
+def is_valid(items: Sequence[object]) -> bool:
     return not problems(items)
 
 
 # -- an edited body -----------------------------------------------------------------------
 
 
-def body_problems(body: Mapping[str, Any]) -> list[str]:
+def body_problems(body: Mapping[str, object]) -> list[str]:
     """Why an edited Responses body would be refused ([]: it would be sent): a model, an
     input that is a valid one (`problems`), function tools, and the common parameters of
     their types. Fields not named here are left alone, as for a Chat Completions body."""
@@ -414,7 +414,7 @@ def body_problems(body: Mapping[str, Any]) -> list[str]:
     return found
 
 
-def _tools_problems(body: Mapping[str, Any]) -> list[str]:
+def _tools_problems(body: Mapping[str, object]) -> list[str]:
     found: list[str] = []
     tools = body.get("tools")
     if tools is not None and not isinstance(tools, list):
@@ -422,7 +422,7 @@ def _tools_problems(body: Mapping[str, Any]) -> list[str]:
     for position, tool in enumerate(tools or ()):
         if not isinstance(tool, Mapping) or tool.get("type") != "function":
             found.append(f'tools #{position}: must be {{"type": "function", "name": …}}')
-        elif not isinstance(tool.get("name"), str) or not tool["name"].strip():
+        elif not isinstance(name := tool.get("name"), str) or not name.strip():
             found.append(f"tools #{position}: a function tool needs a name")
         elif tool.get("parameters") is not None and not isinstance(tool["parameters"], Mapping):
             found.append(f"tools #{position}: its parameters must be a JSON schema object")
@@ -440,10 +440,14 @@ def _tools_problems(body: Mapping[str, Any]) -> list[str]:
         found.append('"tool_choice" must be {"type": "function", "name": …}')
     if choice != "none" and not tools:
         found.append('"tool_choice" needs "tools"')
+    elif isinstance(choice, Mapping) and isinstance(name := choice.get("name"), str):
+        offered = [tool.get("name") for tool in tools or () if isinstance(tool, Mapping)]
+        if name not in offered:
+            found.append(f'"tool_choice" names {name!r}, which "tools" does not offer')
     return found
 
 
-def _parameter_problems(body: Mapping[str, Any]) -> list[str]:
+def _parameter_problems(body: Mapping[str, object]) -> list[str]:
     found: list[str] = []
     for name in ("stream", "parallel_tool_calls", "store"):
         if name in body and not isinstance(body[name], bool):
@@ -468,16 +472,18 @@ def _parameter_problems(body: Mapping[str, Any]) -> list[str]:
 # -- what the trace and the inspector say of a request ------------------------------------
 
 
-def reasoning_sent_back(body: Mapping[str, Any]) -> list[tuple[int, str]]:
+def reasoning_sent_back(body: Mapping[str, object]) -> list[tuple[int, str]]:
     """The reasoning items a request's input sends back: (position, item id)."""
     return [
         (position, str(item.get("id")))
-        for position, item in enumerate(body.get("input") or ())
+        for position, item in enumerate(_list(body.get("input")))
         if isinstance(item, Mapping) and item.get("type") == "reasoning"
     ]
 
 
-def reasoning_fate(body: Mapping[str, Any], reasoned: Mapping[int, tuple[str, ...]]) -> list[str]:
+def reasoning_fate(
+    body: Mapping[str, object], reasoned: Mapping[int, tuple[str, ...]]
+) -> list[str]:
     """What became of the reasoning of the responses `reasoned` (by request number, each
     with its reasoning items' ids) in the request `body`: each item sent back, and where;
     or why a response's reasoning did not go back."""
@@ -497,20 +503,25 @@ def reasoning_fate(body: Mapping[str, Any], reasoned: Mapping[int, tuple[str, ..
     return lines
 
 
-def input_parts(body: Mapping[str, Any]) -> str:
+def input_parts(body: Mapping[str, object]) -> str:
     """A Responses body's parts in words: "instructions + 5 input items"."""
-    count = len(body.get("input") or ())
+    count = len(_list(body.get("input")))
     parts = f"{count} input item{'s' * (count != 1)}"
     return f"instructions + {parts}" if body.get("instructions") is not None else parts
 
 
-def reasoning_item_ids(response: Mapping[str, Any]) -> tuple[str, ...]:
+def reasoning_item_ids(response: Mapping[str, object]) -> tuple[str, ...]:
     """The ids of a Responses response's reasoning items (its `output`, as it came)."""
     return tuple(
         str(item.get("id"))
-        for item in response.get("output") or ()
+        for item in _list(response.get("output"))
         if isinstance(item, Mapping) and item.get("type") == "reasoning" and item.get("id")
     )
+
+
+def _list(value: object) -> list[object]:
+    """A JSON value that should be a list, as one (anything else holds nothing)."""
+    return value if isinstance(value, list) else []
 
 
 def arguments_text(arguments: object) -> str:

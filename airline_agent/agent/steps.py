@@ -38,6 +38,7 @@ from airline_agent.agent.events import (
     TurnStarted,
 )
 from airline_agent.agent.grounding import Evidence
+from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.agent.turn import TurnProgress
 from airline_agent.agent.usage import Spend
 from airline_agent.tools.conversation import BindingSource
@@ -59,7 +60,7 @@ class Checkpoint(NamedTuple):
     as long to make as the rest of a step's bookkeeping.)"""
 
     steps: int
-    history: list[dict[str, Any]]
+    history: list[HistoryEntry]
     history_length: int
     evidence: Evidence
     evidence_length: int

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from airline_agent.agent import responses_wire
+from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.choices import Api
 
 
-def api_of(body: Mapping[str, Any]) -> Api:
+def api_of(body: Mapping[str, object]) -> Api:
     return "responses" if "input" in body and "messages" not in body else "chat"
 
 
@@ -34,13 +35,13 @@ class SentParts:
     Completions' form (every front end reads them so), the body's parameters, and on the
     Responses wire the body itself, exactly as sent."""
 
-    messages: list[dict[str, Any]]
+    messages: list[HistoryEntry]
     tools: list[dict[str, Any]]
     params: dict[str, Any]
     body: dict[str, Any] | None  # None: Chat Completions (its body is the parts above)
 
 
-def sent_parts(body: dict[str, Any], history: Sequence[dict[str, Any]]) -> SentParts:
+def sent_parts(body: dict[str, Any], history: Sequence[HistoryEntry]) -> SentParts:
     """The parts of `body`, about to be sent; `history`: the conversation's, which the body
     was made from (or, edited, was adopted from)."""
     if api_of(body) == "chat":
@@ -50,8 +51,9 @@ def sent_parts(body: dict[str, Any], history: Sequence[dict[str, Any]]) -> SentP
     return SentParts(list(history), tools, responses_wire.body_params(body), body)
 
 
-def history_of(body: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The history a body holds (an edited one becomes the conversation's)."""
+def history_of(body: Mapping[str, object]) -> list[HistoryEntry]:
+    """The history a body holds (an edited one becomes the conversation's): a body the
+    debugger took (agent/edits.py), whose messages are a valid history."""
     if api_of(body) == "chat":
-        return list(body["messages"])
+        return list(cast("list[HistoryEntry]", body["messages"]))
     return responses_wire.history_of(body)
