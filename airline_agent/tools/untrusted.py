@@ -38,6 +38,7 @@ _TOO_LARGE = 10**MAX_NUMBER_DIGITS
 _NUMBERS_ARE = f"a number is finite and has at most {MAX_NUMBER_DIGITS} digits"
 
 JsonValue: TypeAlias = "dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None"
+JsonObject: TypeAlias = "dict[str, JsonValue]"
 
 
 def has_surrogate(text: str) -> bool:
