@@ -94,8 +94,6 @@ def database_url(db: str | Path) -> str:
     (`postgresql://` and `postgres://` with psycopg 3 as the driver)."""
     text = str(db)
     if "://" in text:
-        from airline_agent.domain.postgres import postgres_url
-
         url = postgres_url(text)
         return text if url is None else url.render_as_string(hide_password=False)
     return f"sqlite:///{Path(text).expanduser()}"

@@ -30,12 +30,13 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, inspect, text
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
 from airline_agent.domain import schema
 from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.postgres import columns_present
 from airline_agent.domain.sqlite_files import SqliteFile, check_record, companions
 
 # SQLite's primary result codes that mean "the file is not a sound database".
@@ -99,7 +100,8 @@ def check_opened(connection: Connection, name: str, sqlite_file: SqliteFile | No
             raise DatabaseUnavailable(
                 f"{name}: not an airline-agent database (no `meta` table). {not_ours_hint()}"
             )
-        facts = dict(connection.execute(text("SELECT key, value FROM meta")).all())
+        rows = connection.execute(text("SELECT key, value FROM meta")).tuples()
+        facts: dict[str, str] = {key: value for key, value in rows}
     except DBAPIError as exc:
         raise unreadable(name, exc) from exc
     check_facts(facts, name)
@@ -142,11 +144,7 @@ def _columns_present(connection: Connection) -> dict[str, set[str]]:
             present.setdefault(table, set()).add(column)
         return present
     if connection.dialect.name == "postgresql":
-        from airline_agent.domain.postgres import columns_present
-
         return columns_present(connection)
-    from sqlalchemy import inspect
-
     inspector = inspect(connection)
     return {
         table: {column["name"] for column in inspector.get_columns(table)}

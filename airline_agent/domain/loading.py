@@ -13,10 +13,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, Table, delete, insert, text
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
 from airline_agent.domain import schema
 from airline_agent.domain.db import Database
+from airline_agent.domain.postgres import advance_sequences, gather_statistics
 from airline_agent.domain.provenance import PROVENANCE_FACT, Provenance
 
 Progress = Callable[[str, int, int], None]
@@ -52,16 +54,16 @@ class TableRows:
 
     def in_order(self) -> list[tuple[Table, list[dict]]]:
         return [
-            (schema.Airport.__table__, self.airports),
-            (schema.Flight.__table__, self.flights),
-            (schema.FlightDate.__table__, self.flight_dates),
-            (schema.User.__table__, self.users),
-            (schema.PaymentMethod.__table__, self.payment_methods),
-            (schema.SavedPassenger.__table__, self.saved_passengers),
-            (schema.Reservation.__table__, self.reservations),
-            (schema.ReservationFlight.__table__, self.reservation_flights),
-            (schema.ReservationPassenger.__table__, self.reservation_passengers),
-            (schema.Payment.__table__, self.payments),
+            (schema.table_of(schema.Airport), self.airports),
+            (schema.table_of(schema.Flight), self.flights),
+            (schema.table_of(schema.FlightDate), self.flight_dates),
+            (schema.table_of(schema.User), self.users),
+            (schema.table_of(schema.PaymentMethod), self.payment_methods),
+            (schema.table_of(schema.SavedPassenger), self.saved_passengers),
+            (schema.table_of(schema.Reservation), self.reservations),
+            (schema.table_of(schema.ReservationFlight), self.reservation_flights),
+            (schema.table_of(schema.ReservationPassenger), self.reservation_passengers),
+            (schema.table_of(schema.Payment), self.payments),
             (SQLModel.metadata.tables[schema.USER_RESERVATION], self.user_reservations or []),
         ]
 
@@ -84,8 +86,7 @@ def _copy_in(connection: Connection, table: Table, rows: list[dict]) -> None:
         return
     names = [column.name for column in table.columns]
     quoted = ", ".join(f'"{name}"' for name in names)
-    import psycopg
-    from sqlalchemy.exc import DBAPIError
+    import psycopg  # PostgreSQL's driver, installed only with the `postgres` extra
 
     driver = connection.connection.dbapi_connection
     assert driver is not None
@@ -154,12 +155,10 @@ def load_rows(
                     f"(first: a `{table}` row refers to a missing `{parent}`)"
                 )
         if postgres:
-            from airline_agent.domain.postgres import advance_sequences, gather_statistics
-
             advance_sequences(connection)
             gather_statistics(connection)
         # Last, in the same transaction: the database is complete only if this commits.
         facts = {schema.COMPLETE_FACT: provenance.source(), PROVENANCE_FACT: provenance.fact()}
-        meta = schema.Meta.__table__
+        meta = schema.table_of(schema.Meta)
         connection.execute(delete(meta).where(meta.c.key.in_(facts)))
         connection.execute(insert(meta), [{"key": k, "value": v} for k, v in facts.items()])

@@ -7,7 +7,7 @@ back the same order, and every lookup a tool makes has an index.
 
 from __future__ import annotations
 
-from sqlalchemy import Index, String
+from sqlalchemy import Index, String, Table, inspect
 from sqlmodel import Field, SQLModel
 from sqlmodel.sql.sqltypes import AutoString
 
@@ -184,3 +184,11 @@ def _text_compares_bytewise() -> None:
 
 
 _text_compares_bytewise()
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """A table model's SQLAlchemy table (what SQLModel sets as its `__table__`, which a
+    type checker cannot see)."""
+    table = inspect(model).local_table
+    assert isinstance(table, Table)
+    return table

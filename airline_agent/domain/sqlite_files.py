@@ -98,9 +98,10 @@ def sqlite_path(location: str | Path) -> Path | None:
     if "://" not in text:
         return Path(text).expanduser()
     # Only a URL needs SQLAlchemy's parser: the module stays light to import for paths
-    # (output_files.py checks every output against them).
+    # (output_files.py checks every output against them; SQLAlchemy takes a user-visible
+    # moment to import, which a command that only writes a file should not wait for).
     from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
+    from sqlalchemy.exc import ArgumentError  # (as make_url, above)
 
     try:
         url = make_url(text)

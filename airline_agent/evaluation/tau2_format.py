@@ -145,7 +145,10 @@ def _assistant(
     run: TrialRun,
 ) -> dict[str, Any]:
     left_out = _left_out(run, finished)
-    calls, kept_aside, raw_data = [], [], {}
+    calls: list[dict[str, Any]] = []
+    kept_aside: list[dict[str, Any]] = []
+    unreadable: dict[str, str] = {}
+    raw_data: dict[str, Any] = {}
     for call in event.tool_calls:
         arguments, readable = _arguments(call.arguments)
         if call.call_id in left_out:
@@ -161,7 +164,7 @@ def _assistant(
             )
             continue
         if not readable:
-            raw_data.setdefault("unreadable_arguments", {})[call.call_id] = call.arguments
+            unreadable[call.call_id] = call.arguments
         calls.append(
             {
                 "id": call.call_id,
@@ -170,6 +173,8 @@ def _assistant(
                 "requestor": "assistant",
             }
         )
+    if unreadable:
+        raw_data["unreadable_arguments"] = unreadable
     if kept_aside:
         raw_data["not_replayed"] = {"why": NOT_REPLAYED_WHY, "calls": kept_aside}
     if event.reasoning:

@@ -40,6 +40,7 @@ from airline_agent.agent.events import (
 from airline_agent.agent.options import LoopOptions
 from airline_agent.agent.prompt import TAU2_GREETING
 from airline_agent.agent.usage import Spend
+from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.evaluation.customer import (
     CustomerMessage,
     CustomerSimulator,
@@ -61,11 +62,12 @@ from airline_agent.evaluation.reward import (
 )
 from airline_agent.evaluation.tasks import EvalTask, file_stem
 from airline_agent.scenarios.model import ScenarioSettings
+from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
+from airline_agent.stack import EvalBackends, Stack, live_stack, open_existing_database
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
     from airline_agent.redaction import Redactor
-    from airline_agent.stack import EvalBackends, Stack
 
 T = TypeVar("T")
 
@@ -250,9 +252,6 @@ async def run_trial(
 ) -> TrialRun:
     """Run one trial to its end; a failure of either model ends it as an error trial
     (never raises for one). Cancellation (Ctrl-C) propagates, leaving nothing behind."""
-    from airline_agent.domain.errors import DatabaseUnavailable
-    from airline_agent.stack import live_stack, open_existing_database
-
     started, clock = now_iso(), time.perf_counter()
     name = scenario_name(task.id, trial)
     try:
@@ -501,8 +500,6 @@ def _score(
     states: EndStates,
     log: TrialLog,
 ) -> tuple[TrialRecord, str | None]:
-    from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
-
     events = log.events
     database = database_check(states)
     communicate = communicate_check(task, agent_messages(events))

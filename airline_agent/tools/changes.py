@@ -13,19 +13,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
 
 from sqlalchemy import event, inspect
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import InstanceState, Session, UOWTransaction
 
-from airline_agent.tools.outcome import RowChange
+from airline_agent.domain.schema import Reservation
+from airline_agent.tools.outcome import RowChange, RowValues
 
-_LOG: ContextVar[dict[tuple[str, str], list[Any]] | None] = ContextVar("row_changes", default=None)
+# Each changed row by (table, key): its values before and after (None: not there).
+Changed = dict[tuple[str, str], list[RowValues | None]]
+State = InstanceState[object]
+
+_LOG: ContextVar[Changed | None] = ContextVar("row_changes", default=None)
 _listening = False
 
 
 class ChangeLog:
-    def __init__(self, rows: dict[tuple[str, str], list[Any]]) -> None:
+    def __init__(self, rows: Changed) -> None:
         self._rows = rows
 
     def changes(self) -> tuple[RowChange, ...]:
@@ -46,7 +50,7 @@ class ChangeLog:
 def recording() -> Iterator[ChangeLog]:
     """Record the row changes of the writes inside the block."""
     _listen()
-    rows: dict[tuple[str, str], list[Any]] = {}
+    rows: Changed = {}
     token = _LOG.set(rows)
     try:
         yield ChangeLog(rows)
@@ -61,24 +65,29 @@ def _listen() -> None:
         _listening = True
 
 
-def _columns(state: Any) -> list[str]:
+def _columns(state: State) -> list[str]:
     return [column.key for column in state.mapper.column_attrs]
 
 
-def _key(state: Any) -> str:
-    if state.mapper.local_table.name == "reservation":
-        return str(state.obj().reservation_id)  # `seq` is internal; the id is the name
-    identity = state.mapper.primary_key_from_instance(state.obj())
+def _table(state: State) -> str:
+    return str(getattr(state.mapper.local_table, "name", ""))
+
+
+def _key(state: State) -> str:
+    obj = state.obj()
+    if isinstance(obj, Reservation):
+        return obj.reservation_id  # `seq` is internal; the id names it
+    identity = state.mapper.primary_key_from_instance(obj)
     return "/".join(str(part) for part in identity)
 
 
-def _current(state: Any) -> dict[str, Any]:
+def _current(state: State) -> RowValues:
     obj = state.obj()
     return {name: getattr(obj, name) for name in _columns(state)}
 
 
-def _previous(state: Any) -> dict[str, Any]:
-    values = {}
+def _previous(state: State) -> RowValues:
+    values: RowValues = {}
     for name in _columns(state):
         history = state.attrs[name].history
         if history.deleted:
@@ -90,15 +99,15 @@ def _previous(state: Any) -> dict[str, Any]:
     return values
 
 
-def _record(rows: dict, state: Any, before: dict | None, after: dict | None) -> None:
-    slot = (state.mapper.local_table.name, _key(state))
+def _record(rows: Changed, state: State, before: RowValues | None, after: RowValues | None) -> None:
+    slot = (_table(state), _key(state))
     if slot in rows:
         rows[slot][1] = after
     else:
         rows[slot] = [before, after]
 
 
-def _after_flush(session: Session, _context: Any) -> None:
+def _after_flush(session: Session, _context: UOWTransaction) -> None:
     rows = _LOG.get()
     if rows is None:
         return

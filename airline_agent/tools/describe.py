@@ -4,18 +4,32 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from airline_agent.domain.cabins import CABINS
-from airline_agent.tools.outcome import RowChange
+from airline_agent.tools.outcome import ColumnValue, RowChange, RowValues
 
 
-def _money(amount: Any) -> str:
-    value = float(amount or 0)
+def _number(value: ColumnValue) -> float:
+    """A column that holds a number (an amount, a position), as one."""
+    return float(value or 0)
+
+
+def _words(value: ColumnValue) -> str:
+    """A column that holds a word with underscores (`round_trip`), told with spaces."""
+    return str(value).replace("_", " ")
+
+
+def _place(row: RowValues) -> int:
+    """A segment's or passenger's place in its reservation, counted from 1."""
+    return int(_number(row["position"])) + 1
+
+
+def _money(amount: ColumnValue) -> str:
+    value = _number(amount)
     return f"${value:,.0f}" if value.is_integer() else f"${value:,.2f}"
 
 
-def value_words(table: str, field: str, value: Any) -> str:
+def value_words(table: str, field: str, value: ColumnValue) -> str:
     """A field's value as a change is told (the approval preview, the TUI's trace)."""
     if value is None:
         # τ²'s reservations keep `status` null while a booking is active (only
@@ -28,16 +42,13 @@ def describe_changes(name: str, changes: Sequence[RowChange]) -> str:
     lines = [
         describe_row_change(change) or f"{change.table} {change.key} changed" for change in changes
     ]
-    charged = sum(
-        c.after["amount"]
+    paid = [
+        _number(c.after["amount"])
         for c in changes
-        if c.table == "payment" and c.before is None and c.after and c.after["amount"] > 0
-    )
-    refunded = -sum(
-        c.after["amount"]
-        for c in changes
-        if c.table == "payment" and c.before is None and c.after and c.after["amount"] < 0
-    )
+        if c.table == "payment" and c.before is None and c.after
+    ]
+    charged = sum(amount for amount in paid if amount > 0)
+    refunded = -sum(amount for amount in paid if amount < 0)
     summary = f"{name} would change {len(changes)} record(s)"
     if charged:
         summary += f"; total charged {_money(charged)}"
@@ -61,13 +72,13 @@ def describe_row_change(change: RowChange) -> str | None:
                 return (
                     f"new reservation {row['reservation_id']}: "
                     f"{row['origin']} → {row['destination']}, "
-                    f"{row['flight_type'].replace('_', ' ')}, {row['cabin'].replace('_', ' ')}, "
+                    f"{_words(row['flight_type'])}, {_words(row['cabin'])}, "
                     f"{row['total_baggages']} bag(s) ({row['nonfree_baggages']} paid), "
                     f"insurance {row['insurance']}"
                 )
             return f"reservation {row['reservation_id']}: " + _fields(change)
         case "reservationflight":
-            where = f"reservation {row['reservation_id']} segment {row['position'] + 1}"
+            where = f"reservation {row['reservation_id']} segment {_place(row)}"
             if before is None:
                 return (
                     f"{where}: {row['flight_number']} on {row['date']} "
@@ -78,12 +89,12 @@ def describe_row_change(change: RowChange) -> str | None:
                 return f"{where}: {row['flight_number']} on {row['date']} removed"
             return f"{where}: " + _fields(change)
         case "reservationpassenger":
-            where = f"reservation {row['reservation_id']} passenger {row['position'] + 1}"
+            where = f"reservation {row['reservation_id']} passenger {_place(row)}"
             if before is None:
                 return f"{where}: {row['first_name']} {row['last_name']} (born {row['dob']})"
             return f"{where}: " + _fields(change)
         case "payment":
-            amount, where = row["amount"], f"reservation {row['reservation_id']}"
+            amount, where = _number(row["amount"]), f"reservation {row['reservation_id']}"
             if amount >= 0:
                 return f"charge {_money(amount)} to {row['payment_id']} ({where})"
             return f"refund {_money(-amount)} to {row['payment_id']} ({where})"
@@ -97,8 +108,7 @@ def describe_row_change(change: RowChange) -> str | None:
             return f"{method} balance {_money(before['amount'])} → {_money(after['amount'])}"
         case "flightdate":
             seats = [
-                f"{cabin.replace('_', ' ')} seats "
-                f"{before[f'seats_{cabin}']} → {after[f'seats_{cabin}']}"
+                f"{_words(cabin)} seats {before[f'seats_{cabin}']} → {after[f'seats_{cabin}']}"
                 for cabin in CABINS
                 if before and after and before[f"seats_{cabin}"] != after[f"seats_{cabin}"]
             ]

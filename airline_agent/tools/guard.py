@@ -56,7 +56,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from airline_agent.domain import operations, policy
 from airline_agent.domain.cabins import Cabin
@@ -68,7 +67,7 @@ from airline_agent.domain.policy import CancellationReason, CompensationReason, 
 from airline_agent.domain.schema import Reservation, ReservationFlight, User
 from airline_agent.tools.arguments import FlightChoice, Passenger, PaymentPart
 from airline_agent.tools.conversation import ToolConversation
-from airline_agent.tools.registry import ToolSpec
+from airline_agent.tools.registry import ToolSpec, ValidatedArguments
 
 IDENTIFY_FIRST = (
     "no customer is identified in this conversation: ask for the customer's user id and look "
@@ -100,7 +99,7 @@ def check(
     clock: Clock,
     conversation: ToolConversation,
     spec: ToolSpec,
-    arguments: dict[str, Any],
+    arguments: ValidatedArguments,
 ) -> None:
     """Raise PermissionDenied or PolicyViolation when the write must not run; `rows` are
     the write's own transaction's, the write lock already taken. Facts that do not exist
@@ -110,7 +109,10 @@ def check(
 
 
 def check_read(
-    database: Database, conversation: ToolConversation, spec: ToolSpec, arguments: dict[str, Any]
+    database: Database,
+    conversation: ToolConversation,
+    spec: ToolSpec,
+    arguments: ValidatedArguments,
 ) -> None:
     """Raise PermissionDenied when the read would show another customer's data."""
     if spec.guard is not None:

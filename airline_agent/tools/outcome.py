@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from airline_agent.tools.untrusted import JsonValue
 
 # The error codes of docs/database.md ("The tools"); a tool failure is always
 # `{"error": CODE, "message": …}`.
@@ -20,14 +22,24 @@ ERROR_CODES = (
 )
 
 
+# A database row's values by column, as a write's change shows them.
+ColumnValue = str | int | float | bool | None
+RowValues = dict[str, ColumnValue]
+# A call's arguments, as the model sent them (a JSON object).
+ToolArguments = dict[str, JsonValue]
+# What a tool answers: a record in τ²'s shape (tau2_shape's TypedDicts), a list of them,
+# a number or a text; a failure is `error_result`'s object. JSON-safe.
+ToolResult = Mapping[str, object] | Sequence[object] | str | float | None
+
+
 @dataclass(frozen=True, slots=True)
 class RowChange:
     """One database row a write changed: `before` is None for an insert, `after` for a delete."""
 
     table: str
     key: str  # primary key rendered as text, e.g. "EHGLP3" or "emma_kim_9957/gift_card_9562694"
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
+    before: RowValues | None
+    after: RowValues | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +48,8 @@ class ToolOutcome:
     the customer it bound the conversation to."""
 
     name: str
-    arguments: dict[str, Any] | None  # None when the arguments were not valid JSON
-    result: Any  # JSON-safe: what the model sees (serialised with `content()`)
+    arguments: ToolArguments | None  # None when the arguments were not valid JSON
+    result: ToolResult  # what the model sees (serialised with `content()`)
     error: str | None  # one of ERROR_CODES, or None on success
     elapsed_ms: float
     changes: tuple[RowChange, ...] = ()
@@ -53,7 +65,7 @@ class ToolOutcome:
         return result_text(self.result, tau2=self.tau2_text)
 
 
-def result_text(result: Any, *, tau2: bool = False) -> str:
+def result_text(result: ToolResult, *, tau2: bool = False) -> str:
     """A tool result as a tool message holds it: text as it is, anything else as JSON.
     `tau2`: byte for byte as τ²'s environment writes it (`json.dumps` with its defaults,
     so a name like "José" reads `Jos\\u00e9`); else non-ASCII letters stay as they are."""
@@ -62,6 +74,6 @@ def result_text(result: Any, *, tau2: bool = False) -> str:
     return json.dumps(result, ensure_ascii=tau2)
 
 
-def error_result(code: str, message: str, **extra: Any) -> dict[str, Any]:
+def error_result(code: str, message: str, **extra: str) -> dict[str, str]:
     assert code in ERROR_CODES, code
     return {"error": code, "message": message, **extra}

@@ -15,15 +15,17 @@ import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from airline_agent.domain.errors import DomainError, PolicyViolation
 from airline_agent.tools.declarations import ClaimedAction, McpHints
-from airline_agent.tools.outcome import error_result
+from airline_agent.tools.outcome import ToolArguments, ToolResult, error_result
 from airline_agent.tools.untrusted import (
     MAX_DEPTH,
+    JsonObject,
+    JsonValue,
     UnusableJson,
     depth_beyond,
     first_number_out_of_range,
@@ -44,12 +46,30 @@ class Arguments(BaseModel):
 # A guard's check, called with the decision's facts and the validated arguments as
 # keywords (tools/guard.py): it raises PermissionDenied or PolicyViolation to refuse.
 GuardCheck = Callable[..., None]
+# A tool's function: its context, then its typed parameters; it answers a ToolResult.
+ToolFunction = Callable[..., ToolResult]
+Declared = TypeVar("Declared", bound=ToolFunction)
+# A call's arguments once its argument model validated them, as the tool's keywords.
+ValidatedArguments = dict[str, object]
+
+
+class FunctionSchema(TypedDict):
+    name: str
+    description: str
+    parameters: JsonObject  # the arguments' JSON schema (`advertised`)
+
+
+class ToolSchema(TypedDict):
+    """One entry of the Chat Completions `tools` list."""
+
+    type: Literal["function"]
+    function: FunctionSchema
 
 
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    function: Callable[..., Any]
+    function: ToolFunction
     write: bool
     # The rest of what the tool declares (see `tool`).
     guard: GuardCheck | None
@@ -59,7 +79,7 @@ class ToolSpec:
     description: str
     arguments: type[BaseModel]  # validates a call's arguments (`validate`)
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> ToolSchema:
         """One entry of the Chat Completions `tools` list: what a model needs to call the
         tool right, and nothing else (see `advertised`)."""
         parameters = advertised(self.arguments.model_json_schema())
@@ -86,7 +106,7 @@ def tool(
     guard: GuardCheck | None = None,
     claims: tuple[ClaimedAction, ...] = (),
     identifies_customer: bool = False,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> Callable[[Declared], Declared]:
     """Register a tool, with every fact about it in one place:
     - `write=True`: it changes the database (approval, the write transaction, change
       capture apply to it);
@@ -97,7 +117,7 @@ def tool(
     - `identifies_customer`: the customer the conversation acts for is the one whose
       user id it looked up, when the customer gave that id (I1, `Toolbox.call`)."""
 
-    def register(function: Callable[..., Any]) -> Callable[..., Any]:
+    def register(function: Declared) -> Declared:
         arguments = _arguments_model(function)
         REGISTRY[function.__name__] = ToolSpec(
             name=function.__name__,
@@ -116,8 +136,10 @@ def tool(
     return register
 
 
-def _arguments_model(function: Callable[..., Any]) -> type[BaseModel]:
+def _arguments_model(function: ToolFunction) -> type[BaseModel]:
     hints = inspect.get_annotations(function, eval_str=True)
+    # name: (its annotated type, its default; `...`: required). Any: `create_model` takes
+    # them as keywords beside its own `__base__`, `__doc__`, … of other types.
     fields: dict[str, Any] = {}
     parameters = list(inspect.signature(function).parameters.values())[1:]  # skip context
     for parameter in parameters:
@@ -145,34 +167,39 @@ UNADVERTISED = frozenset(
 )
 
 
-def advertised(schema: dict[str, Any]) -> dict[str, Any]:
+def advertised(schema: JsonObject) -> JsonObject:
     """A pydantic JSON schema as the model sees it: `$ref`s inlined (small models and
     strict servers cope badly with them), `UNADVERTISED` keywords dropped, and an
     optional argument (`X | None = None`) shown as plain `X`: leaving it out is how a
     model says "none"."""
     definitions = schema.pop("$defs", {})
+    assert isinstance(definitions, dict)
 
-    def walk(node: Any) -> Any:
+    def walk(node: JsonValue) -> JsonValue:
         if isinstance(node, list):
             return [walk(item) for item in node]
         if not isinstance(node, dict):
             return node
-        if "$ref" in node:
-            target = definitions[node["$ref"].rsplit("/", 1)[-1]]
+        reference = node.get("$ref")
+        if isinstance(reference, str):
+            target = definitions[reference.rsplit("/", 1)[-1]]
+            assert isinstance(target, dict)
             return walk({**target, **{k: v for k, v in node.items() if k != "$ref"}})
         node = _without_null_default(node)
-        lean: dict[str, Any] = {}
+        lean: JsonObject = {}
         for key, value in node.items():
-            if key == "properties":  # parameter names, not keywords: keep every one
+            if key == "properties" and isinstance(value, dict):  # names: keep every one
                 lean[key] = {name: walk(prop) for name, prop in value.items()}
             elif key not in UNADVERTISED:
                 lean[key] = walk(value)
         return lean
 
-    return walk(schema)
+    lean = walk(schema)
+    assert isinstance(lean, dict)
+    return lean
 
 
-def _without_null_default(node: dict[str, Any]) -> dict[str, Any]:
+def _without_null_default(node: JsonObject) -> JsonObject:
     """`{"anyOf": [X, {"type": "null"}], "default": null, …}` → `{…X, …}`."""
     choices = node.get("anyOf")
     if node.get("default", ...) is not None or not isinstance(choices, list):
@@ -181,7 +208,8 @@ def _without_null_default(node: dict[str, Any]) -> dict[str, Any]:
     if len(others) != 1 or len(choices) != 2:
         return node
     rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
-    return {**others[0], **rest}
+    (only,) = others
+    return {**only, **rest} if isinstance(only, dict) else node
 
 
 # ---------------------------------------------------------------- parsing and validation
@@ -190,12 +218,12 @@ def _without_null_default(node: dict[str, Any]) -> dict[str, Any]:
 class ArgumentsRejected(Exception):
     """Arguments that cannot be used: the result to return is in `result`."""
 
-    def __init__(self, result: dict[str, Any]) -> None:
+    def __init__(self, result: dict[str, str]) -> None:
         super().__init__(result["message"])
         self.result = result
 
 
-def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
+def parse_arguments(raw: str | ToolArguments | None) -> ToolArguments:
     """The arguments as a dict; a string must be a JSON object (empty means none), read
     by `untrusted.parse_json`.
 
@@ -237,8 +265,8 @@ def _rejected(message: str) -> ArgumentsRejected:
 
 
 def validate(
-    spec: ToolSpec, arguments: dict[str, Any], scrub: Callable[[str], str] | None = None
-) -> dict[str, Any]:
+    spec: ToolSpec, arguments: ToolArguments, scrub: Callable[[str], str] | None = None
+) -> ValidatedArguments:
     """The arguments validated by the tool's argument model, as the tool's keyword
     arguments; with `scrub`, of the arguments with it applied to every text
     (`Toolbox.scrub`)."""
@@ -284,7 +312,7 @@ def plain_errors(spec: ToolSpec, error: ValidationError) -> str:
     return "; ".join(problems)
 
 
-def domain_error_result(error: DomainError) -> dict[str, Any]:
+def domain_error_result(error: DomainError) -> dict[str, str]:
     if isinstance(error, PolicyViolation):
         return error_result("POLICY_VIOLATION", error.why, rule=error.rule)
     return error_result(error.code, str(error))

@@ -36,17 +36,25 @@ from airline_agent.tools.airline import WriteContext  # importing it registers t
 from airline_agent.tools.changes import recording
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.describe import describe_changes
-from airline_agent.tools.outcome import RowChange, ToolOutcome, error_result
+from airline_agent.tools.outcome import (
+    RowChange,
+    ToolArguments,
+    ToolOutcome,
+    ToolResult,
+    error_result,
+)
 from airline_agent.tools.registry import (
     REGISTRY,
     ArgumentsRejected,
+    ToolSchema,
     ToolSpec,
+    ValidatedArguments,
     domain_error_result,
     parse_arguments,
     validate,
 )
 
-_SCHEMAS: list[dict[str, Any]] | None = None
+_SCHEMAS: list[ToolSchema] | None = None
 
 
 class Toolbox:
@@ -75,6 +83,8 @@ class Toolbox:
     # ---------------------------------------------------------------- catalogue
 
     def schemas(self) -> list[dict[str, Any]]:
+        """The tools' `ToolSchema`s, each a copy the caller may change (Any: the loop and
+        the MCP catalogue read them as plain dicts)."""
         global _SCHEMAS
         if _SCHEMAS is None:
             _SCHEMAS = [spec.schema() for spec in REGISTRY.values()]
@@ -90,14 +100,14 @@ class Toolbox:
     # ---------------------------------------------------------------- calling
 
     def call(
-        self, name: str, arguments: str | dict | None, conversation: ToolConversation
+        self, name: str, arguments: str | ToolArguments | None, conversation: ToolConversation
     ) -> ToolOutcome:
         start = time.perf_counter()
-        parsed: dict[str, Any] | None = None
+        parsed: ToolArguments | None = None
         changes: tuple[RowChange, ...] = ()
         bound: str | None = None
         spec = REGISTRY.get(name) if isinstance(name, str) else None
-        result: Any
+        result: ToolResult
         try:
             if spec is None:
                 result = error_result(
@@ -136,11 +146,11 @@ class Toolbox:
         )
 
     def _write(
-        self, spec: ToolSpec, arguments: dict[str, Any], conversation: ToolConversation
-    ) -> tuple[Any, tuple[RowChange, ...]]:
+        self, spec: ToolSpec, arguments: ValidatedArguments, conversation: ToolConversation
+    ) -> tuple[ToolResult, tuple[RowChange, ...]]:
         """A write tool's result and the rows it changed (raises domain errors)."""
 
-        def attempt(session: Session) -> tuple[Any, tuple[RowChange, ...]]:
+        def attempt(session: Session) -> tuple[ToolResult, tuple[RowChange, ...]]:
             # Recorded per attempt: a transaction the database rolled back for a
             # concurrent writer is run again from the start (`Database.run_write`).
             with recording() as log:
@@ -157,9 +167,9 @@ class Toolbox:
         self,
         session: Session,
         spec: ToolSpec,
-        arguments: dict[str, Any],
+        arguments: ValidatedArguments,
         conversation: ToolConversation,
-    ) -> Any:
+    ) -> ToolResult:
         """The guard's decision and the write, in one transaction (`session`): both see
         the state as it is under the write lock, and the write finds the rows the
         decision read (`WriteRows`) without reading them again."""
@@ -203,7 +213,7 @@ class Toolbox:
             return f"Cannot preview this call. {failure_sentence(exc)}"
 
 
-def _binds(result: Any, conversation: ToolConversation) -> str | None:
+def _binds(result: ToolResult, conversation: ToolConversation) -> str | None:
     """I1: a profile looked up under the id the customer gave binds the conversation to it;
     one the model chose by itself does not (it may have guessed, or misread). For a tool
     declared `identifies_customer`, in a conversation that acts for nobody yet."""
