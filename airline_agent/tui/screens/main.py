@@ -33,7 +33,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from airline_agent.agent.events import (
@@ -61,6 +60,7 @@ from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
 from airline_agent.tui.waiting import AT_WORK, ResponseWait
 from airline_agent.tui.widgets.chat_pane import ChatPane
+from airline_agent.tui.widgets.keys_footer import KeysFooter
 from airline_agent.tui.widgets.pane_switcher import PaneSwitcher
 from airline_agent.tui.widgets.status_bar import StatusBar
 from airline_agent.tui.widgets.trace_pane import TracePane
@@ -206,7 +206,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield StatusBar(self.controller.status, id="status")
         yield PaneSwitcher(ChatPane(id="chat"), TracePane(id="trace"), UsagePane(id="usage"))
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     # -- what it composes -------------------------------------------------------------
     @property
