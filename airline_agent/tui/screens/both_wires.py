@@ -12,7 +12,7 @@ inspector shows every byte); everything else is the JSON itself.
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -129,7 +129,7 @@ class BothWiresScreen(ModalScreen[None]):
         self.query_one(TabbedContent).active = tab
 
 
-def _elided_request(side: WireSide) -> dict[str, Any]:
+def _elided_request(side: WireSide) -> dict[str, object]:
     """The request with its instructions (a system message on Chat) and tool schemas said
     in one line each: they are the same on every request of a conversation."""
     body = dict(side.request)
@@ -146,7 +146,7 @@ def _elided_request(side: WireSide) -> dict[str, Any]:
     return body
 
 
-def _elided_response(side: WireSide) -> dict[str, Any] | None:
+def _elided_response(side: WireSide) -> dict[str, object] | None:
     """The response with a Responses server's echo of the request's instructions and tools
     said in one line each."""
     if side.response is None:
