@@ -27,7 +27,7 @@ class AirlineApp(App[None]):
     TITLE = "airline-agent"
     # Side by side from 120 columns (the screen's class); how the panes are laid out below
     # that, stacked or one at a time: widgets/pane_switcher.py.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual's own type)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", tooltip="Every key, and what the trace's labels mean"),
         Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="Quit the app"),
@@ -88,7 +88,7 @@ class AirlineApp(App[None]):
             return
         await super().on_event(event)
 
-    def _on_key(self, _: events.Key) -> None:
+    async def _on_key(self, _: events.Key) -> None:
         # Textual also runs App._on_key (the bindings) for this event, right after.
         if self.screen_stack:
             self.main.scheduler.key_handled()

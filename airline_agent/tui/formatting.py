@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 
-def pretty_json(value: Any) -> str:
+def pretty_json(value: object) -> str:
     """Indented JSON for people; a string result is shown as it is."""
     if isinstance(value, str):
         return value
@@ -35,7 +35,7 @@ def clip_lines(text: str, max_chars: int) -> str:
     )
 
 
-def call_signature(name: str, arguments: dict[str, Any] | None, raw: str = "") -> str:
+def call_signature(name: str, arguments: Mapping[str, object] | None, raw: str = "") -> str:
     """`cancel_reservation(reservation_id="EHGLP3")`, or the raw text when it was not JSON."""
     if arguments is None:
         return f"{name}({raw!s})"

@@ -92,7 +92,7 @@ def _run(
         if problem:
             print(f"airline-agent tui: {problem}", file=sys.stderr)
             return 2
-    settings = peek_settings(**flags)
+    settings = peek_settings(None, None, **flags)
     if scenario is not None or results is not None:
         settings = replace(settings, model=None)  # a scenario (a trial's too) plays offline
 

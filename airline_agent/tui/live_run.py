@@ -64,6 +64,14 @@ class LiveRun(Run):
     def approval(self) -> str:
         return self.settings.approve
 
+    @property
+    def full_settings(self) -> Settings:
+        """The settings read in full: they are, before the database opens (so before any
+        turn, reset or save)."""
+        settings = self.settings
+        assert not isinstance(settings, PendingSettings), "settings read before opening"
+        return settings
+
     def settings_read(self, settings: Settings, peeked: Settings | PendingSettings | None) -> None:
         super().settings_read(settings, peeked)
         self.settings = settings
@@ -78,7 +86,7 @@ class LiveRun(Run):
         from airline_agent.stack import settings_database
 
         try:
-            database = settings_database(self.settings, progress=progress)  # type: ignore[arg-type]
+            database = settings_database(self.full_settings, progress=progress)
         except Exception as error:
             self.problem = str(error)
             raise
@@ -91,7 +99,7 @@ class LiveRun(Run):
         from airline_agent.stack import live_stack
 
         self.stack = live_stack(
-            self.settings,  # type: ignore[arg-type]  # read in full before opening
+            self.full_settings,
             customer=customer,
             guard=self._guard,
             database=database,
@@ -193,7 +201,11 @@ class LiveRun(Run):
             settings=ScenarioSettings(
                 guard=self.guard,
                 approval=approval,  # type: ignore[arg-type]
+<<<<<<< ours
                 max_tool_calls=self._read_settings().max_tool_calls,
+=======
+                max_tool_calls=self.full_settings.max_tool_calls,
+>>>>>>> theirs
                 model=self.agent.model if self.agent else "scripted",
                 now=self.clock,
             ),

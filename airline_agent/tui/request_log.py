@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from airline_agent.agent.events import AgentEvent, AssistantMessage, RequestSent, UsageReported
 
@@ -16,7 +15,7 @@ class Exchange:
     response: AssistantMessage | None = None
     usage: UsageReported | None = None
 
-    def request_body(self) -> dict[str, Any]:
+    def request_body(self) -> dict[str, object]:
         """The body as it went out, on its wire (the key travels in a header, never here)."""
         if self.sent.body is not None:  # the Responses API's, exactly as sent
             return self.sent.body
@@ -27,14 +26,14 @@ class Exchange:
             **self.sent.params,
         }
 
-    def response_body(self) -> dict[str, Any] | None:
+    def response_body(self) -> dict[str, object] | None:
         response = self.response
         if response is None:
             return None
         if response.raw is not None:
             return response.raw.as_json()
         message = response.as_received()
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "choices": [{"index": 0, "message": message, "finish_reason": response.finish_reason}]
         }
         if self.usage is not None and self.usage.usage is not None:

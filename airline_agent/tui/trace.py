@@ -17,8 +17,9 @@ stays in its entry as the model made it). Every entry knows the step it shows or
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from airline_agent.agent.events import (
     ApprovalRequested,
@@ -69,7 +70,7 @@ class TraceEntry:
     error: bool = False
     warning: bool = False
     request: int | None = None  # the request it belongs to (opens the inspector)
-    details: dict[str, Any] = field(default_factory=dict)  # everything, for the details screen
+    details: dict[str, object] = field(default_factory=dict)  # everything, for the details screen
     # The tool_call_ids it carries: a model's calls, a call's `role: tool` result, an
     # approval of calls. Entries sharing one are linked (the trace highlights them together).
     call_ids: tuple[str, ...] = ()
@@ -468,7 +469,7 @@ def _trouble_entry(event: ShownEvent) -> TraceEntry | None:
     return None
 
 
-def _pending(call: PendingWrite) -> dict[str, Any]:
+def _pending(call: PendingWrite) -> dict[str, object]:
     return {
         "call_id": call.call_id,
         "name": call.name,
@@ -495,12 +496,12 @@ def describe_change(change: RowChange) -> str:
     return f"{where}: " + ("; ".join(fields) if fields else "unchanged")
 
 
-def _changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+def _changed_fields(before: Mapping[str, object], after: Mapping[str, object]) -> list[str]:
     names = list(before) + [name for name in after if name not in before]
     return [name for name in names if before.get(name, _ABSENT) != after.get(name, _ABSENT)]
 
 
-def _value(change: RowChange, name: str, row: dict[str, Any]) -> str:
+def _value(change: RowChange, name: str, row: Mapping[str, object]) -> str:
     if name not in row:
         return "(new)" if row is change.before else "(removed)"
     text = value_words(change.table, name, row[name])

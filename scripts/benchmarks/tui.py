@@ -8,8 +8,10 @@
   PYTHONDONTWRITEBYTECODE=1, under which every run compiled all of ours from source again.
 - tui_200_turns: a generated 200-turn conversation (two requests, one tool call and a
   streamed reply per turn) played into the chat, trace and usage panes, headless.
+  Target: at most 10 s (issue 31).
 - tui_key_latency: while that conversation plays, key press (`g`, guard) to the status
-  line showing the change. Target: under 100 ms.
+  line showing the change. Target: at most 50 ms at p90, and none slower than 250 ms
+  (issue 31).
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ Bare().run()
 """
 SHOWN = b"cancel-ehglp3"  # the first entry of the listed library (not the loading line)
 FIRST_SCREEN_TARGET = 1.5  # × the bare Textual app, measured in the same run
+PLAY_TARGET_MS = 10_000  # 200 turns into the panes
+KEY_P90_TARGET_MS = 50  # a key press to the frame that shows it, while they play
+KEY_MAX_TARGET_MS = 250  # the slowest key press of all the runs
 
 
 def _launch(argv: list[str], shown: bytes, workdir: str) -> float:
@@ -237,16 +242,25 @@ def conversation(turns: int, runs: int) -> list[Row]:
             elapsed, keys = asyncio.run(_play(turns, Path(workdir)))
         totals.append(elapsed)
         latencies.extend(keys)
-    keys_t = timing(latencies)
+    keys_t, totals_t = timing(latencies), timing(totals)
+    slowest = max(latencies)
+    # The 10 s is for 200 turns; a smaller run (a test's) scales it.
+    play_target = PLAY_TARGET_MS * turns / 200
     return [
-        Row("tui", f"play {turns}-turn scenario into the panes", timing(totals)),
+        Row(
+            "tui",
+            f"play {turns}-turn scenario into the panes",
+            totals_t,
+            target=f"≤ {play_target / 1000:.3g} s",
+            met=totals_t.median_ms <= play_target,
+        ),
         Row(
             "tui",
             f"key press to screen while playing ({len(latencies)} presses, "
-            f"slowest {max(latencies):.0f} ms)",
+            f"slowest {slowest:.0f} ms)",
             keys_t,
-            target="< 100 ms (p90)",
-            met=keys_t.p90_ms < 100,
+            target=f"≤ {KEY_P90_TARGET_MS} ms (p90), none > {KEY_MAX_TARGET_MS} ms",
+            met=keys_t.p90_ms <= KEY_P90_TARGET_MS and slowest <= KEY_MAX_TARGET_MS,
         ),
     ]
 

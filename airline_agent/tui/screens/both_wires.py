@@ -12,19 +12,20 @@ inspector shows every byte); everything else is the JSON itself.
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from airline_agent.agent.both_wires import WIRE_NAMES, BothWires, WireSide, both_wires
 from airline_agent.choices import Api
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.request_log import RequestLog
+from airline_agent.tui.widgets.keys_footer import KeysFooter
 from airline_agent.tui.widgets.wire_body import WireBody
 from airline_agent.tui.widgets.wire_map import WireMap
 
@@ -70,7 +71,7 @@ class BothWiresScreen(ModalScreen[None]):
                         yield WireBody(id=f"{api}-response")
                 with TabPane("How they map", id="wires-map"), VerticalScroll(id="wire-map-scroll"):
                     yield WireMap(id="wire-map")
-            yield Footer()
+            yield KeysFooter()
 
     def on_mount(self) -> None:
         self._show()
@@ -128,7 +129,7 @@ class BothWiresScreen(ModalScreen[None]):
         self.query_one(TabbedContent).active = tab
 
 
-def _elided_request(side: WireSide) -> dict[str, Any]:
+def _elided_request(side: WireSide) -> dict[str, object]:
     """The request with its instructions (a system message on Chat) and tool schemas said
     in one line each: they are the same on every request of a conversation."""
     body = dict(side.request)
@@ -145,7 +146,7 @@ def _elided_request(side: WireSide) -> dict[str, Any]:
     return body
 
 
-def _elided_response(side: WireSide) -> dict[str, Any] | None:
+def _elided_response(side: WireSide) -> dict[str, object] | None:
     """The response with a Responses server's echo of the request's instructions and tools
     said in one line each."""
     if side.response is None:

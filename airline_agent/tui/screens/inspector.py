@@ -29,13 +29,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Static, TabbedContent, TabPane, TextArea
 
 from airline_agent.agent.events import RequestHeld
 from airline_agent.agent.responses_wire import input_parts, reasoning_fate, reasoning_item_ids
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.request_log import Exchange, RequestLog
+from airline_agent.tui.widgets.keys_footer import KeysFooter
 
 ANATOMY_COLUMNS = ("step", "from", "part", "where", "what", "note")
 ANATOMY_RATIOS = (None, None, 2, 2, 3, 3)  # None: as wide as its longest cell
@@ -150,7 +151,7 @@ class InspectorScreen(ModalScreen[None]):
                         yield Static(id="anatomy", markup=False)
                 with TabPane("Your edit", id="edit-tab"):
                     yield TextArea(read_only=True, id="edit-diff", soft_wrap=True)
-            yield Footer()
+            yield KeysFooter()
 
     def on_mount(self) -> None:
         self._show()

@@ -16,9 +16,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from airline_agent.terminal_text import escape_controls
+from airline_agent.tui.widgets.keys_footer import KeysFooter
 
 
 class JsonEditorScreen(ModalScreen[str | None]):
@@ -100,7 +101,7 @@ class JsonEditorScreen(ModalScreen[str | None]):
                 id="editor-text",
             )
             yield Static(id="editor-problems", markup=False)
-            yield Footer(compact=True)
+            yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#editor-problems").display = False

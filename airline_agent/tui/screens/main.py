@@ -33,7 +33,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from airline_agent.agent.events import (
@@ -61,6 +60,7 @@ from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
 from airline_agent.tui.waiting import AT_WORK, ResponseWait
 from airline_agent.tui.widgets.chat_pane import ChatPane
+from airline_agent.tui.widgets.keys_footer import KeysFooter
 from airline_agent.tui.widgets.pane_switcher import PaneSwitcher
 from airline_agent.tui.widgets.status_bar import StatusBar
 from airline_agent.tui.widgets.trace_pane import TracePane
@@ -206,7 +206,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield StatusBar(self.controller.status, id="status")
         yield PaneSwitcher(ChatPane(id="chat"), TracePane(id="trace"), UsagePane(id="usage"))
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     # -- what it composes -------------------------------------------------------------
     @property
@@ -433,7 +433,8 @@ class MainScreen(Screen[None]):
                 if lines or shown != (tail.present, tail.overlong):
                     shown = (tail.present, tail.overlong)
                     try:
-                        self.app.call_from_thread(self._show_watched, lines, tail.present)
+                        # mypy solves Textual's `T | Awaitable[T]` as Never for a coroutine.
+                        self.app.call_from_thread(self._show_watched, lines, tail.present)  # type: ignore[arg-type]
                     except RuntimeError:
                         return  # the app is closing
                 if tail.caught_up:
@@ -1010,7 +1011,9 @@ class MainScreen(Screen[None]):
             self.controller.save_transcript,
         )
 
-    def _ask_and_save(self, question: str, suffix: str, save: Callable[[Path], object]) -> None:
+    def _ask_and_save(
+        self, question: str, suffix: str, save: Callable[[Path], Path | list[Path]]
+    ) -> None:
         """Ask where (a dated name under recordings/ proposed), then save there."""
         if not self.controller.run.events:  # before asking where, not after
             self.notify("Nothing to save yet.", severity="warning")
@@ -1021,7 +1024,9 @@ class MainScreen(Screen[None]):
         self._save_where(question, suffix, save)
 
     @work(exclusive=True, group="prompt")
-    async def _save_where(self, question: str, suffix: str, save: Callable[[Path], object]) -> None:
+    async def _save_where(
+        self, question: str, suffix: str, save: Callable[[Path], Path | list[Path]]
+    ) -> None:
         from airline_agent.tui.screens.prompt import PromptScreen
 
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")

@@ -146,5 +146,7 @@ class PaneSwitcher(Container):
             if widget.id in PANES:
                 return widget.id
             parent = widget.parent
-            widget = parent if parent is not None and not isinstance(parent, Screen) else None
+            widget = (
+                parent if isinstance(parent, Widget) and not isinstance(parent, Screen) else None
+            )
         return None
