@@ -12,8 +12,8 @@ infrastructure error (a server unreachable or failing: the figures leave it out,
 existing run without --resume/--force, no model); 130 when interrupted (Ctrl-C: the
 finished trials are kept, --resume goes on).
 
-The options are here; what the command does is `eval_work.py`'s, loaded only when it
-runs.
+The options are here; what the command does is `eval_work.py`'s (`eval_compare.py`'s
+for --compare), loaded only when it runs.
 """
 
 from __future__ import annotations
@@ -161,11 +161,14 @@ def eval_command(
 ) -> None:
     """Run the agent against a simulated customer on the τ² airline tasks; τ²'s rewards,
     pass^k, every trial a replayable scenario."""
+    if compare is not None:
+        # The door to --compare: two results files read, nothing of a run loaded.
+        from airline_agent.commands import eval_compare
+
+        raise typer.Exit(eval_compare.compare(*compare, as_json=as_json))
     # The door: the evaluation, the agent and the database load only when eval runs.
     from airline_agent.commands import eval_work
 
-    if compare is not None:
-        raise typer.Exit(eval_work.compare(*compare, as_json=as_json))
     eval_work.evaluate(
         tasks=tasks,
         like=like,

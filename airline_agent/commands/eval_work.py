@@ -1,12 +1,11 @@
 """What `airline-agent eval` does (its options are `eval.py`'s): the tasks and the τ²
 runner's texts read, the run folder opened, the trials run and scored, the results
-written and printed; and `eval --compare`.
+written and printed. (`eval --compare` is `eval_compare.py`'s.)
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import subprocess
 import threading
@@ -36,15 +35,8 @@ from airline_agent.evaluation.like_tau2 import (
 )
 from airline_agent.evaluation.progress import EvalProgress
 from airline_agent.evaluation.results import (
-    ResultsUnreadable,
-    like_of,
-    read_results,
     results_json,
-    setting_difference,
     summary_markdown,
-)
-from airline_agent.evaluation.results import (
-    compare as compare_results,
 )
 from airline_agent.evaluation.reward import ReferenceStates
 from airline_agent.evaluation.run_folder import RUN_FILE, RunFolder, RunFolderError
@@ -500,34 +492,3 @@ def _take_ctrl_c(loop: asyncio.AbstractEventLoop, run: asyncio.Task[RunOutcome] 
         run.cancel()
 
     loop.add_signal_handler(signal.SIGINT, pressed)
-
-
-def compare(run_a: Path, run_b: Path, *, as_json: bool) -> int:
-    try:
-        before, after = read_results(run_a), read_results(run_b)
-    except ResultsUnreadable as exc:
-        typer.echo(f"eval --compare: {exc}", err=True)
-        return 2
-    changes = compare_results(before, after)
-    differ = setting_difference(before, after)
-    if as_json:
-        body = [{"task_id": c.task_id, "before": c.before, "after": c.after} for c in changes]
-        like = {"before": like_of(before), "after": like_of(after)}
-        typer.echo(
-            json.dumps({"like": like, "same_setting": differ is None, "changed": body}, indent=2)
-        )
-        return 0
-    typer.echo(f"--like {like_of(before)} → --like {like_of(after)}")
-    if differ is not None:
-        typer.echo(f"note: {differ}")
-    if not changes:
-        typer.echo("no task's outcome changed")
-        return 0
-    typer.echo(f"{'task':>4}  {'before':>7}  {'after':>7}  (passed/counted trials)")
-    for change in changes:  # results.json files may come from anywhere: ids escaped
-        typer.echo(
-            f"{escape_controls(change.task_id):>4}  {change.describe(change.before):>7}  "
-            f"{change.describe(change.after):>7}"
-        )
-    typer.echo(f"{len(changes)} task(s) changed")
-    return 0
