@@ -201,11 +201,7 @@ class LiveRun(Run):
             settings=ScenarioSettings(
                 guard=self.guard,
                 approval=approval,  # type: ignore[arg-type]
-<<<<<<< ours
-                max_tool_calls=self._read_settings().max_tool_calls,
-=======
                 max_tool_calls=self.full_settings.max_tool_calls,
->>>>>>> theirs
                 model=self.agent.model if self.agent else "scripted",
                 now=self.clock,
             ),

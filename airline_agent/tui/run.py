@@ -410,12 +410,8 @@ class Run:
         if leaving is not None:
             self._branch_events[leaving.number] = self.events
             self._left_branch(leaving)
-<<<<<<< ours
-        self.events = self._branch_events.pop(branch.number, []) or list(branch.events)
-=======
         kept: list[AgentEvent] | None = self._branch_events.pop(branch.number, None)
         self.events = kept or list(branch.events)
->>>>>>> theirs
         self._entered_branch(branch, leaving)
         self.status.changed()
 
