@@ -71,9 +71,11 @@ CUT_SHORT_LENGTH = 4  # characters of a secret before a cut's marker that count 
 
 JsonValue = TypeVar("JsonValue")
 
-# `Authorization: Bearer X`, `"api-key": "X"`, `x-api-key=X` (headers, logs, JSON).
+# `Authorization: Bearer X`, `"api-key": "X"`, `x-api-key=X` (headers, logs, JSON). Not a
+# URL's login named so (`postgresql://api_key:pw@host/db`): its password is masked as a
+# URL's, and the host and database stay readable.
 _HEADER_VALUE = re.compile(
-    r"(?i)(\b(?:proxy-)?authorization|\bx-api-key|(?<![\w-])api[-_]key)"
+    r"(?i)(\b(?:proxy-)?authorization|\bx-api-key|(?<![\w/-])api[-_]key)"
     r"([\"']?\s*[:=]\s*[\"']?)((?:bearer|basic|token)\s+)?([^\s\"',;&}\]]+)"
 )
 _BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{8,})")

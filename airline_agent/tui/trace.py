@@ -47,7 +47,7 @@ from airline_agent.tui.formatting import call_signature, first_line, fold, laten
 from airline_agent.tui.run import ScenarioDiverged, ShownEvent
 
 if TYPE_CHECKING:
-    from airline_agent.tools.outcome import RowChange
+    from airline_agent.tools.outcome import ColumnValue, RowChange
 
 EntryProducer = Literal["developer", "customer", "model", "framework", "api", "you"]
 RESULT_LINES = 6  # a tool result longer than this is folded; the details show it whole
@@ -501,7 +501,7 @@ def _changed_fields(before: Mapping[str, object], after: Mapping[str, object]) -
     return [name for name in names if before.get(name, _ABSENT) != after.get(name, _ABSENT)]
 
 
-def _value(change: RowChange, name: str, row: Mapping[str, object]) -> str:
+def _value(change: RowChange, name: str, row: Mapping[str, ColumnValue]) -> str:
     if name not in row:
         return "(new)" if row is change.before else "(removed)"
     text = value_words(change.table, name, row[name])

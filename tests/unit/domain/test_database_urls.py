@@ -78,6 +78,14 @@ def test_the_login_s_password_as_typed(scheme, user, password, host, port, datab
     assert Redactor().redact(f"error: {url} refused") == f"error: {expected} refused"
 
 
+def test_a_login_named_like_a_header_keeps_its_host_and_database() -> None:
+    """A user called `api_key` is a URL's login, not an `api_key: X` header (found by
+    the property test above: the host and database were masked with the password)."""
+    _masked_everywhere(
+        "postgresql://api_key:0@127.0.0.1/0", "postgresql://api_key:***@127.0.0.1/0", "0"
+    )
+
+
 @settings(max_examples=200, deadline=None)
 @given(SCHEMES, NAMES, PASSWORDS, HOSTS, PORTS, NAMES)
 def test_a_password_with_spaces_in_a_url_alone(scheme, user, password, host, port, database):
