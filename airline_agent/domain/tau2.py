@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sqlalchemy import Connection, Row
 from sqlalchemy.orm import Mapped
@@ -78,7 +78,7 @@ def _at(where: str) -> Iterator[None]:
         raise Tau2FormatError(f"{where}: unexpected shape ({exc})") from exc
 
 
-def _section(data: Any, name: str) -> dict:
+def _section(data: dict[str, object], name: str) -> dict:
     section = data.get(name)
     if not isinstance(section, dict):
         raise Tau2FormatError(f"`{name}` must be an object keyed by id")
@@ -230,7 +230,7 @@ def reservation_rows(reservation: dict, seq: int, rows: TableRows) -> None:
             )
 
 
-def rows_from_tau2(data: Any) -> TableRows:
+def rows_from_tau2(data: object) -> TableRows:
     """Every table's rows for a τ² db.json object; Tau2FormatError when it is not one."""
     if not isinstance(data, dict):
         raise Tau2FormatError("expected a JSON object with flights, users and reservations")

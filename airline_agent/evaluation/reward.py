@@ -26,7 +26,6 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from airline_agent.agent.events import AssistantMessage
 from airline_agent.domain.db import Database
@@ -44,16 +43,18 @@ from airline_agent.scenarios.dbdiff import (
 )
 from airline_agent.stack import open_existing_database, reference_toolbox
 from airline_agent.tools.conversation import ToolConversation
+from airline_agent.tools.outcome import RowChange
+from airline_agent.tools.untrusted import JsonValue
 
 
 @dataclass(frozen=True)
 class FieldDifference:
     record: str  # "reservations/EHGLP3"
     field: str  # a dotted path in the record, "" for the whole record
-    reference: Any  # the reference end state's value (None: no such record)
-    actual: Any
+    reference: JsonValue  # the reference end state's value (None: no such record)
+    actual: JsonValue
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JsonValue]:
         return {
             "record": self.record,
             "field": self.field,
@@ -78,7 +79,7 @@ class CommunicateCheck:
         return not self.missing
 
 
-def agent_messages(events: Iterable[Any]) -> list[str]:
+def agent_messages(events: Iterable[object]) -> list[str]:
     """What the agent said to the customer, as τ² counts it: the content of each of its
     assistant messages (an `AssistantMessage` event), in order."""
     return [e.content for e in events if isinstance(e, AssistantMessage) and e.content]
@@ -97,7 +98,7 @@ def communicate_check(task: EvalTask, agent_messages: list[str]) -> CommunicateC
     return CommunicateCheck(task.communicate_info, missing)
 
 
-def touched(changes: Iterable[Any]) -> set[RecordKey]:
+def touched(changes: Iterable[RowChange]) -> set[RecordKey]:
     """The τ² records that these `RowChange`s belong to."""
     keys: set[RecordKey] = set()
     for change in changes:
@@ -161,7 +162,7 @@ def database_check(states: EndStates) -> DatabaseCheck:
     return DatabaseCheck(not differences, tuple(differences))
 
 
-def _value(value: Any) -> Any:
+def _value(value: JsonValue) -> JsonValue:
     """A leaf's value, or None where one side has no such leaf."""
     return None if value is MISSING else value
 

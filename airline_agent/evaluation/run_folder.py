@@ -136,7 +136,7 @@ class RunFolder:
         except OutputRefused as exc:
             raise RunFolderError(f"{exc}; not written") from None
 
-    def write_json(self, relative: str, value: Any, *, indent: int | None = 2) -> Path:
+    def write_json(self, relative: str, value: object, *, indent: int | None = 2) -> Path:
         """`value` as JSON: each string redacted (the shape kept), then the text again (a
         credential by its place, `"api_key": "…"`, is seen only in the text). `indent=None`:
         on one line, for a file read back by the run only (a trial's): the C encoder writes

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from airline_agent.terminal_text import escape_controls
+from airline_agent.tools.untrusted import JsonObject
 
 REWARD_BASES = frozenset({"DB", "COMMUNICATE", "ENV_ASSERTION", "NL_ASSERTION", "ACTION"})
 SCORED_BASES = frozenset({"DB", "COMMUNICATE"})  # what the airline tasks are scored on
@@ -50,7 +51,7 @@ class TaskSetError(Exception):
 class ReferenceAction:
     action_id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class EvalTask:
     communicate_info: tuple[str, ...]
     nl_assertions: tuple[str, ...]  # reported, never scored (τ² needs an LLM judge)
     reward_basis: tuple[str, ...]
-    source: dict[str, Any]  # the task as τ² wrote it (tau2_results.json carries it)
+    source: JsonObject  # the task as τ² wrote it (tau2_results.json carries it)
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def _task(item: Any, position: int, path: Path) -> EvalTask:
     )
 
 
-def _instructions(scenario: dict[str, Any], where: str) -> CustomerInstructions:
+def _instructions(scenario: JsonObject, where: str) -> CustomerInstructions:
     given = scenario["instructions"]
     persona = str(scenario.get("persona") or "")
     if isinstance(given, str):  # τ² also allows plain text

@@ -29,7 +29,7 @@ from airline_agent.agent.events import (
     ToolFinished,
     UsageReported,
 )
-from airline_agent.evaluation.customer import SYSTEM_PROMPT
+from airline_agent.evaluation.customer import SYSTEM_PROMPT, CustomerMessage
 from airline_agent.evaluation.like_tau2 import (
     AGENT_IMPLEMENTATION,
     TEMPERATURE,
@@ -39,6 +39,7 @@ from airline_agent.evaluation.like_tau2 import (
 from airline_agent.evaluation.tasks import EvalTask
 from airline_agent.evaluation.trial import TAU2_TERMINATION, CustomerSaid, TrialRun
 from airline_agent.tools.outcome import result_text
+from airline_agent.tools.untrusted import JsonObject
 
 NOT_REPLAYED_WHY = (
     "a write that failed here and changed nothing (the guard refused it, or the tools "
@@ -46,7 +47,7 @@ NOT_REPLAYED_WHY = (
 )
 
 
-def _arguments(text: str) -> tuple[dict[str, Any], bool]:
+def _arguments(text: str) -> tuple[JsonObject, bool]:
     """The call's arguments as an object, and whether they were one."""
     try:
         value = json.loads(text)
@@ -120,7 +121,7 @@ def simulation_messages(run: TrialRun) -> list[dict[str, Any]]:
     return messages
 
 
-def _user_usage(said: Any) -> dict[str, int] | None:
+def _user_usage(said: CustomerMessage) -> dict[str, int] | None:
     if said.usage is None:
         return None
     return {

@@ -64,6 +64,7 @@ from airline_agent.evaluation.tasks import EvalTask, file_stem
 from airline_agent.scenarios.model import ScenarioSettings
 from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
 from airline_agent.stack import EvalBackends, Stack, live_stack, open_existing_database
+from airline_agent.tools.untrusted import JsonValue
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings
@@ -173,14 +174,14 @@ class TrialRecord:
     trial: int
     reward: float
     db_match: bool | None  # None: not evaluated
-    db_diff: list[dict[str, Any]]
+    db_diff: list[dict[str, JsonValue]]  # FieldDifference.to_json's
     communicate: dict[str, list[str]]
     termination: Termination
     turns: int
     agent_tokens: dict[str, int]
     user_tokens: dict[str, int]
     cost: dict[str, float | None]
-    findings: list[dict[str, Any]]
+    findings: list[dict[str, str]]  # who, kind, value, why
     scenario: str | None  # the scenario file, relative to the run folder (None: no turn ran)
     customer_error: bool = False
     infra_error: bool = False
@@ -282,7 +283,9 @@ async def run_trial(
             backends.customer,
             task.instructions,
             model=settings.customer_model,
-            **({} if tau2 is None else _tau2_customer(tau2, task, seed)),
+            temperature=None if tau2 is None else TEMPERATURE,
+            seed=None if tau2 is None else seed,
+            system_prompt=None if tau2 is None else tau2.runner.user_prompts[task.id],
         )
         check = CustomerCheck(task.instructions.texts())
         log = TrialLog()
@@ -335,14 +338,6 @@ async def off_loop(work: Callable[[], T], *, undo: Callable[[T], None] | None = 
         if undo is not None and not running.cancelled() and running.exception() is None:
             undo(running.result())
         raise
-
-
-def _tau2_customer(tau2: Tau2Setting, task: EvalTask, seed: int | None) -> dict[str, Any]:
-    return {
-        "system_prompt": tau2.runner.user_prompts[task.id],
-        "temperature": TEMPERATURE,
-        "seed": seed,
-    }
 
 
 def _database_failed(
@@ -506,7 +501,7 @@ def _score(
     spend = Spend.of(events)
     usage = spend.usage
     agent_cost = None if spend.cost is None else round(spend.cost, 6)
-    findings: list[dict[str, Any]] = []
+    findings: list[dict[str, str]] = []
     for entry in log.entries:
         if isinstance(entry, CustomerSaid):
             findings += [

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
 
 from airline_agent.domain import showcase
 from airline_agent.domain.airports import AIRPORT_CODES
@@ -71,9 +70,9 @@ def schedule(rng: random.Random) -> list[SampleFlight]:
 
 def _date_row(
     flight: SampleFlight, day: int, randint: RandInt, random_: Callable[[], float]
-) -> dict[str, Any]:
+) -> dict[str, str | int | None]:
     """The flight on day `day`: bookable after the clock's date, else what happened."""
-    row: dict[str, Any] = {
+    row: dict[str, str | int | None] = {
         "flight_number": flight.number,
         "date": DATES[day + 1],
         "status": "available",
