@@ -17,12 +17,11 @@ read; each gets an id of the framework's (`recovered_…`) and the loop says so 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from airline_agent.agent import pattern_cues as cued
+from airline_agent.tools.untrusted import JsonObject, ParsedJson, parse_json_at
 
 _NAMED = re.compile(r"""["']name["']\s*:\s*["']([A-Za-z_][\w.-]{0,63})["']""")
 _ARGUMENTS = re.compile(r"""["'](?:arguments|parameters)["']\s*:\s*""")
@@ -34,7 +33,7 @@ _SHOWN = 120  # characters of the written call quoted in a finding
 @dataclass(frozen=True)
 class TextToolCall:
     name: str
-    arguments: dict[str, Any] | None  # None when they could not be read
+    arguments: JsonObject | None  # None when they could not be read
     written: str  # the call as it stands in the reply, shortened
     position: int
 
@@ -74,7 +73,7 @@ def text_tool_calls(text: str, tool_names: frozenset[str] = frozenset()) -> list
 
 def recovered_calls(
     text: str, tool_names: frozenset[str], request: int
-) -> tuple[tuple[str, str, dict[str, Any]], ...]:
+) -> tuple[tuple[str, str, JsonObject], ...]:
     """The calls written in `text` that can be made: (call id, tool, arguments), in order."""
     return tuple(
         (f"recovered_{request}_{position}", call.name, call.arguments)
@@ -85,24 +84,27 @@ def recovered_calls(
     )
 
 
-def _json_object(text: str, start: int) -> dict[str, Any] | None:
-    """The JSON object at `start` (doubled template braces tolerated), or None."""
+def _json_object(text: str, start: int) -> JsonObject | None:
+    """The JSON object at `start` (doubled template braces tolerated), or None: read as
+    any JSON from outside is (`untrusted.parse_json_at`: no NaN, no number out of range,
+    no lone surrogate, not nested past what a tool takes)."""
     start = text.find("{", start)
     if start < 0:
         return None
     candidate = text[start:]
     for attempt in (candidate, candidate.replace("{{", "{").replace("}}", "}")):
-        try:
-            value, _ = json.JSONDecoder().raw_decode(attempt)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
+        parsed = parse_json_at(attempt)
+        if (
+            isinstance(parsed, ParsedJson)
+            and parsed.lone_surrogate is None
+            and isinstance(parsed.value, dict)
+        ):
+            return parsed.value
     return None
 
 
-def _keyword_arguments(text: str) -> dict[str, Any]:
-    arguments: dict[str, Any] = {}
+def _keyword_arguments(text: str) -> JsonObject:
+    arguments: JsonObject = {}
     for m in _KEYWORD_ARGUMENT.finditer(text):
         key, double, single, number = m.groups()
         if number is not None:

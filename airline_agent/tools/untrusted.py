@@ -257,6 +257,26 @@ def parse_json(
     return ParsedJson(value, first_surrogate(value) if maybe else None)
 
 
+def parse_json_at(text: str, start: int = 0) -> ParsedJson | UnusableJson:
+    """The JSON value that begins at `start` in a longer text (a call a model wrote in its
+    reply, among its words), read as `parse_json` reads JSON from outside; whatever
+    follows it is not read. Never raises."""
+    decoder = json.JSONDecoder(parse_int=_integer, parse_float=_real, parse_constant=_not_a_number)
+    try:
+        value, end = decoder.raw_decode(text, start)
+    except _NumberRefused as refused:
+        return UnusableJson("number", refused.message)
+    except RecursionError:
+        return UnusableJson("depth", f"nested more than {MAX_DEPTH} levels deep")
+    except ValueError as exc:
+        return UnusableJson("syntax", f"not valid JSON ({exc})")
+    if depth_beyond(value, MAX_DEPTH):
+        return UnusableJson("depth", f"nested more than {MAX_DEPTH} levels deep")
+    read = text[start:end]
+    maybe = not read.isascii() or _SURROGATE_ESCAPE.search(read) is not None
+    return ParsedJson(value, first_surrogate(value) if maybe else None)
+
+
 class _KeyTwice(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
