@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING
 
 from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.redaction import Redactor
-from airline_agent.tui.library import ScenarioChoice
+from airline_agent.settings_peek import PendingSettings
+from airline_agent.tui.database_reset import discard
+from airline_agent.tui.library import ScenarioChoice, quick_choices, scenario_choices, scenario_path
 from airline_agent.tui.live_run import LiveRun
 from airline_agent.tui.run import Mode, Run
 from airline_agent.tui.status import Status
@@ -85,6 +87,7 @@ class Controller:
     def eval_results(self) -> EvalResults:
         """The eval run of `results`, read (slow for a big run: a thread); raises
         ResultsUnusable."""
+        # Only with `tui --results`: the first screen does not wait for the eval modules.
         from airline_agent.tui.eval_results import ResultsUnusable
 
         raise ResultsUnusable("no eval run was given: `airline-agent tui --results DIR`")
@@ -204,18 +207,16 @@ class AgentController(Controller):
 
     # -- library ------------------------------------------------------------------------
     def scenario_choices(self) -> list[ScenarioChoice]:
-        from airline_agent.tui.library import scenario_choices
 
         return scenario_choices(self.library, self._paths)
 
     def quick_choices(self) -> list[ScenarioChoice] | None:
-        from airline_agent.tui.library import quick_choices
 
         return quick_choices(self.library, self._paths)
 
     async def start_scenario(self, name: str, progress: Progress | None = None) -> str:
+        # Scenarios' modules (pydantic's models): the first screen does not wait for them.
         from airline_agent.scenarios.loader import load_scenario
-        from airline_agent.tui.library import scenario_path
         from airline_agent.tui.playback import Playback
 
         await self.settle()
@@ -256,6 +257,7 @@ class AgentController(Controller):
         self.status.changed()
 
     async def restart_scenario(self, progress: Progress | None = None) -> None:
+        # A scenario's modules (pydantic, the stack) load when one plays, not for the first screen.
         from airline_agent.tui.playback import Playback
 
         if isinstance(self.run, Playback):
@@ -263,6 +265,7 @@ class AgentController(Controller):
             self.run.start_over()
 
     def eval_results(self) -> EvalResults:
+        # Only with `tui --results`: the first screen does not wait for the eval modules.
         from airline_agent.tui.eval_results import read_eval_results
 
         if self.results is None:
@@ -296,6 +299,7 @@ class AgentController(Controller):
             self.status.changed()  # a new conversation
 
     def customers(self) -> list[tuple[str, str]]:
+        # The stack (sqlmodel): the first screen does not wait for it.
         from airline_agent.stack import list_customers
 
         if isinstance(self.run, LiveRun) and self.run.stack is not None:
@@ -303,7 +307,6 @@ class AgentController(Controller):
         return []
 
     async def discard_reset(self, plan: ResetPlan) -> None:
-        from airline_agent.tui.database_reset import discard
 
         await asyncio.to_thread(discard, plan)
 
@@ -315,6 +318,5 @@ class AgentController(Controller):
 
 
 def _is_pending(settings: object) -> bool:
-    from airline_agent.settings_peek import PendingSettings
 
     return isinstance(settings, PendingSettings)

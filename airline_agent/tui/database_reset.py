@@ -69,6 +69,7 @@ def plan_reset(
 ) -> ResetPlan:
     """Build what the reset would put back in `scratch` (or take the copy from opening)
     and compare it with the database as it is now."""
+    # A reset's modules (the stack, sqlmodel): the first screen does not wait for them.
     from airline_agent.scenarios.dbdiff import diff_databases
     from airline_agent.scenarios.live import copy_sqlite
     from airline_agent.stack import build_as_built
@@ -88,12 +89,14 @@ def plan_reset(
 
 def apply_reset(plan: ResetPlan) -> None:
     """The database becomes the plan's replacement (the caller has closed it)."""
+    # A reset's modules: the first screen does not wait for them.
     from airline_agent.scenarios.live import copy_sqlite
 
     copy_sqlite(plan.replacement, plan.location)  # SQLite's backup API: whole, atomic
 
 
 def discard(plan: ResetPlan) -> None:
+    # The datasets' module (the stack): the first screen does not wait for it.
     from airline_agent.scenarios import datasets
 
     datasets.discard(plan.replacement)

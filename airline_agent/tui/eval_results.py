@@ -93,6 +93,7 @@ def results_file(given: Path) -> Path:
 
 def read_eval_results(given: Path) -> EvalResults:
     """The run at `given`, every trial's outcome worked out; raises ResultsUnusable."""
+    # The eval modules (pydantic): only with `tui --results`, after the first screen.
     from airline_agent.evaluation.results import ResultsUnreadable, read_results
 
     target = results_file(given)
@@ -108,6 +109,7 @@ def read_eval_results(given: Path) -> EvalResults:
 
 def _tasks_dir(folder: Path) -> Path | None:
     """The run's τ² folder, when its run.json names one that still holds a db.json."""
+    # The eval modules (pydantic): only with `tui --results`, after the first screen.
     from airline_agent.evaluation.run_folder import RUN_FILE, RunFolder
 
     run = RunFolder(folder).read_json(RUN_FILE)
@@ -124,6 +126,7 @@ def _tasks_dir(folder: Path) -> Path | None:
 def _eval_results(
     folder: Path, results: dict[str, Any], tasks_dir: Path | None = None
 ) -> EvalResults:
+    # The eval modules (pydantic): only with `tui --results`, after the first screen.
     from airline_agent.evaluation.results import mark
 
     outcomes: dict[tuple[str, int], TrialOutcome] = {}

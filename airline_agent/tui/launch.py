@@ -78,6 +78,7 @@ def _run(
     *,
     shown: Callable[[], None],
 ) -> int:
+    # The door: `tui --help` and the other commands never import the app (Textual).
     from airline_agent.settings_peek import peek_settings
 
     if (
@@ -96,6 +97,7 @@ def _run(
     if scenario is not None or results is not None:
         settings = replace(settings, model=None)  # a scenario (a trial's too) plays offline
 
+    # The door: `tui --help` and the other commands never import the app (Textual).
     from airline_agent.tui.app import AirlineApp
     from airline_agent.tui.controller import AgentController
 
@@ -112,6 +114,7 @@ def _run(
 def _results_problem(scenario: str | None, results: Path) -> str | None:
     """Why `--results` cannot open (None: it can). Before the app, as for a missing
     scenario file: a folder that is no eval run's is one line, not an empty view."""
+    # Only with `tui --results`: a plain start does not import the eval modules.
     from airline_agent.tui.eval_results import ResultsUnusable, read_eval_results
 
     if scenario is not None:
@@ -131,6 +134,7 @@ def _watch(
     if problem:
         print(f"airline-agent tui: {problem}", file=sys.stderr)
         return 2
+    # The door for `tui --watch`: a plain start does not import the watch modules.
     from airline_agent.tui.app import AirlineApp
     from airline_agent.tui.controller import Controller
     from airline_agent.tui.status import Status
@@ -144,6 +148,7 @@ def _watch(
 
 def _watch_problem(path: Path, *, scenario: str | None, results: str | None) -> str | None:
     """Why `--watch` cannot follow `path` (None: it can; a missing file is waited for)."""
+    # Only when the watched file is unusable.
     from airline_agent.terminal_text import escape_controls
 
     if scenario is not None or results is not None:

@@ -22,6 +22,7 @@ class ScenarioChoice:
 def scenario_choices(library: Path | None, paths: dict[str, Path]) -> list[ScenarioChoice]:
     """Every file of the library (None: the shipped one) validated; `paths` learns where
     each scenario's file is."""
+    # Read in the library's worker thread (pydantic's models), not before the first frame.
     from airline_agent.scenarios.library import SHOWCASE, library_dir
     from airline_agent.scenarios.loader import ScenarioLoadError, load_scenario, scenario_paths
 
@@ -42,6 +43,7 @@ def quick_choices(library: Path | None, paths: dict[str, Path]) -> list[Scenario
     """The first screen: each file's name, description and turns from its YAML alone
     (libyaml, no pydantic); `scenario_choices` validates right after. None: a file the
     quick reader cannot list (the loader says why, in its words)."""
+    # Read in the library's worker thread, not before the first frame.
     from airline_agent.scenarios.library import SHOWCASE, library_dir
     from airline_agent.scenarios.yaml_text import scenario_paths_in, summary
 
@@ -64,6 +66,7 @@ def scenario_path(
     list_library: Callable[[], object],
 ) -> Path:
     """The file of scenario `name` (or `name` itself when it is a YAML file's path)."""
+    # Scenarios' modules load when one is chosen, not before the first screen.
     from airline_agent.scenarios.library import library_dir
 
     path = Path(name)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from airline_agent.redaction import redact_url
 from airline_agent.settings_peek import PendingSettings
-from airline_agent.tui.database_reset import ResetPlan
-from airline_agent.tui.run import Run
+from airline_agent.tui.database_reset import ResetPlan, apply_reset, discard, plan_reset
+from airline_agent.tui.run import Run, slug
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ class LiveRun(Run):
         """Open the database (built on first start only at the default location) and the
         stack (in a thread: the status line learns of it from the caller, on the UI's
         loop)."""
+        # The stack (sqlmodel, openai): imported in the thread that opens it, after the first frame.
         from airline_agent.stack import settings_database
 
         try:
@@ -96,6 +98,7 @@ class LiveRun(Run):
         self._origin = DatabaseOrigin.user(self.settings.db, built=built.short())
 
     def _open_stack(self, database: Database, customer: str | None) -> None:
+        # The stack (sqlmodel, openai): imported in the thread that opens it, after the first frame.
         from airline_agent.stack import live_stack
 
         self.stack = live_stack(
@@ -110,6 +113,7 @@ class LiveRun(Run):
         self._backend = self.stack.backend
 
     def _remember_how_built(self) -> Provenance:
+        # The stack and datasets: in the opening thread, after the first screen.
         from airline_agent.scenarios import datasets
         from airline_agent.scenarios.live import copy_sqlite
         from airline_agent.stack import database_provenance
@@ -129,6 +133,7 @@ class LiveRun(Run):
 
     def _copy_start(self) -> None:
         """Copy the live database as this conversation begins (a few milliseconds)."""
+        # The datasets' module (the stack): after the first screen, when a conversation starts.
         from airline_agent.scenarios import datasets
         from airline_agent.scenarios.live import copy_sqlite
 
@@ -143,8 +148,8 @@ class LiveRun(Run):
     def plan_reset(self, progress: Progress | None = None) -> ResetPlan:
         """What `r` would put back and lose (slow: a thread). Raises ValueError with a
         sentence when the database cannot be reset from here."""
+        # The datasets' module: only for a reset, after the first screen.
         from airline_agent.scenarios import datasets
-        from airline_agent.tui.database_reset import plan_reset
 
         if self.stack is None or self.built is None:
             raise ValueError(f"no database is open ({self.problem or 'it is still opening'})")
@@ -161,8 +166,8 @@ class LiveRun(Run):
 
     def apply_reset(self, plan: ResetPlan) -> None:
         """Put the plan's database in place and reopen the stack (a thread)."""
+        # The stack (sqlmodel): only for a reset, after the first screen.
         from airline_agent.stack import open_existing_database
-        from airline_agent.tui.database_reset import apply_reset, discard
 
         # Whom its conversations start with, and the guard: as they were before.
         self._customer = self.agent.customer if self.agent else self._customer
@@ -178,11 +183,11 @@ class LiveRun(Run):
     # -- saving -------------------------------------------------------------------------
     def save_scenario(self, path: Path, redactor: Redactor) -> tuple[Path, str | None]:
         """Saved, and a warning when its replay may drift (the start was not pristine)."""
+        # The recorder's modules (pydantic): only when saving, never before the first screen.
         from airline_agent.scenarios.dbdiff import diff_databases
         from airline_agent.scenarios.model import ScenarioSettings
         from airline_agent.scenarios.provenance import match_dataset
         from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
-        from airline_agent.tui.run import slug
 
         # Under "ask" the recorder writes each answer: the most frequent as the default.
         approval = "ask-accept" if self.approval == "ask" else self.approval
@@ -222,8 +227,6 @@ def live_source(settings: Settings | PendingSettings) -> str:
     """'model: gpt-4o-mini @ api.openai.com' (a password in the base URL masked)."""
     host = "api.openai.com"
     if settings.base_url:
-        from urllib.parse import urlsplit
-
         # A credential in the URL (http://user:key@host) is masked before it is shown.
         shown = redact_url(settings.base_url)
         host = urlsplit(shown).netloc or shown

@@ -26,7 +26,9 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from airline_agent.tui.run import Run, ScenarioDiverged
+from airline_agent.choices import APPROVAL_MODES
+from airline_agent.scenarios.model import Approval, ScenarioSettings
+from airline_agent.tui.run import Run, ScenarioDiverged, slug
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
@@ -112,6 +114,7 @@ class Playback(Run):
     def open(self) -> None:
         """A fresh copy of the dataset and the scenario's stack over it (slow: a thread;
         its facts change when the caller says so, on the UI's loop)."""
+        # The stack (sqlmodel): imported in the thread that opens the scenario's copy.
         from airline_agent.scenarios import datasets
         from airline_agent.scenarios.script import ScenarioScript
         from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
@@ -130,8 +133,6 @@ class Playback(Run):
     def describe_settings(self, shown: Run) -> str:
         """What the scenario sets, in words, and what of the run shown until now it
         changes ("guard on (was OFF)")."""
-        from airline_agent.choices import APPROVAL_MODES
-        from airline_agent.scenarios.model import Approval
 
         settings = self.scenario.settings
         # An approval a user chose (live) or a scenario set; anything else a run shows
@@ -150,6 +151,7 @@ class Playback(Run):
         super().close()
         self.script = None
         if self._copy is not None:
+            # The datasets' module (the stack): loaded by `open`'s thread, never on the UI's loop.
             from airline_agent.scenarios import datasets
 
             datasets.discard(self._copy)
@@ -234,6 +236,7 @@ class Playback(Run):
         return []
 
     def _check_call(self, event: ToolFinished) -> list[ScenarioDiverged]:
+        # The checks' modules load with the first call checked, off the first screen's path.
         from airline_agent.scenarios.checks import call_where, check_call
 
         checks = self.scenario.turns[self.next_turn - 1].expect.calls or []
@@ -245,6 +248,7 @@ class Playback(Run):
         return self._diverged(where, check_call(where, check, event))
 
     def _check_turn(self) -> list[ScenarioDiverged]:
+        # The checks' modules load with the first turn checked, off the first screen's path.
         from airline_agent.scenarios.checks import check_turn
         from airline_agent.stack import scripted_backend
 
@@ -269,8 +273,8 @@ class Playback(Run):
 
     # -- saving -------------------------------------------------------------------------
     def save_scenario(self, path: Path, redactor: Redactor) -> tuple[Path, str | None]:
+        # The recorder's modules (pydantic): only when saving.
         from airline_agent.scenarios.dbdiff import diff_databases
-        from airline_agent.scenarios.model import ScenarioSettings
         from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
 
         settings = self.scenario.settings
@@ -308,6 +312,5 @@ def _setting(name: str, value: str, before: str | None) -> str:
 
 
 def _name(path: Path) -> str:
-    from airline_agent.tui.run import slug
 
     return slug(path.stem)

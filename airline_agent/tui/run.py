@@ -22,6 +22,7 @@ shows each as it was and saving saves the branch on screen.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.agent.cancelled import cancelled_turn
+from airline_agent.agent.debugger import ForkFailed
 from airline_agent.agent.edits import EditRefused
 from airline_agent.agent.events import (
     AgentEvent,
@@ -129,6 +131,7 @@ class Run:
 
     def database_file(self) -> Path | None:
         """The SQLite file the run's stack opened (None: not open, or not SQLite)."""
+        # The scenarios' live module (the stack): the first screen does not wait for it.
         from airline_agent.scenarios.live import sqlite_file
 
         if self.stack is None:
@@ -393,7 +396,6 @@ class Run:
         """A new branch of the conversation on screen, right after `step`, on a copy of
         the database as it was then (slow: call it in a thread). Raises ForkFailed,
         saying why."""
-        from airline_agent.agent.debugger import ForkFailed
 
         debugger = self.debugger
         if debugger is None:
@@ -434,6 +436,7 @@ class Run:
         raise NotImplementedError
 
     def save_transcript(self, directory: Path, name: str, redactor: Redactor) -> list[Path]:
+        # The transcript writer: only when saving, never before the first screen.
         from airline_agent.scenarios.transcript import write_transcript
 
         return list(write_transcript(self.events, directory, slug(name), redactor))
@@ -450,7 +453,6 @@ def turn_open(events: list[AgentEvent]) -> bool:
 
 
 def slug(text: str) -> str:
-    import re
 
     name = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return name or "conversation"

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from rich.markup import escape
+
 from airline_agent.redaction import redact_url
 from airline_agent.terminal_text import escape_controls
 
@@ -175,6 +177,5 @@ def _run_parts(run: RunFacts, *, waiting: bool) -> list[str]:
 
 def _escape(text: str) -> str:
     """A part of the status line as text, never markup nor a terminal's command."""
-    from rich.markup import escape
 
     return escape(escape_controls(text))

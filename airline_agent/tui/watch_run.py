@@ -86,6 +86,7 @@ class WatchRun(Run):
     # -- the log --------------------------------------------------------------------------
     def take(self, lines: list[str], *, present: bool) -> Watched:
         """What `lines` (read just now; `present`: the file is there) add to the panes."""
+        # The MCP event log's reader (pydantic): only with `tui --watch`, after the first frame.
         from airline_agent.mcp_server.event_log import (
             LoggedEvent,
             SessionMark,

@@ -20,7 +20,7 @@ from airline_agent.tui.widgets.status_bar import StatusBar
 from tests.tui.helpers import wait_until
 
 SIZES = {"80x24": (80, 24), "160x48": (160, 48)}
-DEADLINE = 60.0
+DEADLINE = 60.0  # every wait: under load a step took more than the default 10 s
 
 
 @pytest.fixture(autouse=True)
@@ -36,15 +36,22 @@ async def _editor_open(pilot) -> None:
     await wait_until(pilot, lambda: isinstance(app.controller.run.held, RequestHeld), DEADLINE)
     await wait_until(pilot, lambda: not app.main.backlog, DEADLINE)
     # The footer offers `e` once the hold is shown (it recomposes its keys a moment later).
-    await wait_until(pilot, lambda: _footer_keys(app.main) and "e" in _footer_keys(app.main))
+    await wait_until(
+        pilot, lambda: _footer_keys(app.main) and "e" in _footer_keys(app.main), DEADLINE
+    )
     await pilot.press("e")
-    await wait_until(pilot, lambda: isinstance(app.screen, JsonEditorScreen))
+    await wait_until(pilot, lambda: isinstance(app.screen, JsonEditorScreen), DEADLINE)
     area = app.screen.query_one(TextArea)
     area.cursor_blink = False
+    # The picture has the cursor: the editor has the focus (under load it came after the
+    # screen, and the picture caught the text without it).
+    await wait_until(pilot, lambda: area.has_focus, DEADLINE)
     app.clear_notifications()
     await pilot.wait_for_scheduled_animations()
     # Every footer on screen drawn (a footer recomposing has no keys for a moment).
-    await wait_until(pilot, lambda: all(_footer_keys(screen) for screen in app.screen_stack))
+    await wait_until(
+        pilot, lambda: all(_footer_keys(screen) for screen in app.screen_stack), DEADLINE
+    )
     await pilot.pause()
 
 

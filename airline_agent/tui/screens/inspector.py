@@ -309,6 +309,7 @@ class InspectorScreen(ModalScreen[None]):
             body_area.border_title = None
 
     def _show_anatomy(self, exchange: Exchange | None) -> None:
+        # The anatomy (the prompt's parts): only when the inspector shows it.
         from airline_agent.agent.anatomy import request_anatomy
 
         self._anatomy = []
@@ -356,6 +357,7 @@ class InspectorScreen(ModalScreen[None]):
 
     def action_both_wires(self) -> None:
         """The request shown, and its response, on both wires side by side."""
+        # A modal screen: imported when it opens, the first frame does not wait for it.
         from airline_agent.tui.screens.both_wires import BothWiresScreen
 
         if self.numbers and not self._viewing_held:

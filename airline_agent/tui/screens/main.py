@@ -33,8 +33,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
+from airline_agent.agent.debugger import BranchBusy, ForkFailed
+from airline_agent.agent.edits import EditRefused
 from airline_agent.agent.events import (
     ApprovalRequested,
     RequestHeld,
@@ -57,6 +59,7 @@ from airline_agent.tui.pacing import (
     turn_pause,
 )
 from airline_agent.tui.scheduler import EventScheduler
+from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
 from airline_agent.tui.waiting import AT_WORK, ResponseWait
 from airline_agent.tui.widgets.chat_pane import ChatPane
@@ -350,6 +353,7 @@ class MainScreen(Screen[None]):
         try:
             await self.controller.settle()
         except Exception as error:
+            # Settings (pydantic) are read after the first frame.
             from airline_agent.config import SettingsError
 
             if not isinstance(error, SettingsError):
@@ -390,6 +394,7 @@ class MainScreen(Screen[None]):
         first built: most starts build none, and composed, its widgets and their styles
         held up the first frame. (In the DOM at once: `mount` registers it before it
         returns, so the next message finds it.)"""
+        # Textual's ProgressBar: only when a database is first built (most starts build none).
         from textual.widgets import ProgressBar
 
         if found := self.query("#seeding"):
@@ -417,8 +422,8 @@ class MainScreen(Screen[None]):
     def watch_log(self) -> None:
         """Follow the watched file until the app closes; what comes goes on screen on the
         UI's loop (the call waits for it, so a long file is read as fast as it is shown)."""
-        from textual.worker import get_current_worker
 
+        # Only with `tui --watch`: a plain start does not import it.
         from airline_agent.tui.watch_run import WatchRun
 
         run = self.controller.run
@@ -443,6 +448,7 @@ class MainScreen(Screen[None]):
             tail.close()
 
     async def _show_watched(self, lines: list[str], present: bool) -> None:
+        # Only with `tui --watch`: a plain start does not import it.
         from airline_agent.tui.watch_run import WatchRun
 
         run = self.controller.run
@@ -539,6 +545,7 @@ class MainScreen(Screen[None]):
 
     @on(TracePane.EntryChosen)
     def open_entry(self, message: TracePane.EntryChosen) -> None:
+        # A modal screen: imported when it opens, the first frame does not wait for it.
         from airline_agent.tui.screens.details import EntryDetailsScreen
 
         entry = message.entry
@@ -550,6 +557,7 @@ class MainScreen(Screen[None]):
     def _inspect(self, request: int | None) -> None:
         """The inspector on `request` (None: the latest, or the one held), over the run's
         conversation."""
+        # A modal screen: imported when it opens, the first frame does not wait for it.
         from airline_agent.tui.request_log import RequestLog
         from airline_agent.tui.screens.inspector import InspectorScreen
 
@@ -692,7 +700,7 @@ class MainScreen(Screen[None]):
     async def action_edit_held(self) -> None:
         """The held request's body, or the held call's arguments, in the editor; what it
         accepts goes on (the body byte for byte); esc leaves the hold as it was."""
-        from airline_agent.agent.edits import EditRefused
+        # A modal screen (TextArea): imported when it opens, the first frame does not wait for it.
         from airline_agent.tui.screens.json_editor import JsonEditorScreen
 
         run = self.controller.run
@@ -729,7 +737,6 @@ class MainScreen(Screen[None]):
     async def action_fork(self) -> None:
         """A new branch right after the highlighted trace entry's step, with the database
         as it was then (made in a thread: a copy, and the writes again), shown at once."""
-        from airline_agent.agent.debugger import ForkFailed
 
         if self.waits_for_scenario("fork"):
             return
@@ -766,7 +773,6 @@ class MainScreen(Screen[None]):
         await self._show_branch(debugger.branches[(index + delta) % len(debugger.branches)])
 
     async def _show_branch(self, branch: Branch) -> None:
-        from airline_agent.agent.debugger import BranchBusy
 
         try:
             self.controller.run.switch_branch(branch)
@@ -790,7 +796,6 @@ class MainScreen(Screen[None]):
                 self._scenario_in_place()
 
     async def _choose_scenario(self) -> None:
-        from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
 
         controller = self.controller
         live_chat = None
@@ -821,6 +826,7 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="library")
     async def choose_trial(self) -> None:
+        # A modal screen: imported when it opens, the first frame does not wait for it.
         from airline_agent.tui.screens.results import ResultsScreen
 
         try:
@@ -875,6 +881,7 @@ class MainScreen(Screen[None]):
     # -- the customer -----------------------------------------------------------------
     @work(exclusive=True, group="prompt")
     async def action_switch_customer(self) -> None:
+        # A modal screen: imported when it opens, the first frame does not wait for it.
         from airline_agent.tui.screens.customer_picker import CustomerPicker
 
         if self.waits_for_scenario("switch_customer"):
@@ -953,6 +960,7 @@ class MainScreen(Screen[None]):
             live.resetting = False
 
     async def _reset_with_confirmation(self) -> None:
+        # A modal screen: imported when it opens, the first frame does not wait for it.
         from airline_agent.tui.screens.confirm import ConfirmScreen
 
         plan = await self._reset_plan()
@@ -1027,6 +1035,7 @@ class MainScreen(Screen[None]):
     async def _save_where(
         self, question: str, suffix: str, save: Callable[[Path], Path | list[Path]]
     ) -> None:
+        # A modal screen: imported when it opens, the first frame does not wait for it.
         from airline_agent.tui.screens.prompt import PromptScreen
 
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -1048,6 +1057,7 @@ class MainScreen(Screen[None]):
     # -- approval ---------------------------------------------------------------------
     @work(group="approval")
     async def ask_approval(self, event: ApprovalRequested) -> None:
+        # A modal screen: imported when it opens, the first frame does not wait for it.
         from airline_agent.tui.screens.approval import ApprovalScreen
 
         answers: dict[str, bool] | None = None

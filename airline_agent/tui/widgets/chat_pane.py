@@ -85,6 +85,7 @@ class ChatPane(Vertical):
         return self.query_one(ChatInput)
 
     def messages(self) -> list[ChatMessage]:
+        # The chat message widget (Markdown) loads with the first message, not with the first frame.
         from airline_agent.tui.widgets.chat_message import ChatMessage
 
         # The list's children, not a query: a query walks every widget inside the messages.

@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Static, Tab, Tabs
 
 if TYPE_CHECKING:
     from textual.widgets import Tabs
@@ -81,8 +82,6 @@ class PaneSwitcher(Container):
             panes.set_class(layout == name, f"-{name}")
         switcher = self.query_one("#switcher")
         if layout == "single" and self.tab_bar is None:
-            from textual.widgets import Static, Tab, Tabs
-
             tabs = (Tab(PANE_TITLES[p], id=f"tab-{p}") for p in PANES)
             self.tab_bar = Tabs(*tabs, active=f"tab-{self.shown}", id="pane-tabs")
             switcher.mount(self.tab_bar, Static("f2 next pane", id="pane-keys"))
