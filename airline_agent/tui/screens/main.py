@@ -36,6 +36,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
+from airline_agent.agent.debugger_errors import BranchBusy, ForkFailed
 from airline_agent.agent.events import (
     ApprovalRequested,
     RequestHeld,
@@ -728,8 +729,6 @@ class MainScreen(Screen[None]):
     async def action_fork(self) -> None:
         """A new branch right after the highlighted trace entry's step, with the database
         as it was then (made in a thread: a copy, and the writes again), shown at once."""
-        from airline_agent.agent.debugger import ForkFailed
-
         if self.waits_for_scenario("fork"):
             return
         run = self.controller.run
@@ -765,8 +764,6 @@ class MainScreen(Screen[None]):
         await self._show_branch(debugger.branches[(index + delta) % len(debugger.branches)])
 
     async def _show_branch(self, branch: Branch) -> None:
-        from airline_agent.agent.debugger import BranchBusy
-
         try:
             self.controller.run.switch_branch(branch)
         except BranchBusy as busy:
