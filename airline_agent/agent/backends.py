@@ -20,6 +20,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
+import openai
+from openai import AsyncStream
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.responses import Response, ResponseStreamEvent
+
 from airline_agent.agent import responses_reply
 from airline_agent.agent.errors import (
     NotACompletion,
@@ -232,8 +237,6 @@ class OpenAIBackend:
         self.model = model
         self.base_url = base_url
         if client is None:
-            import openai
-
             if not api_key:
                 if not base_url:
                     raise BackendConfigError(
@@ -295,9 +298,6 @@ class OpenAIBackend:
         through the same client (its base URL, key, headers, timeout and errors)."""
         if wire is None:
             return await self.client.chat.completions.create(**body)
-        from openai import AsyncStream
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
-
         return await self.client.post(
             "/chat/completions",
             cast_to=ChatCompletion,
@@ -370,11 +370,6 @@ class ResponsesBackend(OpenAIBackend):
     async def _create(self, body: dict[str, Any], wire: bytes | None) -> Any:
         """`client.responses.create` with the body's fields, or (`wire`) those bytes as they
         are, through the same client. A 404 that is not about the model: no such endpoint."""
-        # openai is imported by the client this backend was built with already.
-        import openai
-        from openai import AsyncStream
-        from openai.types.responses import Response, ResponseStreamEvent
-
         try:
             if wire is None:
                 return await self.client.responses.create(**body)

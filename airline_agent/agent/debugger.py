@@ -48,6 +48,7 @@ from typing import Protocol
 from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.agent.cancelled import cancelled_turn
 from airline_agent.agent.conversation import Conversation
+from airline_agent.agent.debugger_errors import BranchBusy, ForkFailed
 from airline_agent.agent.events import (
     AgentEvent,
     AssistantMessage,
@@ -89,14 +90,6 @@ _NOT_RECORDED = (
     ResponseStalled,
 )
 _STEP_EVENTS = (TurnStarted, RequestSent, AssistantMessage, ToolFinished)  # each has `.step`
-
-
-class ForkFailed(RuntimeError):
-    """A fork that cannot be made; says why in one sentence. Nothing was forked."""
-
-
-class BranchBusy(RuntimeError):
-    """A branch switch while a turn runs (cancel it, or let it end, first)."""
 
 
 class DebuggedSession(Protocol):

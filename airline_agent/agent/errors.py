@@ -2,8 +2,8 @@
 
 The loop catches failures of one model request and turns them into a `Failure` through
 `classify`; it retries the retryable ones with backoff and otherwise ends the turn with an
-`ErrorOccurred` event. `openai` is imported lazily (start-up is paid at the doors:
-docs/architecture.md).
+`ErrorOccurred` event. Neither the TUI's first screen nor `--help` imports this module,
+so it imports `openai` at its top.
 """
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ import email.utils
 import json
 import time
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from typing import Any
+
+import openai
 
 from airline_agent.tools.untrusted import clean_text
 
@@ -73,8 +76,6 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
     if isinstance(exc, BackendError):
         return Failure(exc.kind, exc.message, exc.hint, exc.status, retryable=exc.retryable)
     where = base_url or "the API"
-    import openai
-
     httpx = _http_library()
 
     if isinstance(exc, openai.APITimeoutError):
@@ -127,11 +128,11 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
 def _http_library() -> Any:
     """The HTTP library under `openai` (newer releases ship it as `httpx2`)."""
     try:
-        import httpx2
+        import httpx2  # optional: what newer openai releases install (older ones: httpx)
 
         return httpx2
     except ImportError:
-        import httpx
+        import httpx  # optional: under older openai releases
 
         return httpx
 
@@ -309,7 +310,6 @@ def _looks_like_html(text: str) -> bool:
 def html_text(page: str) -> str:
     """The words of an HTML page: its body's text, or its title when the body has none;
     scripts and styles left out (stdlib parser: never raises on broken markup)."""
-    from html.parser import HTMLParser
 
     class Words(HTMLParser):
         def __init__(self) -> None:

@@ -22,6 +22,7 @@ the evidence each reply had): see test_grounding_corpus.py for the figures it as
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -318,8 +319,6 @@ class Evidence:
 
 
 def _is_error_result(text: str) -> bool:
-    import json
-
     try:
         value = json.loads(text)
     except ValueError:

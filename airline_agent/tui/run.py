@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.agent.cancelled import cancelled_turn
-from airline_agent.agent.debugger import ForkFailed
+from airline_agent.agent.debugger_errors import ForkFailed
 from airline_agent.agent.edits import EditRefused
 from airline_agent.agent.events import (
     AgentEvent,
@@ -396,7 +396,6 @@ class Run:
         """A new branch of the conversation on screen, right after `step`, on a copy of
         the database as it was then (slow: call it in a thread). Raises ForkFailed,
         saying why."""
-
         debugger = self.debugger
         if debugger is None:
             raise ForkFailed("no conversation with a debugger is open here")

@@ -35,7 +35,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from airline_agent.agent.debugger import BranchBusy, ForkFailed
+from airline_agent.agent.debugger_errors import BranchBusy, ForkFailed
 from airline_agent.agent.edits import EditRefused
 from airline_agent.agent.events import (
     ApprovalRequested,
@@ -737,7 +737,6 @@ class MainScreen(Screen[None]):
     async def action_fork(self) -> None:
         """A new branch right after the highlighted trace entry's step, with the database
         as it was then (made in a thread: a copy, and the writes again), shown at once."""
-
         if self.waits_for_scenario("fork"):
             return
         run = self.controller.run
@@ -773,7 +772,6 @@ class MainScreen(Screen[None]):
         await self._show_branch(debugger.branches[(index + delta) % len(debugger.branches)])
 
     async def _show_branch(self, branch: Branch) -> None:
-
         try:
             self.controller.run.switch_branch(branch)
         except BranchBusy as busy:
