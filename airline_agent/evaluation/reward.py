@@ -26,6 +26,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from airline_agent.agent.events import AssistantMessage
 from airline_agent.domain.db import Database
@@ -162,9 +163,10 @@ def database_check(states: EndStates) -> DatabaseCheck:
     return DatabaseCheck(not differences, tuple(differences))
 
 
-def _value(value: JsonValue) -> JsonValue:
+def _value(value: object) -> JsonValue:
     """A leaf's value, or None where one side has no such leaf."""
-    return None if value is MISSING else value
+    # A path into a JSON record leads to a JSON value (or to MISSING).
+    return None if value is MISSING else cast(JsonValue, value)
 
 
 def reward_of(
