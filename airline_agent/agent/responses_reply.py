@@ -33,7 +33,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from openai.types.responses import (
+    Response,
+    ResponseReasoningItemParam,
+    ResponseStreamEvent,
+    ResponseUsage,
+)
 
 from airline_agent.agent.errors import (
     CHECK_BASE_URL,
@@ -63,16 +70,8 @@ from airline_agent.agent.streaming import (
 )
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
 
-if TYPE_CHECKING:
-    from openai.types.responses import (
-        Response,
-        ResponseReasoningItemParam,
-        ResponseStreamEvent,
-        ResponseUsage,
-    )
-
-    ResponseBody = Response | Mapping[str, Any]  # the SDK's object, or its JSON
-    StreamEvent = ResponseStreamEvent | Mapping[str, Any]
+ResponseBody = Response | Mapping[str, Any]  # the SDK's object, or its JSON
+StreamEvent = ResponseStreamEvent | Mapping[str, Any]
 
 # How an incomplete response's reason reads as the loop's finish reason.
 FINISH_OF_INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
