@@ -26,6 +26,7 @@ from airline_agent.agent.events import (
     UsageReported,
 )
 from airline_agent.agent.model_reply import HistoryEntry, ToolEntry
+from airline_agent.tools.untrusted import ParsedJson, parse_json
 
 Step = Literal["A", "B"]  # A: in the request sent; B: in the response
 SUMMARY_CHARS = 100
@@ -128,10 +129,8 @@ def _tool_result(path: str, message: ToolEntry) -> Part:
 def _error_code(content: str) -> str | None:
     if not content.startswith("{"):
         return None
-    try:
-        value = json.loads(content)
-    except ValueError:
-        return None
+    parsed = parse_json(content)  # a tool message's text may be anything (edited)
+    value = parsed.value if isinstance(parsed, ParsedJson) else None
     code = value.get("error") if isinstance(value, dict) else None
     return code if isinstance(code, str) else None
 

@@ -24,7 +24,7 @@ from airline_agent.agent.model_reply import ReceivedMessage as ReceivedMessage
 from airline_agent.agent.model_reply import ToolCall as ToolCall
 from airline_agent.agent.model_reply import Usage as Usage
 from airline_agent.agent.model_reply import received_message as received_message
-from airline_agent.tools.untrusted import JsonObject
+from airline_agent.tools.untrusted import JsonObject, UnusableJson, parse_json
 
 if TYPE_CHECKING:
     # Only annotations here: a front end that imports the events (the TUI's first screen
@@ -89,10 +89,10 @@ class ArgumentsEdit:
 
 
 def _loaded(text: str) -> object:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text  # the model's malformed arguments, shown as the text they were
+    parsed = parse_json(text)
+    if isinstance(parsed, UnusableJson):
+        return text  # the model's unusable arguments, shown as the text they were
+    return parsed.safe_value()
 
 
 def _json_diff(original: object, edited: object, what: str) -> str:

@@ -22,7 +22,6 @@ the evidence each reply had): see test_grounding_corpus.py for the figures it as
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from airline_agent.agent import pattern_cues as cued
 from airline_agent.agent.claims import IMPOSSIBLE, RULES, backing, claimed_actions
 from airline_agent.agent.findings import Finding, FindingKind
 from airline_agent.agent.text_tool_calls import text_tool_calls
+from airline_agent.tools.untrusted import ParsedJson, parse_json
 
 TEXT_TOOL_CALL_WHY = "the model wrote a tool call as text; nothing was run"
 _NOT_GIVEN = "no tool result or customer message gave this {what}"
@@ -319,11 +319,14 @@ class Evidence:
 
 
 def _is_error_result(text: str) -> bool:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return False
-    return isinstance(value, dict) and "error" in value
+    """Whether a tool message says `{"error": …}`: its text may be anything (you may edit
+    it at the debugger), so it is read as JSON from outside is."""
+    parsed = parse_json(text)
+    return (
+        isinstance(parsed, ParsedJson)
+        and isinstance(parsed.value, dict)
+        and ("error" in parsed.value)
+    )
 
 
 def _text_of(message: Mapping[str, object]) -> str:

@@ -191,3 +191,34 @@ async def test_hostile_arguments_are_refused_with_one_line_or_run_as_given(
     assert finished.error is not None and finished.edit is not None
     assert finished.edit.edited == huge
     stack.close()
+
+
+async def test_a_tool_message_holding_json_nested_100k_deep_is_sent_and_the_turn_goes_on(
+    db: Path, chat_server: ChatServer
+):
+    """Its text is anything you like, and the loop reads it as JSON to tell an error result
+    (the grounding check, the anatomy): json's recursive reader raised RecursionError there,
+    after the body was sent."""
+    stack = debugged(db, chat_server)
+    stack.debugger.breakpoints.request = True
+    chat_server.completion("Hello.")
+    turn = Turn(stack.session.run_turn("hi"))
+    held = await turn.hold()
+    assert isinstance(held, RequestHeld)
+    body = json.loads(held.text())
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    deep = '{"error": ' * 100_000 + "1" + "}" * 100_000
+    body["messages"] += [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": deep},
+        {"role": "user", "content": "and now?"},
+    ]
+    edited = json.dumps(body)
+    assert held.problems(edited) == []
+    held.send(edited)
+    events = await turn.end()
+    assert chat_server.raw_requests == [edited.encode("utf-8")]
+    [sent] = of_type(events, RequestSent)
+    assert sent.edit is not None and sent.edit.changed_messages() == (2, 3, 4)
+    assert events[-1].reason == "answered"
+    stack.close()

@@ -132,3 +132,13 @@ def test_no_text_makes_the_check_raise(text: str) -> None:
 @given(st.dictionaries(st.sampled_from([*sorted(BODY), "n", "temperature", "stop"]), JSON))
 def test_no_value_makes_the_check_raise(changes: dict[str, Any]) -> None:
     assert isinstance(body_problems({**BODY, **changes}), list)
+
+
+def test_the_diff_of_arguments_nested_100k_deep_shows_them_as_the_text_they_were() -> None:
+    # Such arguments are unusable, so their call may be edited; json's recursive reader
+    # raised RecursionError when the trace drew the edit's diff.
+    from airline_agent.agent.events import ArgumentsEdit
+
+    deep = '{"a":' * 100_000 + "1" + "}" * 100_000
+    diff = ArgumentsEdit(1, "c1", "f", deep, '{"a": 1}').diff()
+    assert "f arguments (edited: you)" in diff and '+  "a": 1' in diff
