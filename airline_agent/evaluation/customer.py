@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from airline_agent.agent.errors import classify
 from airline_agent.agent.events import Usage
@@ -21,6 +21,8 @@ from airline_agent.agent.streaming import ModelReply
 from airline_agent.agent.usage import Spend, cost_of
 
 if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
+
     from airline_agent.agent.backends import ChatBackend
     from airline_agent.evaluation.tasks import CustomerInstructions
 
@@ -124,7 +126,9 @@ class CustomerSimulator:
         self.system_prompt = system_prompt or SYSTEM_PROMPT.format(
             scenario=scenario_text(instructions)
         )
-        self.history: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
+        self.history: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": self.system_prompt}
+        ]
         self.spend = Spend()
 
     async def speak(self, agent_said: str | None) -> CustomerMessage:
@@ -143,7 +147,7 @@ class CustomerSimulator:
 
     async def _request(self) -> ModelReply:
         # Not streamed: the whole reply is read (a body without `stream`, as τ²'s runner's).
-        body: dict[str, Any] = {"model": self.model, "messages": list(self.history)}
+        body: dict[str, object] = {"model": self.model, "messages": list(self.history)}
         if self.temperature is not None:
             body["temperature"] = self.temperature
         if self.seed is not None:

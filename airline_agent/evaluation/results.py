@@ -9,18 +9,52 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from airline_agent.evaluation.pass_hat_k import pass_hat_ks
 
 if TYPE_CHECKING:  # the results view reads results.json without the domain (sqlmodel)
     from airline_agent.evaluation.tasks import EvalTask
-    from airline_agent.evaluation.trial import TrialRecord
+    from airline_agent.evaluation.trial import TrialJson, TrialRecord
 
 FORMAT = "airline-agent eval results, version 1"
+
+
+class Sides(TypedDict):
+    agent: dict[str, int]
+    user: dict[str, int]
+
+
+class Costs(TypedDict):
+    agent: float | None
+    user: float | None
+    total: float | None
+
+
+class ResultsDocument(TypedDict):
+    """results.json (docs/eval.md documents each field)."""
+
+    format: str
+    like: str
+    complete: bool
+    tasks: int
+    trials_per_task: int
+    trials_run: int
+    counted_trials: int
+    pass_hat_k: dict[str, float | None]
+    pass_hat_k_strict: dict[str, float | None]
+    average_reward: float | None
+    infra_errors: int
+    customer_errors: int
+    recovered_tool_calls: int
+    terminations: dict[str, int]
+    tokens: Sides
+    cost: Costs
+    settings: dict[str, object]  # the run's settings (run.json's), by name
+    trials: list[TrialJson]
 
 
 def _sum_tokens(records: Iterable[TrialRecord], side: str) -> dict[str, int]:
@@ -40,9 +74,9 @@ def results_json(
     trials: int,
     records: Sequence[TrialRecord],
     *,
-    settings: dict[str, Any],
+    settings: dict[str, object],
     complete: bool,
-) -> dict[str, Any]:
+) -> ResultsDocument:
     order = {task.id: position for position, task in enumerate(tasks)}
     records = sorted(records, key=lambda r: (order.get(r.task_id, len(order)), r.trial))
     counted = [r for r in records if r.counted]
@@ -53,7 +87,7 @@ def results_json(
     return {
         "format": FORMAT,
         # How the trials were run: "tau2", as τ²-bench's runner runs them; "ours".
-        "like": settings.get("like", "ours"),
+        "like": str(settings.get("like", "ours")),
         "complete": complete,  # False: interrupted, some trials not run
         "tasks": len(tasks),
         "trials_per_task": trials,
@@ -89,7 +123,7 @@ def _money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:.4f}"
 
 
-def like_of(results: dict[str, Any]) -> str:
+def like_of(results: Mapping[str, object]) -> str:
     """How a run's trials were run: "tau2" or "ours" (a run from before `--like`: ours)."""
     return str(results.get("like") or "ours")
 
@@ -102,7 +136,7 @@ def describe_like(like: str) -> str:
     }.get(like, like)
 
 
-def _setting_line(settings: dict[str, Any], like: str) -> str:
+def _setting_line(settings: Mapping[str, object], like: str) -> str:
     if like == "tau2":
         return (
             f"- run as τ²-bench's runner runs it (`--like tau2`): τ²'s prompt, tools, greeting "
@@ -120,7 +154,7 @@ def _setting_line(settings: dict[str, Any], like: str) -> str:
     )
 
 
-def summary_markdown(results: dict[str, Any]) -> str:
+def summary_markdown(results: ResultsDocument) -> str:
     settings = results["settings"]
     lines = [
         "# airline-agent eval",
@@ -150,7 +184,7 @@ def summary_markdown(results: dict[str, Any]) -> str:
             "the framework; pass^k strict counts those trials as failed.",
         ]
     lines += ["", "## Tasks", "", "| task | rewards | endings |", "| --- | --- | --- |"]
-    by_task: dict[str, list[dict[str, Any]]] = {}
+    by_task: dict[str, list[TrialJson]] = {}
     for trial in results["trials"]:
         by_task.setdefault(trial["task_id"], []).append(trial)
     for task_id, trials in by_task.items():
@@ -165,7 +199,7 @@ def summary_markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def mark(trial: dict[str, Any]) -> str:
+def mark(trial: TrialJson) -> str:
     """A trial in a table (summary.md, the TUI's results view): its reward, or why it
     is left out of pass^k."""
     if trial["infra_error"]:
@@ -175,7 +209,7 @@ def mark(trial: dict[str, Any]) -> str:
     return f"{trial['reward']:g}"
 
 
-def _failure_lines(trial: dict[str, Any]) -> list[str]:
+def _failure_lines(trial: TrialJson) -> list[str]:
     lines = [
         f"### task {trial['task_id']}, trial {trial['trial']}: {mark(trial)} "
         f"({trial['termination']})",
@@ -218,7 +252,7 @@ class TaskChange:
         return "–" if side is None else f"{side[0]}/{side[1]}"
 
 
-def read_results(path: Path) -> dict[str, Any]:
+def read_results(path: Path) -> ResultsDocument:
     target = path / "results.json" if path.is_dir() else path
     try:
         data = json.loads(target.read_text(encoding="utf-8"))
@@ -229,10 +263,11 @@ def read_results(path: Path) -> dict[str, Any]:
     trials = data.get("trials")
     if not isinstance(trials, list) or not all(_a_trial(trial) for trial in trials):
         raise ResultsUnreadable(f"{target}: its trials are not those of an airline-agent eval run")
-    return data
+    # Checked as far as its readers rely on it: its format, and each trial's outcome.
+    return cast("ResultsDocument", data)
 
 
-def _a_trial(trial: Any) -> bool:
+def _a_trial(trial: object) -> bool:
     """A trial as results.json holds it, as far as reading the run's outcomes needs."""
     return (
         isinstance(trial, dict)
@@ -243,7 +278,7 @@ def _a_trial(trial: Any) -> bool:
     )
 
 
-def task_outcomes(results: dict[str, Any]) -> dict[str, tuple[int, int]]:
+def task_outcomes(results: ResultsDocument) -> dict[str, tuple[int, int]]:
     outcomes: dict[str, tuple[int, int]] = {}
     for trial in results["trials"]:
         if trial["infra_error"] or trial["customer_error"]:
@@ -254,7 +289,7 @@ def task_outcomes(results: dict[str, Any]) -> dict[str, tuple[int, int]]:
     return outcomes
 
 
-def setting_difference(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+def setting_difference(before: ResultsDocument, after: ResultsDocument) -> str | None:
     """One line when two runs were made under different settings (`--like`), whose
     outcomes then measure different things; None when the setting is the same."""
     a, b = like_of(before), like_of(after)
@@ -270,7 +305,7 @@ def _rate(side: tuple[int, int] | None) -> float | None:
     return None if not side or not side[1] else side[0] / side[1]
 
 
-def compare(before: dict[str, Any], after: dict[str, Any]) -> list[TaskChange]:
+def compare(before: ResultsDocument, after: ResultsDocument) -> list[TaskChange]:
     """The tasks whose outcome (the share of counted trials that passed) changed."""
     old, new = task_outcomes(before), task_outcomes(after)
     changes = []

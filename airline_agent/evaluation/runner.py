@@ -15,13 +15,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from airline_agent.agent.usage import add_cost
 from airline_agent.evaluation.reward import ReferenceStates
 from airline_agent.evaluation.run_folder import RUN_FILE, SCENARIOS, TRIALS, RunFolder
 from airline_agent.evaluation.tasks import EvalTask
-from airline_agent.evaluation.tau2_format import simulation
+from airline_agent.evaluation.tau2_format import Simulation, simulation
 from airline_agent.evaluation.trial import (
     TrialRecord,
     TrialRun,
@@ -40,7 +40,7 @@ class Finished:
     """A finished trial as the run folder keeps it."""
 
     record: TrialRecord
-    simulation: dict[str, Any]
+    simulation: Simulation
 
 
 @dataclass

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Literal, NotRequired, TypedDict
 
 from airline_agent.agent.events import (
     AssistantMessage,
@@ -39,12 +39,210 @@ from airline_agent.evaluation.like_tau2 import (
 from airline_agent.evaluation.tasks import EvalTask
 from airline_agent.evaluation.trial import TAU2_TERMINATION, CustomerSaid, TrialRun
 from airline_agent.tools.outcome import result_text
-from airline_agent.tools.untrusted import JsonObject
+from airline_agent.tools.untrusted import JsonObject, JsonValue
 
 NOT_REPLAYED_WHY = (
     "a write that failed here and changed nothing (the guard refused it, or the tools "
     "answered an error); τ²'s replay would run it, so it is left out of the trajectory"
 )
+
+
+# -- τ²'s shapes (its pydantic models, as JSON) -----------------------------------------
+
+
+class Tau2UserUsage(TypedDict):
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class Tau2Usage(Tau2UserUsage):
+    cached_tokens: int
+
+
+class Tau2ToolCall(TypedDict):
+    id: str
+    name: str
+    arguments: JsonObject
+    requestor: Literal["assistant"]
+
+
+class NotReplayedCall(TypedDict):
+    """A failed write kept aside (see the module's docstring)."""
+
+    id: str
+    name: str
+    arguments: JsonObject | str  # the text when it was no JSON object
+    result: JsonValue
+    error: str | None
+
+
+class NotReplayed(TypedDict):
+    why: str
+    calls: list[NotReplayedCall]
+
+
+class OurRawData(TypedDict, total=False):
+    """What an assistant message's `raw_data.airline_agent` may carry."""
+
+    unreadable_arguments: dict[str, str]  # call id -> its arguments' text
+    not_replayed: NotReplayed
+    reasoning_content: str
+    recovered_from_text: str
+
+
+class RawData(TypedDict):
+    airline_agent: OurRawData
+
+
+class Tau2AssistantMessage(TypedDict):
+    role: Literal["assistant"]
+    content: str | None
+    tool_calls: list[Tau2ToolCall] | None
+    timestamp: str | None
+    usage: Tau2Usage | None
+    cost: float | None
+    raw_data: NotRequired[RawData]
+    turn_idx: NotRequired[int]  # set as it joins the trajectory
+
+
+class Tau2UserMessage(TypedDict):
+    role: Literal["user"]
+    content: str
+    timestamp: str
+    usage: Tau2UserUsage | None
+    cost: float | None
+    turn_idx: NotRequired[int]
+
+
+class Tau2ToolMessage(TypedDict):
+    role: Literal["tool"]
+    id: str
+    content: str
+    requestor: Literal["assistant"]
+    error: bool
+    timestamp: str | None
+    turn_idx: NotRequired[int]
+
+
+Tau2Message = Tau2AssistantMessage | Tau2UserMessage | Tau2ToolMessage
+
+
+class DbCheck(TypedDict):
+    db_match: bool
+    db_reward: float
+
+
+class CommunicateCheck(TypedDict):
+    info: str
+    met: bool
+    justification: str
+
+
+class OurRewardInfo(TypedDict):
+    db_diff: list[dict[str, JsonValue]]
+
+
+class RewardInfoInfo(TypedDict, total=False):
+    note: str  # a trial that ended prematurely
+    airline_agent: OurRewardInfo
+
+
+class RewardInfo(TypedDict):
+    """τ²'s `RewardInfo`; a trial that ended prematurely has only the first three keys."""
+
+    reward: float
+    db_check: NotRequired[DbCheck]
+    communicate_checks: NotRequired[list[CommunicateCheck]]
+    nl_assertions: NotRequired[None]
+    reward_basis: list[str] | None
+    reward_breakdown: NotRequired[dict[str, float]]
+    info: RewardInfoInfo
+
+
+class HallucinationError(TypedDict):
+    reasoning: str
+    user_message: str
+
+
+class HallucinationCheck(TypedDict):
+    hallucination_found: bool
+    errors: list[HallucinationError]
+    summary: str
+
+
+class OurSimulationInfo(TypedDict):
+    termination: str
+    customer_error: bool
+    recovered_tool_calls: int
+    scenario: str | None
+    error: str | None
+
+
+class SimulationInfo(TypedDict):
+    airline_agent: OurSimulationInfo
+
+
+class Simulation(TypedDict):
+    """τ²'s `SimulationRun`: one trial."""
+
+    id: str
+    task_id: str
+    timestamp: str
+    start_time: str
+    end_time: str
+    duration: float
+    termination_reason: str
+    agent_cost: float | None
+    user_cost: float | None
+    reward_info: RewardInfo
+    messages: list[Tau2Message]
+    trial: int
+    seed: int | None
+    mode: Literal["half_duplex"]
+    hallucination_check: HallucinationCheck
+    hallucination_retries_used: int
+    info: SimulationInfo
+
+
+class UserInfo(TypedDict):
+    implementation: str
+    llm: str
+    llm_args: dict[str, float]
+    global_simulation_guidelines: str
+
+
+class AgentInfo(TypedDict):
+    implementation: str
+    llm: str
+    llm_args: dict[str, float]
+
+
+class EnvironmentInfo(TypedDict):
+    domain_name: str
+    policy: str
+    tool_defs: None
+
+
+class RunInfo(TypedDict):
+    """τ²'s `Info` of a run."""
+
+    git_commit: str
+    num_trials: int
+    max_steps: int
+    max_errors: int
+    user_info: UserInfo
+    agent_info: AgentInfo
+    environment_info: EnvironmentInfo
+    seed: int | None
+
+
+class Tau2Results(TypedDict):
+    """τ²'s `Results`: tau2_results.json."""
+
+    timestamp: str
+    info: RunInfo
+    tasks: list[JsonObject]
+    simulations: list[Simulation]
 
 
 def _arguments(text: str) -> tuple[JsonObject, bool]:
@@ -56,7 +254,7 @@ def _arguments(text: str) -> tuple[JsonObject, bool]:
     return (value, True) if isinstance(value, dict) else ({}, False)
 
 
-def _usage_of(usage: UsageReported | None) -> dict[str, int] | None:
+def _usage_of(usage: UsageReported | None) -> Tau2Usage | None:
     if usage is None or usage.usage is None:
         return None
     return {
@@ -66,15 +264,15 @@ def _usage_of(usage: UsageReported | None) -> dict[str, int] | None:
     }
 
 
-def simulation_messages(run: TrialRun) -> list[dict[str, Any]]:
+def simulation_messages(run: TrialRun) -> list[Tau2Message]:
     """The trial's messages in τ²'s shapes, in order."""
     events = run.log.events
     usage = {e.request: e for e in events if isinstance(e, UsageReported)}
     finished = {e.call_id: e for e in events if isinstance(e, ToolFinished)}
     recovered = {e.request: e.text for e in events if isinstance(e, ToolCallsRecovered)}
-    messages: list[dict[str, Any]] = []
+    messages: list[Tau2Message] = []
 
-    def add(message: dict[str, Any]) -> None:
+    def add(message: Tau2Message) -> None:
         message["turn_idx"] = len(messages)
         messages.append(message)
 
@@ -121,7 +319,7 @@ def simulation_messages(run: TrialRun) -> list[dict[str, Any]]:
     return messages
 
 
-def _user_usage(said: CustomerMessage) -> dict[str, int] | None:
+def _user_usage(said: CustomerMessage) -> Tau2UserUsage | None:
     if said.usage is None:
         return None
     return {
@@ -144,12 +342,12 @@ def _assistant(
     usage: UsageReported | None,
     finished: dict[str, ToolFinished],
     run: TrialRun,
-) -> dict[str, Any]:
+) -> Tau2AssistantMessage:
     left_out = _left_out(run, finished)
-    calls: list[dict[str, Any]] = []
-    kept_aside: list[dict[str, Any]] = []
+    calls: list[Tau2ToolCall] = []
+    kept_aside: list[NotReplayedCall] = []
     unreadable: dict[str, str] = {}
-    raw_data: dict[str, Any] = {}
+    raw_data: OurRawData = {}
     for call in event.tool_calls:
         arguments, readable = _arguments(call.arguments)
         if call.call_id in left_out:
@@ -180,7 +378,7 @@ def _assistant(
         raw_data["not_replayed"] = {"why": NOT_REPLAYED_WHY, "calls": kept_aside}
     if event.reasoning:
         raw_data["reasoning_content"] = event.reasoning
-    message: dict[str, Any] = {
+    message: Tau2AssistantMessage = {
         "role": "assistant",
         "content": event.content,
         "tool_calls": calls or None,
@@ -193,7 +391,7 @@ def _assistant(
     return message
 
 
-def reward_info(task: EvalTask, run: TrialRun) -> dict[str, Any]:
+def reward_info(task: EvalTask, run: TrialRun) -> RewardInfo:
     """τ²'s `RewardInfo` for the trial, as its evaluator makes it."""
     record = run.record
     reason = TAU2_TERMINATION[record.termination]
@@ -204,7 +402,7 @@ def reward_info(task: EvalTask, run: TrialRun) -> dict[str, Any]:
             "info": {"note": f"Simulation terminated prematurely. Termination reason: {reason}"},
         }
     missing = set(record.communicate["missing"])
-    checks = [
+    checks: list[CommunicateCheck] = [
         {
             "info": info,
             "met": info not in missing,
@@ -214,7 +412,7 @@ def reward_info(task: EvalTask, run: TrialRun) -> dict[str, Any]:
         for info in record.communicate["expected"]
     ]
     db_reward = 1.0 if record.db_match else 0.0
-    breakdown = {}
+    breakdown: dict[str, float] = {}
     if "DB" in task.reward_basis:
         breakdown["DB"] = db_reward
     if "COMMUNICATE" in task.reward_basis:
@@ -230,7 +428,7 @@ def reward_info(task: EvalTask, run: TrialRun) -> dict[str, Any]:
     }
 
 
-def simulation(task: EvalTask, run: TrialRun, run_id: str) -> dict[str, Any]:
+def simulation(task: EvalTask, run: TrialRun, run_id: str) -> Simulation:
     record = run.record
     invented = [f for f in record.findings if f["who"] == "customer"]
     return {
@@ -276,7 +474,7 @@ def run_info(
     customer_model: str,
     system_prompt: str,
     commit: str,
-) -> dict[str, Any]:
+) -> RunInfo:
     """τ²'s `Info` of the run. As τ²'s runner runs it (`tau2`): τ²'s own, its agent and
     customer by the names τ² registers them under, their llm args, its limits and seed,
     its policy and guidelines; ours: our loop and customer, our prompt."""
@@ -328,11 +526,11 @@ def run_info(
 
 def results_document(
     tasks: Iterable[EvalTask],
-    simulations: list[dict[str, Any]],
-    info: dict[str, Any],
+    simulations: list[Simulation],
+    info: RunInfo,
     *,
     timestamp: str,
-) -> dict[str, Any]:
+) -> Tau2Results:
     """τ²'s `Results`: `info`, the tasks as τ² wrote them, and the simulations."""
     return {
         "timestamp": timestamp,

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
 
 from airline_agent.agent.events import (
     AgentEvent,
@@ -166,6 +166,34 @@ class TrialLog:
         return [entry for entry in self.entries if not isinstance(entry, CustomerSaid)]
 
 
+class TrialJson(TypedDict):
+    """A trial's line of results.json: `TrialRecord.to_json`, each field by its name."""
+
+    task_id: str
+    trial: int
+    reward: float
+    db_match: bool | None
+    db_diff: list[dict[str, JsonValue]]
+    communicate: dict[str, list[str]]
+    termination: Termination
+    turns: int
+    agent_tokens: dict[str, int]
+    user_tokens: dict[str, int]
+    cost: dict[str, float | None]
+    findings: list[dict[str, str]]
+    scenario: str | None
+    customer_error: bool
+    infra_error: bool
+    error: str | None
+    seed: int | None
+    recovered_tool_calls: int
+    nl_assertions: list[str]
+    started_at: str
+    ended_at: str
+    duration_s: float
+    attempt: int
+
+
 @dataclass
 class TrialRecord:
     """One trial's line of results.json (docs/eval.md documents each field)."""
@@ -210,8 +238,32 @@ class TrialRecord:
         """Without the framework's help: a trial that needed a recovered call fails."""
         return self.success and self.recovered_tool_calls == 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+    def to_json(self) -> TrialJson:
+        return {
+            "task_id": self.task_id,
+            "trial": self.trial,
+            "reward": self.reward,
+            "db_match": self.db_match,
+            "db_diff": self.db_diff,
+            "communicate": self.communicate,
+            "termination": self.termination,
+            "turns": self.turns,
+            "agent_tokens": self.agent_tokens,
+            "user_tokens": self.user_tokens,
+            "cost": self.cost,
+            "findings": self.findings,
+            "scenario": self.scenario,
+            "customer_error": self.customer_error,
+            "infra_error": self.infra_error,
+            "error": self.error,
+            "seed": self.seed,
+            "recovered_tool_calls": self.recovered_tool_calls,
+            "nl_assertions": self.nl_assertions,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "duration_s": self.duration_s,
+            "attempt": self.attempt,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrialRecord:

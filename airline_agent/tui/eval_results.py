@@ -11,9 +11,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from airline_agent.evaluation.results import describe_like, like_of
+
+if TYPE_CHECKING:
+    from airline_agent.evaluation.results import ResultsDocument
+    from airline_agent.evaluation.trial import TrialJson
+    from airline_agent.tools.untrusted import JsonValue
 
 RESULTS_FILE = "results.json"
 
@@ -124,7 +129,7 @@ def _tasks_dir(folder: Path) -> Path | None:
 
 
 def _eval_results(
-    folder: Path, results: dict[str, Any], tasks_dir: Path | None = None
+    folder: Path, results: ResultsDocument, tasks_dir: Path | None = None
 ) -> EvalResults:
     # The eval modules (pydantic): only with `tui --results`, after the first screen.
     from airline_agent.evaluation.results import mark
@@ -157,7 +162,7 @@ def _figure(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def _headline(results: dict[str, Any]) -> str:
+def _headline(results: ResultsDocument) -> str:
     like = like_of(results)
     setting = f"--like {like}: {describe_like(like)}"
     if like == "tau2" and isinstance(results.get("settings"), dict):
@@ -176,7 +181,7 @@ def _headline(results: dict[str, Any]) -> str:
     return " · ".join([setting, run, *figures])
 
 
-def failure_reason(trial: dict[str, Any]) -> str:
+def failure_reason(trial: TrialJson) -> str:
     """Why the trial scored what it did, in one line: the database records and fields
     that differ from the reference end state, the information never told, how it ended,
     its findings."""
@@ -201,7 +206,7 @@ def failure_reason(trial: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _difference(diff: dict[str, Any]) -> str:
+def _difference(diff: dict[str, JsonValue]) -> str:
     field = f".{diff['field']}" if diff["field"] else " (whole record)"
     return (
         f"{diff['record']}{field} reference {json.dumps(diff['reference'])}, "

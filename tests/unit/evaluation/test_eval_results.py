@@ -198,3 +198,11 @@ def test_each_task_s_pass_k_is_of_its_own_trials() -> None:
     results = results_json(tasks, 3, records, settings={}, complete=True)
     assert results["pass_hat_k"] == {"1": pytest.approx(2 / 3)}
     assert results["pass_hat_k_strict"] == {"1": pytest.approx(2 / 3)}
+
+
+def test_a_trials_line_has_every_field_of_its_record_by_name() -> None:
+    record = _record("3", 0)
+    line = record.to_json()
+    assert list(line) == list(record.__dataclass_fields__)
+    assert dict(line) == {name: getattr(record, name) for name in record.__dataclass_fields__}
+    assert TrialRecord.from_json(dict(line)) == record
