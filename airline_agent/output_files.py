@@ -4,7 +4,7 @@ wrong one.
 Every such file is written to a temporary file beside its target and renamed into place
 (`os.replace`), so a crash or a full disk leaves the old file whole and no partial one
 (the temporary file is removed). Before anything is written the target is checked
-(`OutputPolicy.check`), and refused, whatever was asked:
+(`OutputPermissions.check`), and refused, whatever was asked:
 
 - the run's database and its files (its -wal, -shm and -journal, the `.NAME.checked`
   record of its last check, a build of it in progress) and every input of the run,
@@ -53,7 +53,7 @@ class OutputRefused(OSError):
 
 
 @dataclass(frozen=True)
-class OutputPolicy:
+class OutputPermissions:
     """What a run may write: never a protected file (`protected`: resolved path → what it
     is, e.g. "the database data/airline.db"; `databases`: the resolved databases among
     them, whose builds are protected too); an existing file only when `overwrite`, or
@@ -72,7 +72,7 @@ class OutputPolicy:
         database: str | Path | None = None,
         inputs: Iterable[Path] = (),
         overwrite: bool = False,
-    ) -> OutputPolicy:
+    ) -> OutputPermissions:
         """The policy of a run on `database` (a path or URL; None: none) reading `inputs`."""
         protected = {_resolved(Path(path)): f"an input of this run ({path})" for path in inputs}
         files = database_files(database) if database is not None else []
@@ -80,7 +80,7 @@ class OutputPolicy:
         databases = tuple(_resolved(path) for path, _ in files[:1])
         return cls(overwrite=overwrite, protected=protected, databases=databases)
 
-    def approving(self, path: Path) -> OutputPolicy:
+    def approving(self, path: Path) -> OutputPermissions:
         """The same policy, with `path` (an existing file) allowed to be replaced."""
         return replace(self, approved=self.approved | {_resolved(path)})
 

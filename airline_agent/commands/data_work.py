@@ -27,7 +27,7 @@ from airline_agent.domain.database_urls import mask_passwords, redact_url
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.sqlite_files import sqlite_path
 from airline_agent.domain.tau2 import export_tau2, listing_odd, read_tau2_file
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
 from airline_agent.stack import build_database, open_existing_database
 from airline_agent.terminal_text import escape_controls
@@ -110,7 +110,7 @@ def _counts(database: Database) -> str:
 def export(*, db: str | None, output: Path | None, force: bool) -> None:
     """Write the database as a τ²-bench db.json, to stdout or to `output`."""
     settings = settings_or_exit(db=db)
-    outputs = OutputPolicy.for_run(database=settings.db, overwrite=force)
+    outputs = OutputPermissions.for_run(database=settings.db, overwrite=force)
     if output is not None:
         outputs = file_or_exit(output, "-o", outputs)
 

@@ -14,7 +14,7 @@ from airline_agent.commands.outputs import file_or_exit
 from airline_agent.commands.settings import settings_or_exit
 from airline_agent.mcp_server.recording import RecordTarget
 from airline_agent.mcp_server.run import Server, ServerSetupError
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 
 
 def serve(
@@ -34,7 +34,7 @@ def serve(
 
     target = None
     if record is not None:
-        policy = OutputPolicy.for_run(database=settings.db, overwrite=force)
+        policy = OutputPermissions.for_run(database=settings.db, overwrite=force)
         target = RecordTarget(record, file_or_exit(record, "--record", policy))
     if events is not None and (events.is_symlink() or (events.exists() and not events.is_file())):
         raise _usage(f"--events {events}: not a regular file")

@@ -3,7 +3,7 @@
 `chat --record/--transcript`, `replay --transcript` and `export -o` write at the end; a
 path that cannot or must not be written fails up front with one line (exit 2), not as a
 traceback after the whole conversation (which would then be lost). What must not be
-written is `output_files.OutputPolicy`'s: an existing file is replaced only with
+written is `output_files.OutputPermissions`'s: an existing file is replaced only with
 `--force`, or after a "yes" when the command runs in a terminal.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import typer
 
-from airline_agent.output_files import OutputPolicy, OutputRefused, create_beside
+from airline_agent.output_files import OutputPermissions, OutputRefused, create_beside
 
 
 def folder_or_exit(folder: Path, flag: str, shown: Path | None = None) -> None:
@@ -32,9 +32,9 @@ def folder_or_exit(folder: Path, flag: str, shown: Path | None = None) -> None:
         _exit(flag, shown, "not writable")
 
 
-def file_or_exit(file: Path, flag: str, policy: OutputPolicy) -> OutputPolicy:
+def file_or_exit(file: Path, flag: str, outputs: OutputPermissions) -> OutputPermissions:
     """`file` can be written later: its folder exists (created now) and takes a new
-    file, and `policy` lets it be written. Returns the policy, approving `file` when the
+    file, and `outputs` lets it be written. Returns the permissions, approving `file` when the
     user said yes to replacing it."""
     if file.is_dir() and not file.is_symlink():
         _exit(flag, file, "is a directory")
@@ -45,21 +45,21 @@ def file_or_exit(file: Path, flag: str, policy: OutputPolicy) -> OutputPolicy:
         _exit(flag, file, exc.strerror or str(exc))
     os.close(descriptor)
     temporary.unlink(missing_ok=True)
-    return allowed_or_exit(file, flag, policy)
+    return allowed_or_exit(file, flag, outputs)
 
 
-def allowed_or_exit(file: Path, flag: str, policy: OutputPolicy) -> OutputPolicy:
-    """`policy`, when it lets `file` be written; approving `file` when it exists and the
+def allowed_or_exit(file: Path, flag: str, outputs: OutputPermissions) -> OutputPermissions:
+    """`outputs`, when it lets `file` be written; approving `file` when it exists and the
     user says yes in a terminal; else exit 2 with one line."""
     try:
-        policy.check(file)
+        outputs.check(file)
     except OutputRefused as refused:
         if not refused.exists:
             _refuse(flag, refused)
         if not sys.stdin.isatty() or not _replace_confirmed(file):
             _refuse(flag, refused, hint="--force replaces it")
-        return policy.approving(file)
-    return policy
+        return outputs.approving(file)
+    return outputs
 
 
 def _replace_confirmed(file: Path) -> bool:

@@ -17,7 +17,7 @@ import typer
 from airline_agent.choices import APIS
 from airline_agent.commands.outputs import allowed_or_exit, file_or_exit, folder_or_exit
 from airline_agent.commands.settings import settings_or_exit
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.datasets import DatasetUnavailable
@@ -104,7 +104,7 @@ def replay(
             continue
         report = replay_scenario(item, keep_events=transcript is not None, api=wire)
         if transcript is not None and report.events:
-            write_transcript(report.events, transcript, report.name, policy=outputs)
+            write_transcript(report.events, transcript, report.name, outputs=outputs)
         rows.append(report.to_json() | {"why": report.why()})
     failed = [row for row in rows if row["status"] not in ("passed", "skipped")]
     rows = Redactor.from_environment().redact_json(rows)  # a file may quote a key
@@ -118,11 +118,11 @@ def replay(
 
 def _transcript_outputs(
     loaded: list, transcript: Path, inputs: list[Path], force: bool
-) -> OutputPolicy:
+) -> OutputPermissions:
     """Every transcript file the run will write, checked before the first replay: none
     may replace an input of the run (a scenario file), nor an existing file unless
     `force`."""
-    outputs = OutputPolicy.for_run(inputs=inputs, overwrite=force)
+    outputs = OutputPermissions.for_run(inputs=inputs, overwrite=force)
     for item in loaded:
         if not isinstance(item, ScenarioLoadError):
             for file in transcript_files(transcript, item.name):
@@ -206,7 +206,7 @@ def _replay_to_step(
     # Never the database the settings name, nor the scenario file; another SQLite file
     # (an earlier OUT) only with --force.
     settings = settings_or_exit()
-    policy = OutputPolicy.for_run(database=settings.db, inputs=[source], overwrite=force)
+    policy = OutputPermissions.for_run(database=settings.db, inputs=[source], overwrite=force)
     policy = file_or_exit(target, "--db", replace(policy, databases_replaceable=True))
     try:
         stopped = asyncio.run(replay_to_step(scenario, stop_at))

@@ -1,7 +1,7 @@
 """results.json (our contract, documented in docs/eval.md), summary.md, and the comparison
 of two runs (`eval --compare`).
 
-results.json holds the run's figures and one record per trial (`TrialRecord.to_json`);
+results.json holds the run's figures and one record per trial (`TrialResult.to_json`);
 a results view reads it alone: each trial names its scenario file, which plays it.
 """
 
@@ -18,7 +18,7 @@ from airline_agent.evaluation.pass_hat_k import pass_hat_ks
 
 if TYPE_CHECKING:  # the results view reads results.json without the domain (sqlmodel)
     from airline_agent.evaluation.tasks import EvalTask
-    from airline_agent.evaluation.trial import TrialJson, TrialRecord
+    from airline_agent.evaluation.trial import TrialJson, TrialResult
 
 FORMAT = "airline-agent eval results, version 1"
 
@@ -57,14 +57,14 @@ class ResultsDocument(TypedDict):
     trials: list[TrialJson]
 
 
-def _sum_tokens(records: Iterable[TrialRecord], side: str) -> dict[str, int]:
+def _sum_tokens(records: Iterable[TrialResult], side: str) -> dict[str, int]:
     total: Counter[str] = Counter()
     for record in records:
         total.update(getattr(record, side))
     return dict(total)
 
 
-def _sum_cost(records: Sequence[TrialRecord], side: str) -> float | None:
+def _sum_cost(records: Sequence[TrialResult], side: str) -> float | None:
     costs = [record.cost.get(side) for record in records]
     return None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6)
 
@@ -72,7 +72,7 @@ def _sum_cost(records: Sequence[TrialRecord], side: str) -> float | None:
 def results_json(
     tasks: Sequence[EvalTask],
     trials: int,
-    records: Sequence[TrialRecord],
+    records: Sequence[TrialResult],
     *,
     settings: dict[str, object],
     complete: bool,

@@ -6,7 +6,7 @@ server passwords, the password of `--db`, credentials by their place): no file o
 can hold a secret a server echoed, whoever forgot to redact it before.
 
 Every file is written through the project's one way of writing files
-(`output_files.OutputPolicy`): a temporary file beside its target, renamed into place, so a
+(`output_files.OutputPermissions`): a temporary file beside its target, renamed into place, so a
 crash, a full disk or Ctrl-C leaves the old file whole or none; never a link, an SQLite
 database or an input of the run (the task files). An existing run is never written over
 unless asked: `--resume` goes on with it (the finished trials stay), `--force` starts it
@@ -29,7 +29,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from airline_agent.output_files import OutputPolicy, OutputRefused
+from airline_agent.output_files import OutputPermissions, OutputRefused
 from airline_agent.redaction import Redactor, as_redactor
 
 RUN_FILE = "run.json"
@@ -51,7 +51,7 @@ class RunFolder:
         files = [
             item for given in inputs for item in (given.glob("*") if given.is_dir() else [given])
         ]
-        self._policy = OutputPolicy.for_run(inputs=files, overwrite=True)
+        self._policy = OutputPermissions.for_run(inputs=files, overwrite=True)
         self._given_redactor = redactor
 
     @cached_property

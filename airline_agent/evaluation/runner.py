@@ -23,7 +23,7 @@ from airline_agent.evaluation.run_folder import RUN_FILE, SCENARIOS, TRIALS, Run
 from airline_agent.evaluation.tasks import EvalTask
 from airline_agent.evaluation.tau2_format import Simulation, simulation
 from airline_agent.evaluation.trial import (
-    TrialRecord,
+    TrialResult,
     TrialRun,
     TrialSettings,
     off_loop,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 class Finished:
     """A finished trial as the run folder keeps it."""
 
-    record: TrialRecord
+    record: TrialResult
     simulation: Simulation
 
 
@@ -57,7 +57,7 @@ class RunState:
     cost: float | None = 0.0
     running: int = 0
 
-    def add(self, record: TrialRecord) -> None:
+    def add(self, record: TrialResult) -> None:
         self.done += 1
         self.passed += record.success and record.counted
         self.infra_errors += record.infra_error
@@ -85,7 +85,7 @@ def finished_trials(folder: RunFolder) -> dict[tuple[str, int], Finished]:
         if not isinstance(data, dict) or "record" not in data or "simulation" not in data:
             continue
         try:
-            record = TrialRecord.from_json(data["record"])
+            record = TrialResult.from_json(data["record"])
         except TypeError:
             continue
         found[(record.task_id, record.trial)] = Finished(record, data["simulation"])

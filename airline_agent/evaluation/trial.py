@@ -10,7 +10,7 @@ customer, τ²'s greeting first, and τ²'s ends (steps, tool errors, the custom
 Then the final database is compared with the task's reference end state and the agent's
 messages with `communicate_info`.
 
-What a trial leaves: its record (`TrialRecord`, a line of results.json), its log (every
+What a trial leaves: its record (`TrialResult`, a line of results.json), its log (every
 customer message and agent event, for tau2_results.json) and its scenario file (the
 customer's messages and the agent model's responses as they happened, the final
 database as the expectation: `replay` reproduces the run offline).
@@ -167,7 +167,7 @@ class TrialLog:
 
 
 class TrialJson(TypedDict):
-    """A trial's line of results.json: `TrialRecord.to_json`, each field by its name."""
+    """A trial's line of results.json: `TrialResult.to_json`, each field by its name."""
 
     task_id: str
     trial: int
@@ -195,7 +195,7 @@ class TrialJson(TypedDict):
 
 
 @dataclass
-class TrialRecord:
+class TrialResult:
     """One trial's line of results.json (docs/eval.md documents each field)."""
 
     task_id: str
@@ -266,13 +266,13 @@ class TrialRecord:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TrialRecord:
+    def from_json(cls, data: dict[str, Any]) -> TrialResult:
         return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
 
 
 @dataclass
 class TrialRun:
-    record: TrialRecord
+    record: TrialResult
     log: TrialLog
     scenario_yaml: str | None  # None when the agent never had a turn (nothing to replay)
     write_tools: frozenset[str]
@@ -397,7 +397,7 @@ def _database_failed(
 ) -> TrialRun:
     """A trial that could not have (or read) its database: an infrastructure error, run
     again by --resume (the server may be back)."""
-    record = TrialRecord(
+    record = TrialResult(
         task_id=task.id,
         trial=trial,
         reward=0.0,
@@ -546,7 +546,7 @@ def _score(
     settings: TrialSettings,
     states: EndStates,
     log: TrialLog,
-) -> tuple[TrialRecord, str | None]:
+) -> tuple[TrialResult, str | None]:
     events = log.events
     database = database_check(states)
     communicate = communicate_check(task, agent_messages(events))
@@ -576,7 +576,7 @@ def _score(
             settings=_scenario_settings(settings),
             changes=states.changes(),
         )
-    record = TrialRecord(
+    record = TrialResult(
         task_id=task.id,
         trial=trial,
         reward=0.0,
@@ -612,7 +612,7 @@ def _scenario_settings(settings: TrialSettings) -> ScenarioSettings:
     )
 
 
-def _settle_reward(task: EvalTask, record: TrialRecord, termination: Termination) -> None:
+def _settle_reward(task: EvalTask, record: TrialResult, termination: Termination) -> None:
     """The reward once the ending is known: τ² scores only a trial that ended by a stop."""
     evaluated = termination in EVALUATED
     record.infra_error = termination == "infrastructure_error"

@@ -13,7 +13,7 @@ the same call, as the MCP session did (the loop binds a lookup of an id the cust
 gave; `session` explains the MCP rule). A session bound from the start (`--as`) is
 recorded with that customer.
 
-Files are written as every output of the project is (`output_files.OutputPolicy`):
+Files are written as every output of the project is (`output_files.OutputPermissions`):
 whole or not at all, an existing file replaced only with `--force`, never through a
 symbolic link, never onto the database or any SQLite file.
 """
@@ -33,7 +33,7 @@ from airline_agent.agent.events import (
     Usage,
 )
 from airline_agent.mcp_server.session import McpSession
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.dbdiff import diff_databases
 from airline_agent.scenarios.live import sqlite_file
@@ -45,10 +45,10 @@ from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
 @dataclass(frozen=True)
 class RecordTarget:
     """Where a server's sessions are recorded: the first at `path`, the n-th (n ≥ 2) of an
-    HTTP server beside it as `STEM-n.SUFFIX`; what may be written is `policy`'s."""
+    HTTP server beside it as `STEM-n.SUFFIX`; what may be written is `outputs`'s."""
 
     path: Path
-    policy: OutputPolicy
+    outputs: OutputPermissions
 
     def for_session(self, number: int) -> Path:
         if number == 1:
@@ -95,7 +95,7 @@ def save_session(
     start: Path | None,
     others_wrote: bool,
     redactor: Redactor,
-    policy: OutputPolicy,
+    outputs: OutputPermissions,
 ) -> list[str]:
     """Write the session's scenario to `path`; returns warnings for the user (a start
     that was no pristine dataset, a final database that cannot be checked)."""
@@ -134,5 +134,5 @@ def save_session(
         settings=settings,
         changes=changes,
     )
-    policy.write_text(path, scenario_to_yaml(scenario, redactor))
+    outputs.write_text(path, scenario_to_yaml(scenario, redactor))
     return warnings

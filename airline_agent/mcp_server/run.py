@@ -187,7 +187,7 @@ class Server:
                 start=session.start,
                 others_wrote=session.others_wrote,
                 redactor=self.redactor,
-                policy=self.record.policy,
+                outputs=self.record.outputs,
             )
         except OSError as exc:  # OutputRefused among them
             say(f"session {session.number} not recorded: {path} cannot be written ({exc})")

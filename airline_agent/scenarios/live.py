@@ -24,7 +24,7 @@ from airline_agent.domain.sqlite_files import copy_sqlite
 # Imported from here by the TUI, `serve`, `chat --record` and the MCP server (their import
 # paths are theirs to change): the function lives with the other SQLite file helpers.
 from airline_agent.domain.sqlite_files import sqlite_file as sqlite_file
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.dbdiff import diff_databases
 from airline_agent.scenarios.model import ScenarioSettings
@@ -43,7 +43,7 @@ class LiveRecording:
     customer: str | None = None
     settings: ScenarioSettings = field(default_factory=ScenarioSettings)
     redactor: Redactor | None = None  # None: the settings of the environment
-    outputs: OutputPolicy = field(default_factory=OutputPolicy)  # what may be replaced
+    outputs: OutputPermissions = field(default_factory=OutputPermissions)  # what may be replaced
     events: list[AgentEvent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # for the user, once saved
     errors: list[str] = field(default_factory=list)  # saved, but not as asked (no replay)
@@ -77,7 +77,7 @@ class LiveRecording:
                 name = transcript_name(self.record)
                 written.extend(
                     write_transcript(
-                        self.events, self.transcript, name, self.redactor, policy=self.outputs
+                        self.events, self.transcript, name, self.redactor, outputs=self.outputs
                     )
                 )
         finally:
@@ -104,7 +104,7 @@ class LiveRecording:
             settings=self.settings,  # the recorder sets the approvals from the answers
             changes=changes,
         )
-        saved = save_scenario(scenario, path, self.redactor, policy=self.outputs)
+        saved = save_scenario(scenario, path, self.redactor, outputs=self.outputs)
         refusal = replay_refusal(saved, scenario)
         if refusal:
             self.errors.append(refusal)

@@ -38,7 +38,7 @@ from airline_agent.agent.events import (
     TurnStarted,
     UsageReported,
 )
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor, as_redactor
 from airline_agent.scenarios import yaml_text
 from airline_agent.scenarios.dbdiff import MISSING, RecordChange, flatten, get_path
@@ -203,11 +203,13 @@ def save_scenario(
     path: str | Path,
     redactor: Redactor | None = None,
     *,
-    policy: OutputPolicy | None = None,
+    outputs: OutputPermissions | None = None,
 ) -> Path:
     """Write the scenario file (beside, then renamed into place); an existing file only
-    where `policy` allows it (by default: never). OSError (OutputRefused) when refused."""
-    return (policy or OutputPolicy()).write_text(Path(path), scenario_to_yaml(scenario, redactor))
+    where `outputs` allows it (by default: never). OSError (OutputRefused) when refused."""
+    return (outputs or OutputPermissions()).write_text(
+        Path(path), scenario_to_yaml(scenario, redactor)
+    )
 
 
 class _Dumper(yaml.SafeDumper):

@@ -38,7 +38,7 @@ from airline_agent.agent.events import (
     UsageReported,
 )
 from airline_agent.agent.model_reply import ReceivedMessage, ReportedUsage
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import REDACTED, Redactor, as_redactor
 from airline_agent.terminal_text import escape_controls
 
@@ -237,18 +237,18 @@ def write_transcript(
     name: str,
     secrets: Secrets = None,
     *,
-    policy: OutputPolicy | None = None,
+    outputs: OutputPermissions | None = None,
 ) -> tuple[Path, Path]:
     """Write `<name>.jsonl` and `<name>.md` into `directory`; returns both paths.
 
     `secrets`: the redactor to use, or secrets to blank out besides the environment's.
     Both files are checked before either is written, each written beside and renamed
-    into place; an existing file is replaced only where `policy` allows it (by default:
+    into place; an existing file is replaced only where `outputs` allows it (by default:
     never). OSError (OutputRefused) when refused."""
     secrets = as_redactor(secrets)
     jsonl, markdown = transcript_files(directory, name)
     texts = [(jsonl, to_jsonl(events, secrets)), (markdown, to_markdown(events, name, secrets))]
-    (policy or OutputPolicy()).write_texts(texts)
+    (outputs or OutputPermissions()).write_texts(texts)
     return jsonl, markdown
 
 

@@ -197,7 +197,7 @@ async def test_a_recording_is_saved_for_the_customer_with_the_key_blanked(
 async def test_a_recording_that_cannot_be_saved_makes_the_status_1(
     chat_server, db, tmp_path
 ) -> None:
-    from airline_agent.output_files import OutputPolicy
+    from airline_agent.output_files import OutputPermissions
 
     record = tmp_path / "chat.yaml"
     record.write_text("kept\n")
@@ -211,7 +211,7 @@ async def test_a_recording_that_cannot_be_saved_makes_the_status_1(
         _settings(chat_server, db),
         io.StringIO("hi\n"),
         record=record,
-        outputs=OutputPolicy(overwrite=True),
+        outputs=OutputPermissions(overwrite=True),
     )
     assert code == 0, err
     assert record.read_text() != "kept\n"

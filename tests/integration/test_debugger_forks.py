@@ -26,7 +26,7 @@ from airline_agent.agent.events import (
 from airline_agent.agent.history import problems
 from airline_agent.domain.db import Database
 from airline_agent.domain.tau2 import export_tau2
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.dbdiff import diff_databases
 from airline_agent.scenarios.library import library_dir
@@ -136,7 +136,7 @@ async def test_forking_before_a_cancellation_and_going_on_leaves_the_original_ca
         changes=diff_databases(start, fork.database_file),
     )
     assert saved.database == "unchanged" and len(saved.turns) == 3
-    path = save_scenario(saved, tmp_path / "kept.yaml", policy=OutputPolicy())
+    path = save_scenario(saved, tmp_path / "kept.yaml", outputs=OutputPermissions())
     report = await replay_scenario_async(load_scenario(path))
     assert report.status == "passed", report.why()
 
@@ -175,7 +175,7 @@ async def test_a_fork_cut_in_the_middle_of_a_turn_resumes_and_replays(
         settings=CANCEL.settings,
         changes=diff_databases(start, fork.database_file),
     )
-    path = save_scenario(saved, tmp_path / "fork.yaml", policy=OutputPolicy())
+    path = save_scenario(saved, tmp_path / "fork.yaml", outputs=OutputPermissions())
     report = await replay_scenario_async(load_scenario(path))
     assert report.status == "passed", report.why()
     assert [c.key for c in report.changes] == ["GWL0HE"]

@@ -1,5 +1,5 @@
 """`airline-agent mcp --record FILE` checks FILE as every output of the project is checked
-(`output_files.OutputPolicy`), before the server starts: never the database or any SQLite
+(`output_files.OutputPermissions`), before the server starts: never the database or any SQLite
 file, never through a symbolic link, an existing file only with `--force`. Before, the
 MCP server had a writer of its own that took a copy of the database under another name
 (a hard link, `-journal`) or any SQLite file as a recording target."""

@@ -53,11 +53,11 @@ def test_a_link_is_never_followed_out(tmp_path: Path, scenario) -> None:
     (tmp_path / "recordings").mkdir()
     link = tmp_path / "recordings" / "mine.yaml"
     link.symlink_to(outside)
-    from airline_agent.output_files import OutputPolicy
+    from airline_agent.output_files import OutputPermissions
 
-    for policy in (OutputPolicy(), OutputPolicy(overwrite=True)):  # not even when asked
+    for policy in (OutputPermissions(), OutputPermissions(overwrite=True)):  # not even when asked
         with pytest.raises(OSError, match="symbolic link"):
-            save_scenario(scenario, link, policy=policy)
+            save_scenario(scenario, link, outputs=policy)
     assert outside.read_text() == OLD
     assert link.is_symlink()
 
@@ -74,32 +74,32 @@ def test_a_dangling_link_is_not_followed_either(tmp_path: Path, scenario) -> Non
 def test_a_fifo_is_refused_without_opening_it(tmp_path: Path, scenario) -> None:
     fifo = tmp_path / "mine.yaml"
     os.mkfifo(fifo)
-    from airline_agent.output_files import OutputPolicy
+    from airline_agent.output_files import OutputPermissions
 
     with pytest.raises(OSError, match="FIFO"):  # opening it to write would wait forever
-        save_scenario(scenario, fifo, policy=OutputPolicy(overwrite=True))
+        save_scenario(scenario, fifo, outputs=OutputPermissions(overwrite=True))
 
 
 def test_replacing_is_done_only_when_asked(tmp_path: Path, scenario) -> None:
-    from airline_agent.output_files import OutputPolicy
+    from airline_agent.output_files import OutputPermissions
 
     target = tmp_path / "mine.yaml"
     target.write_text(OLD)
     target.chmod(0o640)
-    save_scenario(scenario, target, policy=OutputPolicy(overwrite=True))
+    save_scenario(scenario, target, outputs=OutputPermissions(overwrite=True))
     assert load_scenario(target).name == scenario.name
     assert target.stat().st_mode & 0o777 == 0o640  # the file's permissions are kept
     assert _files(tmp_path) == ["mine.yaml"]
 
 
 def test_replacing_one_approved_file_replaces_no_other(tmp_path: Path) -> None:
-    from airline_agent.output_files import OutputPolicy
+    from airline_agent.output_files import OutputPermissions
 
     (tmp_path / "chat.jsonl").write_text(OLD)
     (tmp_path / "chat.md").write_text(OLD)
-    policy = OutputPolicy().approving(tmp_path / "chat.jsonl")
+    policy = OutputPermissions().approving(tmp_path / "chat.jsonl")
     with pytest.raises(OSError, match=r"chat\.md: already exists"):
-        write_transcript([], tmp_path, "chat", policy=policy)
+        write_transcript([], tmp_path, "chat", outputs=policy)
     assert (tmp_path / "chat.jsonl").read_text() == OLD  # nothing written: checked first
 
 
@@ -116,13 +116,13 @@ def test_a_full_disk_leaves_no_partial_new_file(
 def test_a_full_disk_keeps_the_old_recording_whole(
     tmp_path: Path, scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from airline_agent.output_files import OutputPolicy
+    from airline_agent.output_files import OutputPermissions
 
     target = tmp_path / "mine.yaml"
     target.write_text(OLD)
     fill_the_disk(monkeypatch)
     with pytest.raises(OSError, match="No space left"):
-        save_scenario(scenario, target, policy=OutputPolicy(overwrite=True))
+        save_scenario(scenario, target, outputs=OutputPermissions(overwrite=True))
     assert target.read_text() == OLD
     assert _files(tmp_path) == ["mine.yaml"]
 
@@ -130,12 +130,12 @@ def test_a_full_disk_keeps_the_old_recording_whole(
 def test_a_full_disk_keeps_an_old_transcript_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from airline_agent.output_files import OutputPolicy
+    from airline_agent.output_files import OutputPermissions
 
     (tmp_path / "chat.jsonl").write_text(OLD)
     fill_the_disk(monkeypatch)
     with pytest.raises(OSError, match="No space left"):
-        write_transcript([], tmp_path, "chat", policy=OutputPolicy(overwrite=True))
+        write_transcript([], tmp_path, "chat", outputs=OutputPermissions(overwrite=True))
     assert (tmp_path / "chat.jsonl").read_text() == OLD
     assert _files(tmp_path) == ["chat.jsonl"]
 
@@ -159,7 +159,7 @@ def small_disk(tmp_path: Path):
 
 
 def test_a_really_full_disk_keeps_the_old_file_whole(small_disk: Path) -> None:
-    from airline_agent.output_files import OutputPolicy
+    from airline_agent.output_files import OutputPermissions
 
     target = small_disk / "mine.yaml"
     target.write_text(OLD)
@@ -173,7 +173,7 @@ def test_a_really_full_disk_keeps_the_old_file_whole(small_disk: Path) -> None:
     finally:
         os.close(descriptor)
     with pytest.raises(OSError) as raised:
-        OutputPolicy(overwrite=True).write_text(target, "y" * 200_000)
+        OutputPermissions(overwrite=True).write_text(target, "y" * 200_000)
     assert raised.value.errno == 28  # ENOSPC, from the real file system
     assert target.read_text() == OLD
     assert _files(small_disk) == ["filler", "mine.yaml"]
@@ -184,12 +184,12 @@ def test_no_sqlite_database_or_companion_is_written_even_unasked_for(tmp_path: P
     SQLite file, and any name of a companion of one, is refused all the same."""
     import sqlite3
 
-    from airline_agent.output_files import OutputPolicy
+    from airline_agent.output_files import OutputPermissions
 
     database = tmp_path / "someone.db"
     sqlite3.connect(database).execute("CREATE TABLE t (x)").connection.close()
     before = database.read_bytes()
-    policy = OutputPolicy(overwrite=True)
+    policy = OutputPermissions(overwrite=True)
     refused = {
         database: "holds an SQLite database",
         tmp_path / "someone.db-wal": "is the write-ahead log of the SQLite database someone.db",

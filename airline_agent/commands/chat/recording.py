@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from airline_agent.commands.chat.output import Output
 from airline_agent.config import Settings
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.live import LiveRecording, sqlite_file, transcript_name
 from airline_agent.scenarios.model import ScenarioSettings
@@ -31,7 +31,7 @@ def start_recording(
     record: Path | None,
     transcript: Path | None,
     redactor: Redactor,
-    outputs: OutputPolicy | None = None,
+    outputs: OutputPermissions | None = None,
 ) -> LiveRecording:
     """Snapshot the database now. The files are written at the end as `outputs` allows
     (checked by the command before the chat)."""
@@ -48,7 +48,7 @@ def start_recording(
             now=settings.now,
         ),
         redactor=redactor,
-        outputs=outputs or OutputPolicy(),
+        outputs=outputs or OutputPermissions(),
     ).start()
 
 

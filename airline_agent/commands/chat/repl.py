@@ -27,7 +27,7 @@ from airline_agent.commands.chat.output import Output
 from airline_agent.commands.chat.printer import Printer
 from airline_agent.config import Settings
 from airline_agent.domain.errors import DatabaseUnavailable
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
 from airline_agent.stack import live_stack
 
@@ -45,7 +45,7 @@ async def run_chat(
     stderr: TextIO | None = None,
     record: Path | None = None,
     transcript: Path | None = None,
-    outputs: OutputPolicy | None = None,
+    outputs: OutputPermissions | None = None,
 ) -> int:
     """The chat; returns the exit status. `observers` see every event; `record` /
     `transcript`: the conversation saved as a scenario file / as JSONL and Markdown at the end,

@@ -13,7 +13,7 @@ import typer
 from airline_agent.commands.chat.repl import run_chat
 from airline_agent.commands.outputs import allowed_or_exit, file_or_exit, folder_or_exit
 from airline_agent.commands.settings import settings_or_exit
-from airline_agent.output_files import OutputPolicy
+from airline_agent.output_files import OutputPermissions
 
 NO_MODEL = """\
 error: no model is configured.
@@ -72,7 +72,7 @@ def chat(
     if not settings.model_configured:
         typer.echo(NO_MODEL, err=True)
         raise typer.Exit(2)
-    outputs = OutputPolicy.for_run(database=settings.db, overwrite=force)
+    outputs = OutputPermissions.for_run(database=settings.db, overwrite=force)
     if record is not None:
         outputs = file_or_exit(record, "--record", outputs)
     if transcript is not None:

@@ -16,7 +16,7 @@ from airline_agent.evaluation.results import (
     task_outcomes,
 )
 from airline_agent.evaluation.tasks import CustomerInstructions, EvalTask
-from airline_agent.evaluation.trial import TrialRecord
+from airline_agent.evaluation.trial import TrialResult
 
 
 def _task(task_id: str) -> EvalTask:
@@ -25,7 +25,7 @@ def _task(task_id: str) -> EvalTask:
     )
 
 
-def _record(task_id: str, trial: int, reward: float = 1.0, **fields) -> TrialRecord:
+def _record(task_id: str, trial: int, reward: float = 1.0, **fields) -> TrialResult:
     values = {
         "task_id": task_id,
         "trial": trial,
@@ -41,7 +41,7 @@ def _record(task_id: str, trial: int, reward: float = 1.0, **fields) -> TrialRec
         "findings": [],
         "scenario": f"scenarios/task-{task_id}-trial-{trial}.yaml",
     }
-    return TrialRecord(**(values | fields))
+    return TrialResult(**(values | fields))
 
 
 TASKS = (_task("3"), _task("1"))
@@ -205,4 +205,4 @@ def test_a_trials_line_has_every_field_of_its_record_by_name() -> None:
     line = record.to_json()
     assert list(line) == list(record.__dataclass_fields__)
     assert dict(line) == {name: getattr(record, name) for name in record.__dataclass_fields__}
-    assert TrialRecord.from_json(dict(line)) == record
+    assert TrialResult.from_json(dict(line)) == record

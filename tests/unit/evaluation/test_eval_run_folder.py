@@ -1,5 +1,5 @@
 """The run folder: never over an existing run unasked, never through a link, never into
-the task data; its files are written through the project's OutputPolicy."""
+the task data; its files are written through the project's OutputPermissions."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_nothing_in_eval_writes_a_file_but_the_run_folder() -> None:
 def _writes(function: ast.expr) -> bool:
     """A call that writes a file other than through the run folder."""
     if isinstance(function, ast.Name):
-        return function.id in ("open", "OutputPolicy")
+        return function.id in ("open", "OutputPermissions")
     if not isinstance(function, ast.Attribute):
         return False
     owner = function.value.id if isinstance(function.value, ast.Name) else None
@@ -122,4 +122,7 @@ def _writes(function: ast.expr) -> bool:
         return owner not in ("folder", "self")
     if function.attr == "open":
         return owner != "RunFolder"
-    return owner in ("os", "shutil", "OutputPolicy") and function.attr not in ("access", "path")
+    return owner in ("os", "shutil", "OutputPermissions") and function.attr not in (
+        "access",
+        "path",
+    )
