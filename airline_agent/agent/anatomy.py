@@ -26,6 +26,7 @@ from airline_agent.agent.events import (
     UsageReported,
 )
 from airline_agent.agent.model_reply import HistoryEntry, ToolEntry
+from airline_agent.agent.raw_response import each
 from airline_agent.tools.untrusted import ParsedJson, parse_json
 
 Step = Literal["A", "B"]  # A: in the request sent; B: in the response
@@ -298,7 +299,9 @@ def _input_part(path: str, item: dict[str, Any]) -> Part:
 def _output_parts(answer: AssistantMessage, next_request: RequestSent | None) -> list[Part]:
     output = (answer.raw.assembled.get("output") if answer.raw is not None else None) or []
     parts: list[Part] = []
-    for position, item in enumerate(output):
+    for position, item in enumerate(each(output)):
+        if not isinstance(item, dict):
+            continue  # no output item: nothing of the reply to show
         path, kind = f"output[{position}]", item.get("type")
         if kind == "reasoning":
             note = _reasoning_item_note(str(item.get("id", "")), next_request)
@@ -342,7 +345,8 @@ def _response_api_parts(answer: AssistantMessage, usage: UsageReported | None) -
     status = str(assembled.get("status") or "completed")
     note = _STATUS_NOTES.get(answer.finish_reason or "", "")
     parts.append(Part("B", "api", "status", "status", status, note=note))
-    reason = (assembled.get("incomplete_details") or {}).get("reason")
+    details = assembled.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, dict) else None
     if reason:
         parts.append(
             Part("B", "api", "incomplete_details", "incomplete_details.reason", str(reason))

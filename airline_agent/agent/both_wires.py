@@ -29,6 +29,7 @@ from airline_agent.agent.raw_response import (
     INCOMPLETE_REASONS,
     Envelope,
     ScriptedMessage,
+    count_of,
     scripted_completion,
     scripted_response,
 )
@@ -162,7 +163,7 @@ def _response(
         usage=usage.usage if usage is not None else None,
     )
     came = raw.assembled if raw is not None else {}
-    created = int(came.get("created") or came.get("created_at") or 0)
+    created = count_of(came.get("created") or came.get("created_at"))
     model = str(came.get("model") or (usage.model if usage is not None else "") or "")
     tail = _id_tail(str(came.get("id") or f"request-{answer.request}"))
     source = "generated here · not received"

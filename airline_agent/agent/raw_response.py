@@ -20,10 +20,10 @@ server's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Literal, SupportsIndex, SupportsInt, TypeAlias, TypedDict
 
 from airline_agent.agent.model_reply import (
     ReceivedMessage,
@@ -37,6 +37,32 @@ from airline_agent.choices import Api
 GENERATED_BY = "airline-agent (scripted)"
 
 ResponseKind = Literal["completion", "stream"]  # one body, or a stream of chunks / events
+
+# A JSON object as a server sent it (or as the scripted backend generates it): read by
+# narrowing what is looked at, never trusted to have a shape.
+JsonObject: TypeAlias = dict[str, object]
+
+
+def each(value: object) -> Iterable[object]:
+    """The items of a list the server sent (`value or ()`): none for null or empty; a
+    value that holds no items raises TypeError, as iterating it does."""
+    if not value:
+        return ()
+    if isinstance(value, Iterable):
+        return value
+    raise TypeError(f"{type(value).__name__!r} object is not iterable")
+
+
+def count_of(value: object) -> int:
+    """A token count the server sent (`int(value or 0)`): 0 for null."""
+    return as_int(value) if value else 0
+
+
+def as_int(value: object) -> int:
+    """`int(value)`: a value int() does not read raises as int() does (TypeError)."""
+    if isinstance(value, str | bytes | SupportsInt | SupportsIndex):
+        return int(value)
+    raise TypeError(f"int() argument must be a string or a number, not {type(value).__name__!r}")
 
 
 class RawResponse:
@@ -52,8 +78,8 @@ class RawResponse:
         self,
         kind: ResponseKind,
         generated: bool,
-        assembled: Callable[[], dict[str, Any]],
-        chunks: Callable[[], Sequence[dict[str, Any]]] = tuple,
+        assembled: Callable[[], JsonObject],
+        chunks: Callable[[], Sequence[JsonObject]] = tuple,
         api: Api = "chat",
     ) -> None:
         self.kind = kind
@@ -65,7 +91,7 @@ class RawResponse:
     @classmethod
     def of_completion(
         cls,
-        body: dict[str, Any] | Callable[[], dict[str, Any]],
+        body: JsonObject | Callable[[], JsonObject],
         *,
         generated: bool = False,
         api: Api = "chat",
@@ -75,8 +101,8 @@ class RawResponse:
     @classmethod
     def of_stream(
         cls,
-        chunks: Sequence[dict[str, Any]] | Callable[[], Sequence[dict[str, Any]]],
-        assembled: dict[str, Any] | Callable[[], dict[str, Any]],
+        chunks: Sequence[JsonObject] | Callable[[], Sequence[JsonObject]],
+        assembled: JsonObject | Callable[[], JsonObject],
         *,
         generated: bool,
         api: Api = "chat",
@@ -85,18 +111,18 @@ class RawResponse:
         return cls("stream", generated, whole, chunks if callable(chunks) else lambda: chunks, api)
 
     @cached_property
-    def assembled(self) -> dict[str, Any]:
+    def assembled(self) -> JsonObject:
         """The reply as one `chat.completion` (on the Responses wire, one `response`): the
         body, or the chunks' sum."""
         return self._assembled()
 
     @cached_property
-    def chunks(self) -> tuple[dict[str, Any], ...]:
+    def chunks(self) -> tuple[JsonObject, ...]:
         """Kind "stream": each chunk's JSON (on the Responses wire, each event's), in order."""
         return tuple(self._chunks())
 
     @property
-    def completion(self) -> dict[str, Any] | None:
+    def completion(self) -> JsonObject | None:
         """Kind "completion": the body as the server sent it."""
         return self.assembled if self.kind == "completion" else None
 
@@ -112,7 +138,7 @@ class RawResponse:
         wire = "" if self.api == "chat" else f", api={self.api!r}"
         return f"RawResponse(kind={self.kind!r}, generated={self.generated}{wire})"
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """What the inspector shows: a server's body as it is; a stream as its chunks (its
         events, on the Responses wire) beside the assembled reply; anything generated,
         under a `generated_by` mark."""
@@ -121,7 +147,7 @@ class RawResponse:
             name = "response" if self.api == "responses" else "completion"
             return {"generated_by": GENERATED_BY, name: body} if self.generated else body
         parts = "events" if self.api == "responses" else "chunks"
-        shown: dict[str, Any] = {parts: list(self.chunks), "assembled": self.assembled}
+        shown: JsonObject = {parts: list(self.chunks), "assembled": self.assembled}
         return {"generated_by": GENERATED_BY, **shown} if self.generated else shown
 
 
@@ -152,9 +178,9 @@ class ScriptedMessage:
         return None if self.usage is None else self.usage.as_reported()
 
 
-def scripted_completion(envelope: Envelope, reply: ScriptedMessage) -> dict[str, Any]:
+def scripted_completion(envelope: Envelope, reply: ScriptedMessage) -> JsonObject:
     """The `chat.completion` body a server would send for `reply`."""
-    body: dict[str, Any] = {
+    body: JsonObject = {
         "id": envelope.id,
         "object": "chat.completion",
         "created": envelope.created,
@@ -169,7 +195,7 @@ def scripted_completion(envelope: Envelope, reply: ScriptedMessage) -> dict[str,
 
 def scripted_chunks(
     envelope: Envelope, reply: ScriptedMessage, *, include_usage: bool
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The `chat.completion.chunk`s a server would stream for `reply`, in order.
 
     As llama-server and OpenAI send them: the role first (content "" when text follows,
@@ -186,7 +212,7 @@ def scripted_chunks(
         "model": envelope.model,
     }
 
-    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+    def chunk(delta: JsonObject, finish_reason: str | None = None) -> JsonObject:
         choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
         return {**head, "choices": [choice]}
 
@@ -207,7 +233,7 @@ def scripted_chunks(
 # -- the Responses wire ----------------------------------------------------------------------
 
 
-def responses_usage(usage: Usage) -> dict[str, Any]:
+def responses_usage(usage: Usage) -> JsonObject:
     """`Usage` as a Responses response reports it: `input_tokens` (Chat's `prompt_tokens`),
     `output_tokens` (`completion_tokens`), their details' cached and reasoning tokens.
     (`cache_write_tokens`, which a newer server may add, is not said: no script records it.)"""
@@ -225,12 +251,56 @@ def responses_usage(usage: Usage) -> dict[str, Any]:
 INCOMPLETE_REASONS = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
 
-def response_output(envelope: Envelope, reply: ScriptedMessage) -> list[dict[str, Any]]:
+class ReasoningText(TypedDict):
+    type: Literal["reasoning_text"]
+    text: str
+
+
+class ReasoningOutput(TypedDict):
+    """A `reasoning` output item."""
+
+    id: str
+    type: Literal["reasoning"]
+    summary: list[object]
+    content: list[ReasoningText]
+
+
+class OutputText(TypedDict):
+    type: Literal["output_text"]
+    text: str
+    annotations: list[object]
+
+
+class MessageOutput(TypedDict):
+    """A `message` output item."""
+
+    id: str
+    type: Literal["message"]
+    role: Literal["assistant"]
+    status: str
+    content: list[OutputText]
+
+
+class FunctionCallOutput(TypedDict):
+    """A `function_call` output item."""
+
+    id: str
+    type: Literal["function_call"]
+    call_id: str
+    name: str
+    arguments: str
+    status: str
+
+
+OutputItem: TypeAlias = ReasoningOutput | MessageOutput | FunctionCallOutput
+
+
+def response_output(envelope: Envelope, reply: ScriptedMessage) -> list[OutputItem]:
     """The `output` items a Responses server would send for `reply`, in the order a model
     makes them: its reasoning, its text, its function calls (ids made from the response's)."""
     tail = envelope.id.removeprefix("resp_")
     cut = reply.finish_reason in INCOMPLETE_REASONS
-    items: list[dict[str, Any]] = []
+    items: list[OutputItem] = []
     if reply.reasoning:
         items.append(
             {
@@ -240,11 +310,19 @@ def response_output(envelope: Envelope, reply: ScriptedMessage) -> list[dict[str
                 "content": [{"type": "reasoning_text", "text": reply.reasoning}],
             }
         )
-    if reply.content or (reply.content is not None and not reply.tool_calls):
-        text = {"type": "output_text", "text": reply.content, "annotations": []}
+    content = reply.content
+    if content is not None and (content or not reply.tool_calls):
+        text: OutputText = {"type": "output_text", "text": content, "annotations": []}
         status = "incomplete" if cut and not reply.tool_calls else "completed"
-        message = {"id": f"msg_{tail}", "type": "message", "role": "assistant"}
-        items.append({**message, "status": status, "content": [text]})
+        items.append(
+            {
+                "id": f"msg_{tail}",
+                "type": "message",
+                "role": "assistant",
+                "status": status,
+                "content": [text],
+            }
+        )
     for index, call in enumerate(reply.tool_calls):
         last = index == len(reply.tool_calls) - 1
         items.append(
@@ -261,8 +339,8 @@ def response_output(envelope: Envelope, reply: ScriptedMessage) -> list[dict[str
 
 
 def scripted_response(
-    envelope: Envelope, reply: ScriptedMessage, request: dict[str, Any]
-) -> dict[str, Any]:
+    envelope: Envelope, reply: ScriptedMessage, request: Mapping[str, object]
+) -> JsonObject:
     """The `response` a Responses server would send for `reply` to `request` (whose
     instructions, tools and parameters it echoes, as servers do), in the API's order."""
     reason = INCOMPLETE_REASONS.get(reply.finish_reason)
@@ -287,25 +365,26 @@ def scripted_response(
 
 
 def scripted_response_events(
-    envelope: Envelope, reply: ScriptedMessage, request: dict[str, Any]
-) -> list[dict[str, Any]]:
+    envelope: Envelope, reply: ScriptedMessage, request: Mapping[str, object]
+) -> list[JsonObject]:
     """The events a Responses server would stream for `reply`, in order, each numbered
     (`sequence_number`): `response.created` and `response.in_progress` (no output yet);
     for each output item `response.output_item.added`, its text (reasoning text, a
     content part and its `output_text` deltas, or the call's argument deltas), and
     `response.output_item.done`; then `response.completed` (`response.incomplete` when
     cut) with the whole response. As for Chat's chunks, each part comes as one piece."""
-    whole = scripted_response(envelope, reply, request)
+    output = response_output(envelope, reply)
+    whole = {**scripted_response(envelope, reply, request), "output": output}
     started = {**whole, "status": "in_progress", "output": [], "usage": None}
     started["incomplete_details"] = None
-    events: list[dict[str, Any]] = []
+    events: list[JsonObject] = []
 
-    def say(kind: str, **fields: Any) -> None:
+    def say(kind: str, **fields: object) -> None:
         events.append({"type": kind, **fields, "sequence_number": len(events)})
 
     say("response.created", response=started)
     say("response.in_progress", response=started)
-    for index, item in enumerate(whole["output"]):
+    for index, item in enumerate(output):
         where = {"item_id": item["id"], "output_index": index}
         if item["type"] == "reasoning":
             say("response.output_item.added", output_index=index, item={**item, "content": []})

@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import cast
 
 from openai.types.responses import (
     Response,
@@ -53,8 +53,11 @@ from airline_agent.agent.errors import (
 from airline_agent.agent.model_reply import ToolCall, Usage
 from airline_agent.agent.raw_response import (
     Envelope,
+    JsonObject,
     RawResponse,
     ScriptedMessage,
+    count_of,
+    each,
     scripted_response,
 )
 from airline_agent.agent.responses_wire import arguments_text
@@ -70,8 +73,7 @@ from airline_agent.agent.streaming import (
 )
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
 
-ResponseBody = Response | Mapping[str, Any]  # the SDK's object, or its JSON
-StreamEvent = ResponseStreamEvent | Mapping[str, Any]
+ResponseBody = Response | Mapping[str, object]  # the SDK's object, or its JSON
 
 # How an incomplete response's reason reads as the loop's finish reason.
 FINISH_OF_INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
@@ -129,32 +131,32 @@ class NoResponsesEndpoint(BackendError):
 # -- reading fields of an object or of its JSON ------------------------------------------
 
 
-def field_of(value: Any, name: str) -> Any:
+def field_of(value: object, name: str) -> object:
     if isinstance(value, Mapping):
         return value.get(name)
     return getattr(value, name, None)
 
 
-def json_of(value: Any) -> Any:
+def json_of(value: object) -> object:
     """The JSON of an SDK object as the server sent it (unset fields left out); JSON as it
     is."""
     if value is None or isinstance(value, dict | list | str | int | float | bool):
         return value
     to_dict = getattr(value, "to_dict", None)
-    return to_dict() if callable(to_dict) else dict(value)
+    return to_dict() if callable(to_dict) else dict(cast("Mapping[str, object]", value))
 
 
-def parse_usage(usage: ResponseUsage | Mapping[str, Any] | None) -> Usage | None:
+def parse_usage(usage: ResponseUsage | object) -> Usage | None:
     """The loop's `Usage` from a response's `usage`; None when the server sent none."""
     if usage is None:
         return None
     cached = field_of(field_of(usage, "input_tokens_details"), "cached_tokens")
     reasoning = field_of(field_of(usage, "output_tokens_details"), "reasoning_tokens")
     return Usage(
-        prompt_tokens=int(field_of(usage, "input_tokens") or 0),
-        completion_tokens=int(field_of(usage, "output_tokens") or 0),
-        cached_tokens=int(cached or 0),
-        reasoning_tokens=int(reasoning or 0),
+        prompt_tokens=count_of(field_of(usage, "input_tokens")),
+        completion_tokens=count_of(field_of(usage, "output_tokens")),
+        cached_tokens=count_of(cached),
+        reasoning_tokens=count_of(reasoning),
     )
 
 
@@ -172,10 +174,10 @@ def reply_from_response(
         raw = RawResponse.of_completion(
             lambda: clean_strings(json_of(response)), generated=generated, api="responses"
         )
-    return _reply(response, list(field_of(response, "output") or ()), raw)
+    return _reply(response, list(each(field_of(response, "output"))), raw)
 
 
-def _check(response: ResponseBody) -> None:
+def _check(response: object) -> None:
     """Raise unless `response` is a finished response: NotACompletion for something else
     (or one not finished), ResponseFailed for a failed one."""
     if field_of(response, "object") != "response" and field_of(response, "output") is None:
@@ -194,7 +196,7 @@ def _check(response: ResponseBody) -> None:
         )
 
 
-def _reply(response: ResponseBody, output: Sequence[Any], raw: RawResponse) -> ModelReply:
+def _reply(response: object, output: Sequence[object], raw: RawResponse) -> ModelReply:
     texts: list[str] = []
     said = False  # a message item came (its text may be "")
     calls: list[ToolCall] = []
@@ -204,7 +206,7 @@ def _reply(response: ResponseBody, output: Sequence[Any], raw: RawResponse) -> M
         kind = field_of(item, "type")
         if kind == "message":
             said = True
-            texts += [_part_text(part) for part in field_of(item, "content") or ()]
+            texts += [_part_text(part) for part in each(field_of(item, "content"))]
         elif kind == "function_call":
             calls.append(
                 ToolCall(
@@ -223,7 +225,7 @@ def _reply(response: ResponseBody, output: Sequence[Any], raw: RawResponse) -> M
     status = field_of(response, "status")
     if status == "incomplete":
         why = field_of(field_of(response, "incomplete_details"), "reason")
-        finish = FINISH_OF_INCOMPLETE.get(why, str(why or "length"))
+        finish = FINISH_OF_INCOMPLETE.get(cast(str, why), str(why or "length"))
     else:
         finish = "tool_calls" if calls else "stop"
     model = field_of(response, "model")
@@ -239,25 +241,25 @@ def _reply(response: ResponseBody, output: Sequence[Any], raw: RawResponse) -> M
     )
 
 
-def _part_text(part: Any) -> str:
+def _part_text(part: object) -> str:
     kind = field_of(part, "type")
     if kind == "refusal":  # said to the customer as the reply (Chat keeps it apart)
         return str(field_of(part, "refusal") or "")
     return str(field_of(part, "text") or "") if kind == "output_text" else ""
 
 
-def reasoning_text(item: Any) -> str:
+def reasoning_text(item: object) -> str:
     """A reasoning item's text: its `content` (the reasoning itself, as vLLM sends it), or
     else its `summary` (what OpenAI's models give)."""
-    content = [str(field_of(part, "text") or "") for part in field_of(item, "content") or ()]
+    content = [str(field_of(part, "text") or "") for part in each(field_of(item, "content"))]
     if any(content):
         return "".join(content)
     return "\n\n".join(
-        str(field_of(part, "text") or "") for part in field_of(item, "summary") or ()
+        str(field_of(part, "text") or "") for part in each(field_of(item, "summary"))
     )
 
 
-def _kept_reasoning(item: Any, after: Sequence[Any]) -> ResponseReasoningItemParam | None:
+def _kept_reasoning(item: object, after: Sequence[object]) -> ResponseReasoningItemParam | None:
     """The reasoning item as it goes back in the next request, or None when it cannot: an
     item with no id is none the API takes; one followed by no message or call (the reply
     was cut while it reasoned) has nothing to go back with."""
@@ -265,19 +267,19 @@ def _kept_reasoning(item: Any, after: Sequence[Any]) -> ResponseReasoningItemPar
     following = next((later for later in after if field_of(later, "type") != "reasoning"), None)
     if not item_id or field_of(following, "type") not in ("message", "function_call"):
         return None
-    kept: dict[str, Any] = {
+    kept: dict[str, object] = {
         "type": "reasoning",
         "id": str(item_id),
         "summary": [
             {"type": "summary_text", "text": str(field_of(part, "text") or "")}
-            for part in field_of(item, "summary") or ()
+            for part in each(field_of(item, "summary"))
         ],
     }
     content = field_of(item, "content")
     if content:
         kept["content"] = [
             {"type": "reasoning_text", "text": str(field_of(part, "text") or "")}
-            for part in content
+            for part in each(content)
         ]
     encrypted = field_of(item, "encrypted_content")
     if encrypted is not None:
@@ -286,19 +288,19 @@ def _kept_reasoning(item: Any, after: Sequence[Any]) -> ResponseReasoningItemPar
     return cleaned
 
 
-def _call_id(raw_id: Any) -> str:
+def _call_id(raw_id: object) -> str:
     """As streaming.py: "" for none (the loop then gives the call an id of its own)."""
     return clean_text(str(raw_id)) if raw_id is not None else ""
 
 
-def failure_of(response: Any) -> ResponseFailed:
+def failure_of(response: object) -> ResponseFailed:
     error = field_of(response, "error")
     code = field_of(error, "code")
     detail = field_of(error, "message") or "no details"
     return ResponseFailed(str(code) if code else None, body_excerpt(str(detail)))
 
 
-def _excerpt(response: Any) -> str:
+def _excerpt(response: object) -> str:
     try:
         text = json.dumps(json_of(response), ensure_ascii=False, default=str)
     except (TypeError, ValueError):
@@ -307,7 +309,7 @@ def _excerpt(response: Any) -> str:
 
 
 def reply_from_script(
-    envelope: Envelope, message: ScriptedMessage, request: dict[str, Any]
+    envelope: Envelope, message: ScriptedMessage, request: Mapping[str, object]
 ) -> ModelReply:
     """A scripted reply as a Responses server would send it to `request`, read back as a
     server's is (marked generated)."""
@@ -339,16 +341,16 @@ class ResponsesStreamReader:
     def __init__(self, *, generated: bool = False) -> None:
         self.generated = generated
         self.events = 0
-        self._received: list[Any] = []
+        self._received: list[object] = []  # SDK events, or JSON as it came (any JSON)
         # Where each item is (its output_index, or its id): the item, added then done; the
         # calls among them. In the order they came.
-        self._items: dict[object, Any] = {}
+        self._items: dict[object, object] = {}
         self._calls: dict[object, _Call] = {}
         self._text = SurrogateJoiner()
         self._reasoning = SurrogateJoiner()
-        self._final: Any = None  # the response of response.completed / .incomplete
+        self._final: object = None  # the response of response.completed / .incomplete
 
-    def feed(self, event: StreamEvent) -> list[Piece]:
+    def feed(self, event: ResponseStreamEvent | object) -> list[Piece]:
         self.events += 1
         self._received.append(event)
         kind = field_of(event, "type")
@@ -370,8 +372,8 @@ class ResponsesStreamReader:
                 pieces.append(
                     ToolCallPiece(
                         call.index,
-                        clean_text(call_id) if call_id else None,
-                        clean_text(name) if name else None,
+                        clean_text(cast(str, call_id)) if call_id else None,
+                        clean_text(cast(str, name)) if name else None,
                         head,
                     )
                 )
@@ -439,15 +441,15 @@ class ResponsesStreamReader:
                 "The model's streamed answer was cut off before it finished.",
                 hint="Try again; if it keeps happening, use --no-stream.",
             )
-        output = list(field_of(final, "output") or ())
+        output = list(each(field_of(final, "output")))
         if not output:  # a server that sends the items only as events
             output = list(self._items.values())
         received = self._received
 
-        def assembled() -> dict[str, Any]:
-            body = dict(json_of(final))
+        def assembled() -> JsonObject:
+            body = dict(cast("Mapping[str, object]", json_of(final)))
             body["output"] = [json_of(item) for item in output]
-            cleaned: dict[str, Any] = clean_strings(body)
+            cleaned: JsonObject = clean_strings(body)
             return cleaned
 
         raw = RawResponse.of_stream(
@@ -460,7 +462,9 @@ class ResponsesStreamReader:
         return _reply(final, output, raw)
 
 
-def read_events(events: Iterable[StreamEvent], *, generated: bool = False) -> ModelReply:
+def read_events(
+    events: Iterable[ResponseStreamEvent | object], *, generated: bool = False
+) -> ModelReply:
     """The reply of a whole stream of events (its pieces left out)."""
     reader = ResponsesStreamReader(generated=generated)
     for event in events:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from airline_agent.agent.errors import (
     CHECK_BASE_URL,
@@ -37,6 +37,9 @@ from airline_agent.agent.raw_response import (
     Envelope,
     RawResponse,
     ScriptedMessage,
+    as_int,
+    count_of,
+    each,
     scripted_completion,
 )
 from airline_agent.tools.untrusted import (
@@ -112,7 +115,7 @@ class PromptProgressPiece:
 Piece = TextPiece | ReasoningPiece | ToolCallPiece | PromptProgressPiece
 
 
-def _get(obj: Any, name: str) -> Any:
+def _get(obj: object, name: str) -> object:
     if type(obj) is dict:  # the usual case first: a reply is read field by field
         return obj.get(name)
     if obj is None:
@@ -122,7 +125,7 @@ def _get(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
-def _to_dict(obj: Any) -> Any:
+def _to_dict(obj: object) -> object:
     if obj is None or isinstance(obj, dict | list | str | int | float | bool):
         return obj
     to_dict = getattr(obj, "to_dict", None)
@@ -132,7 +135,7 @@ def _to_dict(obj: Any) -> Any:
     return dump() if callable(dump) else str(obj)
 
 
-def prompt_progress_of(raw: Any) -> PromptProgressPiece | None:
+def prompt_progress_of(raw: object) -> PromptProgressPiece | None:
     """A chunk's `prompt_progress` ({"total", "cache", "processed", "time_ms"}), if usable."""
     if raw is None:
         return None
@@ -145,7 +148,7 @@ def prompt_progress_of(raw: Any) -> PromptProgressPiece | None:
     return PromptProgressPiece(processed, total, cached if isinstance(cached, int) else 0)
 
 
-def _reasoning_of(obj: Any) -> str | None:
+def _reasoning_of(obj: object) -> str | None:
     for name in REASONING_FIELDS:
         value = _get(obj, name)
         if isinstance(value, str) and value:
@@ -153,32 +156,33 @@ def _reasoning_of(obj: Any) -> str | None:
     return None
 
 
-def _text(value: Any) -> Any:
-    """A text field of the reply, surrogates cleaned (None and non-text as they are)."""
-    return clean_text(value) if isinstance(value, str) else value
+def _text(value: object) -> str | None:
+    """A text field of the reply, surrogates cleaned (None and non-text as they are: what
+    a server sent where text belongs is passed on as it came, not made text here)."""
+    return clean_text(value) if isinstance(value, str) else cast("str | None", value)
 
 
-def parse_usage(raw: Any) -> Usage | None:
+def parse_usage(raw: object) -> Usage | None:
     """Usage from a response's `usage` object; None when the server sent none."""
     if raw is None:
         return None
     prompt_details = _get(raw, "prompt_tokens_details")
     completion_details = _get(raw, "completion_tokens_details")
     return Usage(
-        prompt_tokens=int(_get(raw, "prompt_tokens") or 0),
-        completion_tokens=int(_get(raw, "completion_tokens") or 0),
-        cached_tokens=int(_get(prompt_details, "cached_tokens") or 0),
-        reasoning_tokens=int(_get(completion_details, "reasoning_tokens") or 0),
+        prompt_tokens=count_of(_get(raw, "prompt_tokens")),
+        completion_tokens=count_of(_get(raw, "completion_tokens")),
+        cached_tokens=count_of(_get(prompt_details, "cached_tokens")),
+        reasoning_tokens=count_of(_get(completion_details, "reasoning_tokens")),
     )
 
 
-def _call_id(raw_id: Any) -> str:
+def _call_id(raw_id: object) -> str:
     """The id as the server sent it; "" for none (the loop gives such a call an id of its
     own, as it does to a call whose id an earlier call of the reply already has)."""
     return clean_text(str(raw_id)) if raw_id is not None else ""
 
 
-def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelReply:
+def reply_from_completion(completion: object, *, generated: bool = False) -> ModelReply:
     """A non-streamed response; anything that is not a completion raises NotACompletion.
     `generated`: the body was made from a script, not sent by a server."""
     choices = _get(completion, "choices") if not isinstance(completion, str) else None
@@ -194,7 +198,7 @@ def reply_from_completion(completion: Any, *, generated: bool = False) -> ModelR
     choice = choices[0]
     message = _get(choice, "message")
     calls = []
-    for raw_call in _get(message, "tool_calls") or ():
+    for raw_call in each(_get(message, "tool_calls")):
         function = _get(raw_call, "function")
         calls.append(
             ToolCall(
@@ -248,7 +252,7 @@ def _call_as_read(call: ToolCall) -> ToolCall:
     return ToolCall(call_id, name, arguments)
 
 
-def _arguments_text(arguments: Any) -> str:
+def _arguments_text(arguments: object) -> str:
     if arguments is None:
         return ""
     if isinstance(arguments, str):
@@ -293,7 +297,7 @@ class StreamAssembler:
 
     def __init__(self, *, generated: bool = False) -> None:
         self.generated = generated
-        self._received: list[Any] = []  # the chunks as they came
+        self._received: list[object] = []  # the chunks as they came
         self._content_sent = False  # a content field came, if only "" (the reply's text is "")
         self._text: list[str] = []
         self._reasoning: list[str] = []
@@ -301,14 +305,14 @@ class StreamAssembler:
         self._text_joiner = SurrogateJoiner()
         self._reasoning_joiner = SurrogateJoiner()
         self._finish_reason: str | None = None
-        self._usage_raw: Any = None
+        self._usage_raw: object = None
         self._model: str | None = None
         self._id: str | None = None
-        self._created: Any = None
+        self._created: object = None
         self._choices_seen = False  # some chunk had a choice (usage-only chunks have none)
         self.chunks = 0
 
-    def feed(self, chunk: Any) -> list[Piece]:
+    def feed(self, chunk: object) -> list[Piece]:
         self.chunks += 1
         self._received.append(chunk)  # made into JSON when the raw response is looked at
         pieces: list[Piece] = []
@@ -322,18 +326,18 @@ class StreamAssembler:
         progress = prompt_progress_of(_get(chunk, "prompt_progress"))
         if progress is not None:
             pieces.append(progress)
-        for choice in _get(chunk, "choices") or ():
+        for choice in each(_get(chunk, "choices")):
             self._choices_seen = True
             delta = _get(choice, "delta")
             if delta is not None:
                 text = _get(delta, "content")
                 self._content_sent = self._content_sent or isinstance(text, str)
                 if text:  # the first chunk's content is often null
-                    self._add_text(self._text_joiner.feed(text), pieces)
+                    self._add_text(self._text_joiner.feed(cast(str, text)), pieces)
                 thought = _reasoning_of(delta)
                 if thought:
                     self._add_reasoning(self._reasoning_joiner.feed(thought), pieces)
-                for raw_call in _get(delta, "tool_calls") or ():
+                for raw_call in each(_get(delta, "tool_calls")):
                     pieces.append(self._feed_call(raw_call))
             reason = _get(choice, "finish_reason")
             if reason:
@@ -363,13 +367,13 @@ class StreamAssembler:
                 pieces.append(ToolCallPiece(index, None, None, rest))
         return pieces
 
-    def _feed_call(self, raw_call: Any) -> ToolCallPiece:
-        index = _get(raw_call, "index")
-        index = int(index) if index is not None else len(self._calls)
+    def _feed_call(self, raw_call: object) -> ToolCallPiece:
+        sent_index = _get(raw_call, "index")
+        index = as_int(sent_index) if sent_index is not None else len(self._calls)
         function = _get(raw_call, "function")
         call_id, name = _text(_get(raw_call, "id")), _text(_get(function, "name"))
         slot = self._calls.setdefault(index, _CallSlot())
-        piece = slot.joiner.feed(_get(function, "arguments") or "")
+        piece = slot.joiner.feed(cast(str, _get(function, "arguments") or ""))
         if call_id:
             slot.call_id = call_id
         if name:
@@ -456,9 +460,9 @@ def reply_from_whole_body(data: bytes, content_type: str) -> ModelReply:
     return reply_from_completion(body)  # JSON that is no completion says so there
 
 
-def event_stream_data(text: str) -> list[Any]:
+def event_stream_data(text: str) -> list[object]:
     """The JSON `data:` of each server-sent event, up to `[DONE]`."""
-    chunks: list[Any] = []
+    chunks: list[object] = []
     for event in re.split(r"\r?\n\r?\n", text):
         lines = [
             line[5:].removeprefix(" ") for line in event.splitlines() if line.startswith("data:")
