@@ -79,7 +79,7 @@ class BackendConfigError(ValueError):
 @dataclass(frozen=True)
 class ScriptedToolCall:
     name: str
-    arguments: dict[str, Any] | str  # str is sent raw (may be malformed JSON on purpose)
+    arguments: dict[str, object] | str  # str is sent raw (may be malformed JSON on purpose)
     call_id: str | None = None
 
     @cached_property
@@ -232,7 +232,7 @@ class OpenAIBackend:
         base_url: str | None = None,
         api_key: str | None = None,
         timeout: float = 60.0,
-        client: Any = None,
+        client: openai.AsyncOpenAI | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -388,7 +388,7 @@ class ResponsesBackend(OpenAIBackend):
             raise responses_reply.NoResponsesEndpoint(self.base_url, detail) from exc
 
 
-def _about_the_model(exc: Any) -> bool:
+def _about_the_model(exc: openai.NotFoundError) -> bool:
     """A 404 that names the model (OpenAI's `model_not_found`): the model is unknown, the
     endpoint is there."""
     body = getattr(exc, "body", None)
@@ -398,7 +398,7 @@ def _about_the_model(exc: Any) -> bool:
     return code == "model_not_found" or "model" in message
 
 
-def _not_found_detail(exc: Any) -> str:
+def _not_found_detail(exc: openai.NotFoundError) -> str:
     """What the 404 said: an OpenAI-style error's message, a FastAPI server's `detail`
     (vLLM's for a path it does not serve), or the body as it is."""
     body = getattr(exc, "body", None)
