@@ -69,7 +69,9 @@ def comparable(entry: TraceEntry) -> tuple:
     details = {k: v for k, v in entry.details.items() if k not in TIMINGS}
     if details.get("content") == "":
         details["content"] = None
-    meta = re.sub(r"[\d.]+ ms", "… ms", entry.meta)
+    # A time of a second or more is written with a thousands comma ("1,204 ms"): a tool
+    # run that slow on a busy machine must not make the wires differ.
+    meta = re.sub(r"[\d.,]+ ms", "… ms", entry.meta)
     # The rows one write changed come in no fixed order (tools/changes.py reads them from
     # the ORM session's sets), on either wire: compared as a set.
     body = (
