@@ -199,3 +199,21 @@ async def test_clear_shows_the_totals_of_the_conversation_it_is_given() -> None:
         assert lines["totals"] == "total    3,210  2,816   207    89    1 req"
         assert lines["cost"] == "cost $0.0012 (prices: data/prices.toml)"
         assert pane.table.lines() == []
+
+
+async def test_a_row_past_the_bottom_is_scrolled_into_view_with_the_row_itself() -> None:
+    # At once, in the row's frame: a scroll deferred past the refresh painted the pane a
+    # second time, a frame later (a frame per request while a fast scenario plays).
+    app = PaneApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(UsagePane).table
+        for n in range(1, 30):
+            table.add_row(f"#{n}", ["1"] * 5)
+        await pilot.pause()
+        assert table.max_scroll_y > 0
+        assert table.scroll_y == table.max_scroll_y
+        table.add_row("#30", ["1"] * 5)
+        assert table.scroll_y == table.max_scroll_y  # no refresh in between
+        table.scroll_home(animate=False, immediate=True)
+        table.add_row("#31", ["1"] * 5)
+        assert table.scroll_y == 0  # scrolled up: left where it is

@@ -56,7 +56,10 @@ class UsageTable(ScrollView, can_focus=True):
         following = self.is_vertical_scroll_end
         self.virtual_size = Size(sum(WIDTHS), len(self._lines))
         if following:
-            self.scroll_end(animate=False, immediate=False)
+            # At once once the scrollbar shows (it may scroll then): the end shows in the
+            # frame of the new row; deferred, the pane was painted again a frame later.
+            # Before the layout that shows the scrollbar, only a deferred scroll moves.
+            self.scroll_end(animate=False, immediate=self.allow_vertical_scroll)
         self.refresh()
 
     def clear(self) -> None:
