@@ -83,6 +83,12 @@ class _Drops:
         self._queue: queue.Queue[tuple[PostgresServer, str]] = queue.Queue()
         self._thread: threading.Thread | None = None
 
+    def forget(self) -> None:
+        """A forked child (mutmut runs each mutant's tests in one) has no drop thread:
+        without a fresh queue its `join` at the session's end would wait forever."""
+        self._queue = queue.Queue()
+        self._thread = None
+
     def put(self, owner: PostgresServer, url: str) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, daemon=True)
@@ -105,6 +111,7 @@ class _Drops:
 
 
 _drops = _Drops()
+os.register_at_fork(after_in_child=_drops.forget)
 
 
 def discard_later(owner: PostgresServer, url: str) -> None:
