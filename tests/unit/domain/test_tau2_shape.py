@@ -29,6 +29,7 @@ from airline_agent.domain.schema import (
 )
 from airline_agent.domain.tau2_shape import (
     DATE_TIMES,
+    bookable_flight,
     flight_date_record,
     flight_record,
     reservation_record,
@@ -192,3 +193,54 @@ def test_tau2_amounts_are_whole_numbers_as_ints(amount, shown, kind) -> None:
 def test_a_date_of_an_unknown_status_carries_only_its_status() -> None:
     row = _date_row("2024-05-20", {"status": "diverted"})
     assert flight_date_record(row) == {"status": "diverted"}
+
+
+def test_a_reservation_s_flights_keep_db_json_s_order_or_tau2_s_tool_order() -> None:
+    """db.json lists a flight origin first; τ²'s tools answer with its `ReservationFlight`
+    dumped, flight number first. The agent reads the text, so the order is the answer."""
+    row = ("ABC123", "u_1", "JFK", "SFO", "one_way", "economy", "2024-05-01T10:00:00", 1, 0)
+    segment = ReservationFlight(
+        reservation_id="ABC123",
+        position=0,
+        origin="JFK",
+        destination="SFO",
+        flight_number="HAT001",
+        date="2024-05-10",
+        price=120,
+    )
+    reservation = _reservation((*row, "no", None))
+    stored = reservation_record(reservation, [segment], [], [])["flights"]
+    answered = reservation_record(reservation, [segment], [], [], as_tool_result=True)["flights"]
+    assert json.dumps(stored) == (
+        '[{"origin": "JFK", "destination": "SFO", "flight_number": "HAT001",'
+        ' "date": "2024-05-10", "price": 120}]'
+    )
+    assert json.dumps(answered) == (
+        '[{"flight_number": "HAT001", "origin": "JFK", "destination": "SFO",'
+        ' "date": "2024-05-10", "price": 120}]'
+    )
+
+
+def test_a_bookable_flight_is_listed_as_tau2_s_search_lists_it() -> None:
+    flight = Flight(
+        flight_number="HAT001",
+        origin="JFK",
+        destination="SFO",
+        scheduled_departure_time_est="06:00:00",
+        scheduled_arrival_time_est="09:30:00",
+    )
+    day = _date_row(
+        "2024-05-10",
+        {
+            "status": "available",
+            "available_seats": {"basic_economy": 3, "economy": 5, "business": 1},
+            "prices": {"basic_economy": 80, "economy": 120, "business": 400},
+        },
+    )
+    assert json.dumps(bookable_flight(flight, day)) == (
+        '{"flight_number": "HAT001", "origin": "JFK", "destination": "SFO",'
+        ' "status": "available", "scheduled_departure_time_est": "06:00:00",'
+        ' "scheduled_arrival_time_est": "09:30:00", "date": "2024-05-10",'
+        ' "available_seats": {"basic_economy": 3, "economy": 5, "business": 1},'
+        ' "prices": {"basic_economy": 80, "economy": 120, "business": 400}}'
+    )
