@@ -70,7 +70,12 @@ from airline_agent.domain.postgres import (
     unreachable_now,
     write_problem,
 )
-from airline_agent.domain.sqlite_files import SqliteFile, not_a_database_file, sqlite_path
+from airline_agent.domain.sqlite_files import (
+    SqliteFile,
+    copy_sqlite,
+    not_a_database_file,
+    sqlite_path,
+)
 
 # How long a write waits for another writer's lock before it is a CONFLICT.
 BUSY_TIMEOUT_MS = 20_000
@@ -551,13 +556,7 @@ class Database:
         if target.exists():
             raise DatabaseUnavailable(f"{describe(location)}: already exists; nothing was copied.")
         target.parent.mkdir(parents=True, exist_ok=True)
-        origin = sqlite3.connect(source.absolute().as_uri() + "?mode=ro", uri=True)
-        copy = sqlite3.connect(target)
-        try:
-            origin.backup(copy)
-        finally:
-            copy.close()
-            origin.close()
+        copy_sqlite(source, target)
         return Database.open(target)
 
     def _copy_on_server(self, location: str | Path) -> Database:

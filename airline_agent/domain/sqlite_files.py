@@ -81,8 +81,9 @@ def sqlite_file(url: URL) -> Path | None:
 
 def copy_sqlite(source: Path, target: Path) -> None:
     """A whole copy of a SQLite database, WAL included, taken while it may be open
-    (SQLite's backup API)."""
-    origin = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    (SQLite's backup API). The source is named by its `file:` URI, so a folder holding `#`
+    or `?` (a "C#" project) is the folder, not the start of a query: the copy was empty."""
+    origin = sqlite3.connect(source.absolute().as_uri() + "?mode=ro", uri=True)
     copy = sqlite3.connect(target)
     try:
         origin.backup(copy)
