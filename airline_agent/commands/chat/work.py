@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from airline_agent.choices import APPROVAL_MODES
 from airline_agent.commands.chat.repl import run_chat
 from airline_agent.commands.outputs import allowed_or_exit, file_or_exit, folder_or_exit
 from airline_agent.commands.settings import settings_or_exit
@@ -48,8 +49,9 @@ def chat(
     force: bool,
 ) -> None:
     """Chat with the agent; exits with the chat's status."""
-    if approve is not None and approve not in ("ask", "auto", "deny"):
-        typer.echo(f"error: --approve must be ask, auto or deny, not {approve!r}", err=True)
+    if approve is not None and approve not in APPROVAL_MODES:
+        modes = ", ".join(APPROVAL_MODES[:-1]) + f" or {APPROVAL_MODES[-1]}"
+        typer.echo(f"error: --approve must be {modes}, not {approve!r}", err=True)
         raise typer.Exit(2)
     settings = settings_or_exit(
         model=model,
