@@ -24,7 +24,7 @@ from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 from airline_agent.agent.events import (
     AgentEvent,
@@ -239,31 +239,8 @@ class TrialResult:
         return self.success and self.recovered_tool_calls == 0
 
     def to_json(self) -> TrialJson:
-        return {
-            "task_id": self.task_id,
-            "trial": self.trial,
-            "reward": self.reward,
-            "db_match": self.db_match,
-            "db_diff": self.db_diff,
-            "communicate": self.communicate,
-            "termination": self.termination,
-            "turns": self.turns,
-            "agent_tokens": self.agent_tokens,
-            "user_tokens": self.user_tokens,
-            "cost": self.cost,
-            "findings": self.findings,
-            "scenario": self.scenario,
-            "customer_error": self.customer_error,
-            "infra_error": self.infra_error,
-            "error": self.error,
-            "seed": self.seed,
-            "recovered_tool_calls": self.recovered_tool_calls,
-            "nl_assertions": self.nl_assertions,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-            "duration_s": self.duration_s,
-            "attempt": self.attempt,
-        }
+        # TrialJson names the same fields in the same order (a test holds them together).
+        return cast(TrialJson, {name: getattr(self, name) for name in self.__dataclass_fields__})
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrialResult:

@@ -16,7 +16,7 @@ from airline_agent.evaluation.results import (
     task_outcomes,
 )
 from airline_agent.evaluation.tasks import CustomerInstructions, EvalTask
-from airline_agent.evaluation.trial import TrialResult
+from airline_agent.evaluation.trial import TrialJson, TrialResult
 
 
 def _task(task_id: str) -> EvalTask:
@@ -204,5 +204,6 @@ def test_a_trials_line_has_every_field_of_its_record_by_name() -> None:
     record = _record("3", 0)
     line = record.to_json()
     assert list(line) == list(record.__dataclass_fields__)
+    assert list(TrialJson.__annotations__) == list(record.__dataclass_fields__)
     assert dict(line) == {name: getattr(record, name) for name in record.__dataclass_fields__}
     assert TrialResult.from_json(dict(line)) == record
