@@ -32,11 +32,11 @@ from airline_agent.agent.events import (
     TurnStarted,
     Usage,
 )
+from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.mcp_server.session import McpSession
 from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.dbdiff import diff_databases
-from airline_agent.scenarios.live import sqlite_file
 from airline_agent.scenarios.model import ScenarioSettings
 from airline_agent.scenarios.provenance import match_dataset
 from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml

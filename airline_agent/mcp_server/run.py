@@ -20,6 +20,7 @@ from airline_agent.agent.events import AgentEvent
 from airline_agent.config import Settings
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.mcp_server import transports
 from airline_agent.mcp_server.addresses import exposure_warning, is_loopback
 from airline_agent.mcp_server.event_log import EventLog
@@ -28,7 +29,6 @@ from airline_agent.mcp_server.server import AirlineServer, Transport
 from airline_agent.mcp_server.session import McpSession, SessionRules, Sessions
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.datasets import pristine
-from airline_agent.scenarios.live import sqlite_file
 from airline_agent.stack import session_copies, session_tool_caller, settings_database
 
 

@@ -71,9 +71,9 @@ from airline_agent.config import Settings
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.postgres import TemplateCopies
+from airline_agent.domain.sqlite_files import copy_sqlite, sqlite_file
 from airline_agent.mcp_server import approval
 from airline_agent.mcp_server.context import McpRequest
-from airline_agent.scenarios.live import copy_sqlite, sqlite_file
 from airline_agent.scenarios.provenance import DatasetMatch, match_dataset
 from airline_agent.stack import (
     ToolCaller,

@@ -20,10 +20,6 @@ from pathlib import Path
 
 from airline_agent.agent.events import AgentEvent, TurnStarted
 from airline_agent.domain.sqlite_files import copy_sqlite
-
-# Imported from here by the TUI, `serve`, `chat --record` and the MCP server (their import
-# paths are theirs to change): the function lives with the other SQLite file helpers.
-from airline_agent.domain.sqlite_files import sqlite_file as sqlite_file
 from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.dbdiff import diff_databases

@@ -70,8 +70,8 @@ def plan_reset(
     """Build what the reset would put back in `scratch` (or take the copy from opening)
     and compare it with the database as it is now."""
     # A reset's modules (the stack, sqlmodel): the first screen does not wait for them.
+    from airline_agent.domain.sqlite_files import copy_sqlite
     from airline_agent.scenarios.dbdiff import diff_databases
-    from airline_agent.scenarios.live import copy_sqlite
     from airline_agent.stack import build_as_built
 
     why_not = built.why_not_rebuildable()
@@ -90,7 +90,7 @@ def plan_reset(
 def apply_reset(plan: ResetPlan) -> None:
     """The database becomes the plan's replacement (the caller has closed it)."""
     # A reset's modules: the first screen does not wait for them.
-    from airline_agent.scenarios.live import copy_sqlite
+    from airline_agent.domain.sqlite_files import copy_sqlite
 
     copy_sqlite(plan.replacement, plan.location)  # SQLite's backup API: whole, atomic
 

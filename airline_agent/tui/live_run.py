@@ -114,8 +114,8 @@ class LiveRun(Run):
 
     def _remember_how_built(self) -> Provenance:
         # The stack and datasets: in the opening thread, after the first screen.
+        from airline_agent.domain.sqlite_files import copy_sqlite
         from airline_agent.scenarios import datasets
-        from airline_agent.scenarios.live import copy_sqlite
         from airline_agent.stack import database_provenance
 
         assert self.stack is not None
@@ -134,8 +134,8 @@ class LiveRun(Run):
     def _copy_start(self) -> None:
         """Copy the live database as this conversation begins (a few milliseconds)."""
         # The datasets' module (the stack): after the first screen, when a conversation starts.
+        from airline_agent.domain.sqlite_files import copy_sqlite
         from airline_agent.scenarios import datasets
-        from airline_agent.scenarios.live import copy_sqlite
 
         source = self.database_file()
         if source is None:

@@ -132,7 +132,7 @@ class Run:
     def database_file(self) -> Path | None:
         """The SQLite file the run's stack opened (None: not open, or not SQLite)."""
         # The scenarios' live module (the stack): the first screen does not wait for it.
-        from airline_agent.scenarios.live import sqlite_file
+        from airline_agent.domain.sqlite_files import sqlite_file
 
         if self.stack is None:
             return None

@@ -110,7 +110,7 @@ def _fork_times(stack: Any, runs: int) -> Timing:
 
 def _backups(stack: Any, runs: int) -> tuple[Timing, int]:
     """One backup-API copy of the stack's database, as a snapshot at each write would take."""
-    from airline_agent.scenarios.live import copy_sqlite
+    from airline_agent.domain.sqlite_files import copy_sqlite
 
     source = stack.database.sqlite_file.path
     samples, size = [], 0

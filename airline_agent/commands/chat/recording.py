@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from airline_agent.commands.chat.output import Output
 from airline_agent.config import Settings
+from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
-from airline_agent.scenarios.live import LiveRecording, sqlite_file, transcript_name
+from airline_agent.scenarios.live import LiveRecording, transcript_name
 from airline_agent.scenarios.model import ScenarioSettings
 from airline_agent.scenarios.transcript import transcript_files
 

@@ -45,7 +45,7 @@ from textual_serve.server import Server, to_int
 
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.postgres import TemplateCopies
-from airline_agent.scenarios.live import copy_sqlite
+from airline_agent.domain.sqlite_files import copy_sqlite
 
 PAGE = Path(__file__).resolve().parent / "page"
 QUIT_SECONDS = 5.0  # an app asked to quit that still runs then is sent SIGTERM…

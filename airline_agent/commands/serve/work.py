@@ -22,7 +22,7 @@ from airline_agent.domain.database_urls import redact_url
 from airline_agent.domain.db import describe
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.postgres import TemplateCopies
-from airline_agent.scenarios.live import sqlite_file
+from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.stack import open_database, session_copies
 
 
