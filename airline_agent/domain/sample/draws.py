@@ -31,8 +31,9 @@ Choice = Callable[[Sequence[T]], T]
 
 
 def draws(rng: random.Random) -> tuple[RandInt, Choice, Callable[[], float]]:
-    """randint, choice and random drawing from one float each: the stdlib's randint and
-    choice cost ~1 µs a call, which dominates generating a million rows."""
+    """randint, choice and random drawing from one float each: a large sample (`data
+    generate` at a high scale) draws millions of values, and the stdlib's randint and
+    choice (argument checks, rejection sampling) would be most of what its user waits for."""
     random_ = rng.random
 
     def randint(low: int, high: int) -> int:

@@ -154,9 +154,8 @@ def test_the_tui_flag_reaches_the_settings_it_builds_after_the_first_frame():
 
 
 def test_the_tracker_sees_a_prefix_changed_in_place_or_rebuilt_the_same():
-    """The tracker tells an unchanged prefix without serialising it again: it must still
-    see a system message or a schema changed in place, and a prefix rebuilt from new
-    objects with the same bytes is unchanged."""
+    """The tracker sees a system message or a schema changed in place, and a prefix rebuilt
+    from new objects with the same bytes is unchanged."""
     tools = [dict(TOOLS[0], function=dict(TOOLS[0]["function"])), *TOOLS[1:]]
     system = {"role": "system", "content": "rules"}
     sent = {"model": "m", "messages": [system, {"role": "user", "content": "hi"}], "tools": tools}
