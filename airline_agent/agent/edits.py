@@ -10,8 +10,9 @@ lone UTF-16 surrogates, at most `BODY_DEPTH` levels deep (`untrusted.parse_json`
 messages a valid history (agent/history.py: every tool call answered once, by its id,
 arguments a JSON object); a named `tool_choice` one of the tools offered; the ranges the
 API reference gives and its types do not carry (`temperature`, `top_p`, token counts). A
-request held on the Responses wire takes a Responses body instead
-(agent/responses_wire.py: an `input` whose every function call is answered once by its
+request held on the Responses wire takes a Responses body instead, checked the same way
+against the package's Responses types (`responses_body_problems`; the rules of its
+`input` are agent/responses_wire.py's: every function call answered once by its
 `call_id`). Fields neither knows are left alone: a server may take its own
 (llama-server's `return_progress`).
 
@@ -61,6 +62,8 @@ FORMS = {
         'must be one of auto, none, required or {"type": "function", "function": {"name": …}}'
     ),
     "tool_calls": 'must be {"id": …, "type": "function", "function": {"name": …, "arguments": …}}',
+    "output": "must be text or a list of parts",  # a Responses function_call_output's
+    "format": 'must be {"type": "text"}, {"type": "json_object"} or {"type": "json_schema", …}',
 }
 # What a value of pydantic's error type must be, in words.
 KINDS = {
@@ -161,7 +164,7 @@ def _read_body(
     if not isinstance(value, dict):
         return None, None, [f"the body must be a JSON object, not {_kind(value)}"]
     if like is not None and api_of(like) == "responses":
-        return value, wire, responses_wire.body_problems(value)
+        return value, wire, responses_body_problems(value)
     return value, wire, chat_body_problems(value)
 
 
@@ -431,3 +434,165 @@ def checked_arguments(edited: str | Mapping[str, object]) -> str:
     if problems:
         raise EditRefused(problems)
     return edited if isinstance(edited, str) else encoded(edited).decode()
+
+
+# -- a Responses body ----------------------------------------------------------------------
+
+# The fields of a Responses body checked on their own (each input item by its type, each
+# tool), not as part of the body's parameters.
+RESPONSES_OWN_CHECKS = ("model", "input", "tools", "tool_choice", "stream")
+# Ranges the API reference gives that its types do not carry: (low, high, whole number).
+RESPONSES_RANGES: dict[str, tuple[float, float | None, bool]] = {
+    "temperature": (0, 2, False),
+    "top_p": (0, 1, False),
+    "max_output_tokens": (1, None, True),
+}
+# The tool choices the loop can follow: it offers function tools only.
+RESPONSES_TOOL_CHOICE = 'must be one of auto, none, required or {"type": "function", "name": …}'
+
+
+def responses_body_problems(body: Mapping[str, object]) -> list[str]:
+    """Why a Responses body would be refused ([]: it would be sent). Its shape is the
+    `openai` package's (`ResponseCreateParams…`, each input item by its type, function
+    tools, the tool choice), checked strictly as a Chat Completions body is; on top of it,
+    the rules that are ours: a model named, an input the loop can go on from
+    (`responses_wire.item_problems` and `order_problems`: every function call answered
+    once, by its `call_id`), a named `tool_choice` one of the tools offered, and the
+    ranges of `RESPONSES_RANGES`."""
+    found: list[str] = []
+    model = body.get("model")
+    if not isinstance(model, str) or not model.strip():
+        found.append(f'"model" {FORMS["model"]}')
+    found += _input_problems(body.get("input"))
+    tools = body.get("tools")
+    found += _function_tools_problems(tools)
+    found += _function_choice_problems(body.get("tool_choice"), tools)
+    stream = body.get("stream")
+    if "stream" in body and not isinstance(stream, bool):
+        found.append('"stream" must be true or false')
+    adapters = _responses_adapters()
+    adapter = adapters.streaming if stream is True else adapters.not_streaming
+    rest = {key: value for key, value in body.items() if key not in RESPONSES_OWN_CHECKS}
+    rest |= {"stream": stream} if isinstance(stream, bool) else {}
+    ranged: dict[str, str] = {}
+    for name, (low, high, whole) in RESPONSES_RANGES.items():
+        value = body.get(name)
+        if name in body and value is not None and not _within(value, low, high, whole):
+            what = "a whole number" if whole else "a number"
+            span = f"of at least {low:g}" if high is None else f"from {low:g} to {high:g}"
+            ranged[f'"{name}" '] = f'"{name}" must be {what} {span}'
+    # A parameter out of its range, or no number at all, is said once, with its range.
+    said = _said(adapter, rest, quoted=True)
+    found += [line for line in said if not line.startswith(tuple(ranged))]
+    return [*found, *ranged.values()]
+
+
+def _input_problems(items: object) -> list[str]:
+    if isinstance(items, str):
+        return []  # one user message
+    if not isinstance(items, list) or not items:
+        return ['"input" must be text or a list of at least one item']
+    found: list[str] = []
+    for position, item in enumerate(items):
+        kind, adapter = _input_item_type(item)
+        said = [] if adapter is None else _said(adapter, item)
+        if said:  # the loop's own rules of an item that is not of its type are not worth saying
+            found += [f"input #{position}: {kind} {problem}" for problem in said]
+        else:
+            found += [
+                f"input {problem}" for problem in responses_wire.item_problems(position, item)
+            ]
+    return found + [f"input {problem}" for problem in responses_wire.order_problems(items)]
+
+
+def _input_item_type(item: object) -> tuple[str, _Check | None]:
+    """What an input item is called in a problem (a message by its role) and the type it
+    is checked as: None for an item the loop does not read (no object, an unknown type or
+    role), which `responses_wire.item_problems` names."""
+    if not isinstance(item, dict):
+        return "", None
+    kind = item.get("type", "message")
+    adapters = _responses_adapters()
+    if kind == "message":
+        role = item.get("role")
+        if role not in responses_wire.INPUT_ROLES:
+            return "", None
+        # A reply's message as the API returned it carries its id (and output_text parts).
+        output = role == "assistant" and "id" in item
+        return str(role), adapters.output_message if output else adapters.message
+    adapter = adapters.items.get(kind) if isinstance(kind, str) else None
+    return str(kind), adapter
+
+
+def _function_tools_problems(tools: object) -> list[str]:
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        return ['"tools" must be a list']
+    found: list[str] = []
+    for position, tool in enumerate(tools):
+        if not isinstance(tool, dict) or tool.get("type") != "function":
+            found.append(f'tools #{position}: must be {{"type": "function", "name": …}}')
+            continue
+        said = _said(_responses_adapters().tool, tool)
+        found += [f"tools #{position}: {problem}" for problem in said]
+        name = tool.get("name")
+        if isinstance(name, str) and not name.strip():
+            found.append(f"tools #{position}: a function tool needs a name")
+    return found
+
+
+def _function_choice_problems(choice: object, tools: object) -> list[str]:
+    if choice is None or not isinstance(tools, list | None):
+        return []  # tools that are no list are said so; what they offer is unknown
+    found: list[str] = []
+    if next(_errors(_responses_adapters().tool_choice, choice), None) is not None:
+        found.append(f'"tool_choice" {RESPONSES_TOOL_CHOICE}')
+    offered = [tool.get("name") for tool in tools or () if isinstance(tool, dict)]
+    if choice != "none" and not offered:
+        found.append('"tool_choice" needs "tools"')
+    elif not found and isinstance(choice, dict) and choice["name"] not in offered:
+        found.append(f'"tool_choice" names {choice["name"]!r}, which "tools" does not offer')
+    return found
+
+
+@dataclass(frozen=True)
+class _ResponsesAdapters:
+    not_streaming: _Check
+    streaming: _Check
+    message: _Check
+    output_message: _Check
+    items: dict[str, _Check]  # by type: the calls, their outputs, reasoning
+    tool: _Check
+    tool_choice: _Check
+
+
+@cache
+def _responses_adapters() -> _ResponsesAdapters:
+    # Imported at the first edit of a Responses body, as `_adapters` at the first of a
+    # Chat Completions one: the TUI's first screen would wait the second `openai` takes.
+    from openai.types.responses import (
+        EasyInputMessageParam,
+        FunctionToolParam,
+        ResponseFunctionToolCallParam,
+        ResponseOutputMessageParam,
+        ResponseReasoningItemParam,
+        ToolChoiceFunctionParam,
+        ToolChoiceOptions,
+        response_create_params,
+        response_input_item_param,
+    )
+
+    return _ResponsesAdapters(
+        TypeAdapter(response_create_params.ResponseCreateParamsNonStreaming),
+        TypeAdapter(response_create_params.ResponseCreateParamsStreaming),
+        TypeAdapter(EasyInputMessageParam),
+        TypeAdapter(ResponseOutputMessageParam),
+        {
+            "function_call": TypeAdapter(ResponseFunctionToolCallParam),
+            "function_call_output": TypeAdapter(response_input_item_param.FunctionCallOutput),
+            "reasoning": TypeAdapter(ResponseReasoningItemParam),
+        },
+        TypeAdapter(FunctionToolParam),
+        TypeAdapter(ToolChoiceOptions | ToolChoiceFunctionParam),
+    )

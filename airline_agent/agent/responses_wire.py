@@ -35,10 +35,9 @@ client.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, cast
 
 from airline_agent.agent import history as hist
 from airline_agent.agent.model_reply import AssistantEntry, HistoryEntry, ToolCallWire, ToolEntry
@@ -299,62 +298,45 @@ def _reply_entry(
 
 
 def problems(items: Sequence[object]) -> list[str]:
-    """Why a server could refuse this input; empty when it is valid: every function call
-    has a call id no open call has, arguments that are a JSON object, and exactly one
-    output, before the next message; no output answers a call never made; a reasoning
-    item has an id and its summary, and is followed by the message or call it led to."""
-    found: list[str] = []
-    pending: dict[str, int] = {}  # open call id -> position of its function_call
-    for position, item in enumerate(items):
-        if not isinstance(item, Mapping):
-            found.append(f"#{position}: not an object")
-            continue
-        kind = item.get("type", "message")
-        if kind == "message" and pending:
-            found.append(f"#{position}: calls {sorted(pending)} are not answered before it")
-            pending.clear()
-        if kind == "message":
-            found.extend(_message_problems(position, item))
-        elif kind == "function_call":
-            found.extend(_call_problems(position, item, pending))
-        elif kind == "function_call_output":
-            call_id = item.get("call_id")
-            if call_id not in pending:
-                found.append(f"#{position}: function_call_output {call_id!r} answers no open call")
-            else:
-                del pending[call_id]
-            if not isinstance(item.get("output"), str | list):
-                found.append(f"#{position}: function_call_output output is not text")
-        elif kind == "reasoning":
-            found.extend(_reasoning_problems(position, item, items))
-        else:
-            found.append(f"#{position}: an item of type {kind!r} the loop never sends")
-    if pending:
-        found.append(f"end: calls {sorted(pending)} are never answered")
-    return found
+    """Why a server could refuse this input, or the loop could not go on from it; empty
+    when it is valid: each item's own rules (`item_problems`) and the order's
+    (`order_problems`). The fields' types are the `openai` package's, checked with an
+    edited body (agent/edits.py); an input the loop makes has them by construction."""
+    found = [line for position, item in enumerate(items) for line in item_problems(position, item)]
+    return found + order_problems(items)
 
 
-def _message_problems(position: int, item: Mapping[str, object]) -> list[str]:
-    found: list[str] = []
-    if item.get("role") not in INPUT_ROLES:
-        found.append(f"#{position}: unknown role {item.get('role')!r}")
-    content = item.get("content")
-    if not isinstance(content, str) and not (
-        isinstance(content, list) and all(isinstance(part, Mapping) for part in content)
-    ):
-        found.append(f"#{position}: message content must be text or a list of parts")
-    return found
+def item_problems(position: int, item: object) -> list[str]:
+    """What one item gets wrong that the loop reads it by: an object of a type it sends
+    and reads back (`history_of`), a message's role one of the four, a call and an output
+    with a call id, a call with a name and arguments that are a JSON object, a reasoning
+    item with an id (the loop keeps none without one)."""
+    if not isinstance(item, Mapping):
+        return [f"#{position}: not an object"]
+    kind = item.get("type", "message")
+    if kind == "message":
+        if item.get("role") not in INPUT_ROLES:
+            return [f"#{position}: unknown role {item.get('role')!r}"]
+        return []
+    if kind == "function_call":
+        return _call_problems(position, item)
+    if kind == "function_call_output":
+        if not _named(item.get("call_id")):
+            return [f"#{position}: a function_call_output without a call_id"]
+        return []
+    if kind == "reasoning":
+        if not _named(item.get("id")):
+            return [f"#{position}: a reasoning item without an id"]
+        return []
+    return [f"#{position}: an item of type {kind!r} the loop never sends"]
 
 
-def _call_problems(position: int, item: Mapping[str, object], pending: dict[str, int]) -> list[str]:
-    found: list[str] = []
+def _call_problems(position: int, item: Mapping[str, object]) -> list[str]:
     call_id = item.get("call_id")
-    if not isinstance(call_id, str) or not call_id.strip():
+    if not _named(call_id):
         return [f"#{position}: a function_call without a call_id"]
-    if call_id in pending:
-        found.append(f"#{position}: call_id {call_id} used twice")
-    pending[call_id] = position
-    if not isinstance(item.get("name"), str) or not item.get("name"):
+    found: list[str] = []
+    if not _named(item.get("name")):
         found.append(f"#{position}: function_call {call_id} has no name")
     arguments = item.get("arguments")
     if not isinstance(arguments, str) or hist.parse_arguments(arguments) is None:
@@ -362,23 +344,52 @@ def _call_problems(position: int, item: Mapping[str, object], pending: dict[str,
     return found
 
 
-def _reasoning_problems(
-    position: int, item: Mapping[str, object], items: Sequence[object]
-) -> list[str]:
+def _named(value: object) -> TypeGuard[str]:
+    """Whether `value` is text that names something (not blank)."""
+    return isinstance(value, str) and bool(value.strip())
+
+
+def order_problems(items: Sequence[object]) -> list[str]:
+    """What the order of the items gets wrong: every function call has a call id no open
+    call has, and exactly one output, before the next message; no output answers a call
+    never made; a reasoning item is followed by the message or call it led to. Items that
+    are no objects, and call ids that are no text, are left to `item_problems`."""
     found: list[str] = []
-    if not isinstance(item.get("id"), str) or not item.get("id"):
-        found.append(f"#{position}: a reasoning item without an id")
-    if not isinstance(item.get("summary"), list):
-        found.append(f"#{position}: a reasoning item without its summary (a list)")
+    pending: dict[str, int] = {}  # open call id -> position of its function_call
+    for position, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            continue
+        kind = item.get("type", "message")
+        call_id = item.get("call_id")
+        if kind == "message" and pending:
+            found.append(f"#{position}: calls {sorted(pending)} are not answered before it")
+            pending.clear()
+        elif kind == "function_call" and _named(call_id):
+            if call_id in pending:
+                found.append(f"#{position}: call_id {call_id} used twice")
+            pending[call_id] = position
+        elif kind == "function_call_output" and _named(call_id):
+            if call_id not in pending:
+                found.append(f"#{position}: function_call_output {call_id!r} answers no open call")
+            else:
+                del pending[call_id]
+        elif kind == "reasoning" and not _leads_somewhere(position, items):
+            found.append(
+                f"#{position}: a reasoning item not followed by the message or call it led to"
+            )
+    if pending:
+        found.append(f"end: calls {sorted(pending)} are never answered")
+    return found
+
+
+def _leads_somewhere(position: int, items: Sequence[object]) -> bool:
     following = next(
         (later for later in items[position + 1 :] if _kind(later) != "reasoning"), None
     )
-    if not isinstance(following, Mapping) or not (
+    return isinstance(following, Mapping) and (
         _kind(following) == "function_call"
         or (_kind(following) == "message" and following.get("role") == "assistant")
-    ):
-        found.append(f"#{position}: a reasoning item not followed by the message or call it led to")
-    return found
+    )
 
 
 def _kind(item: object) -> object:
@@ -387,86 +398,6 @@ def _kind(item: object) -> object:
 
 def is_valid(items: Sequence[object]) -> bool:
     return not problems(items)
-
-
-# -- an edited body -----------------------------------------------------------------------
-
-
-def body_problems(body: Mapping[str, object]) -> list[str]:
-    """Why an edited Responses body would be refused ([]: it would be sent): a model, an
-    input that is a valid one (`problems`), function tools, and the common parameters of
-    their types. Fields not named here are left alone, as for a Chat Completions body."""
-    found: list[str] = []
-    model = body.get("model")
-    if not isinstance(model, str) or not model.strip():
-        found.append('"model" must be the name of a model (text)')
-    if "instructions" in body and not isinstance(body["instructions"], str | None):
-        found.append('"instructions" must be text')
-    items = body.get("input")
-    if isinstance(items, str):
-        pass  # one user message
-    elif not isinstance(items, list) or not items:
-        found.append('"input" must be text or a list of at least one item')
-    else:
-        found.extend(f"input {problem}" for problem in problems(items))
-    found.extend(_tools_problems(body))
-    found.extend(_parameter_problems(body))
-    return found
-
-
-def _tools_problems(body: Mapping[str, object]) -> list[str]:
-    found: list[str] = []
-    tools = body.get("tools")
-    if tools is not None and not isinstance(tools, list):
-        return ['"tools" must be a list']
-    for position, tool in enumerate(tools or ()):
-        if not isinstance(tool, Mapping) or tool.get("type") != "function":
-            found.append(f'tools #{position}: must be {{"type": "function", "name": …}}')
-        elif not isinstance(name := tool.get("name"), str) or not name.strip():
-            found.append(f"tools #{position}: a function tool needs a name")
-        elif tool.get("parameters") is not None and not isinstance(tool["parameters"], Mapping):
-            found.append(f"tools #{position}: its parameters must be a JSON schema object")
-    choice = body.get("tool_choice")
-    if choice is None:
-        return found
-    if isinstance(choice, str):
-        if choice not in TOOL_CHOICES:
-            found.append(f'"tool_choice" must be one of {", ".join(TOOL_CHOICES)} or a function')
-    elif not (
-        isinstance(choice, Mapping)
-        and choice.get("type") == "function"
-        and isinstance(choice.get("name"), str)
-    ):
-        found.append('"tool_choice" must be {"type": "function", "name": …}')
-    if choice != "none" and not tools:
-        found.append('"tool_choice" needs "tools"')
-    elif isinstance(choice, Mapping) and isinstance(name := choice.get("name"), str):
-        offered = [tool.get("name") for tool in tools or () if isinstance(tool, Mapping)]
-        if name not in offered:
-            found.append(f'"tool_choice" names {name!r}, which "tools" does not offer')
-    return found
-
-
-def _parameter_problems(body: Mapping[str, object]) -> list[str]:
-    found: list[str] = []
-    for name in ("stream", "parallel_tool_calls", "store"):
-        if name in body and not isinstance(body[name], bool):
-            found.append(f'"{name}" must be true or false')
-    for name, low, high in (("temperature", 0, 2), ("top_p", 0, 1)):
-        value = body.get(name)
-        if name in body and not (
-            isinstance(value, int | float)
-            and not isinstance(value, bool)
-            and math.isfinite(value)
-            and low <= value <= high
-        ):
-            found.append(f'"{name}" must be a number from {low} to {high}')
-    value = body.get("max_output_tokens")
-    if "max_output_tokens" in body and (
-        not isinstance(value, int) or isinstance(value, bool) or value < 1
-    ):
-        found.append('"max_output_tokens" must be a whole number of at least 1')
-    return found
 
 
 # -- what the trace and the inspector say of a request ------------------------------------

@@ -57,3 +57,63 @@ def test_a_hostile_responses_body_is_refused_saying_why(text: str, said: str) ->
 def test_a_tool_choice_naming_an_offered_tool_is_taken() -> None:
     chosen = _changed(tool_choice={"type": "function", "name": "get_user_details"})
     assert body_problems(chosen, like=HELD) == []
+
+
+def _with_input(*items: dict[str, Any]) -> str:
+    return _changed(input=[*HELD["input"], *items])
+
+
+CALL = {"type": "function_call", "call_id": "c1", "name": "get_user_details", "arguments": "{}"}
+# Fields of the wrong type that a body's shape check by hand let through: the openai
+# package's own Responses types name each, one line, the field and what it must be.
+WRONG_TYPES = {
+    "reasoning not an object": (_changed(reasoning=5), '"reasoning" must be a JSON object'),
+    "text format unknown": (
+        _changed(text={"format": {"type": "bogus"}}),
+        '"text" format must be {"type": "text"}, {"type": "json_object"} or '
+        '{"type": "json_schema", …}',
+    ),
+    "metadata not text": (_changed(metadata={"a": 1}), '"metadata" a must be text'),
+    "top_logprobs text": (_changed(top_logprobs="5"), '"top_logprobs" must be a whole number'),
+    "a tool's strict not a boolean": (
+        _changed(tools=[{**HELD["tools"][0], "strict": "yes"}]),
+        "tools #0: strict must be true or false",
+    ),
+    "a tool's description a number": (
+        _changed(tools=[{**HELD["tools"][0], "description": 5}]),
+        "tools #0: description must be text",
+    ),
+    "a content part's text a number": (
+        _with_input({"role": "user", "content": [{"type": "input_text", "text": 5}]}),
+        "input #1: user content must be text or a list of parts",
+    ),
+    "an output that is a list of numbers": (
+        _with_input(CALL, {"type": "function_call_output", "call_id": "c1", "output": [5]}),
+        "input #2: function_call_output output must be text or a list of parts",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "said"), WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+def test_a_field_of_the_wrong_type_is_refused_by_the_openai_types(text: str, said: str) -> None:
+    assert body_problems(text, like=HELD) == [said]
+
+
+def test_the_forms_the_responses_api_takes_are_taken() -> None:
+    reply = {
+        "type": "message",
+        "role": "assistant",
+        "id": "msg_1",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Hello.", "annotations": []}],
+    }
+    parts = {"role": "user", "content": [{"type": "input_text", "text": "and?"}]}
+    body = {
+        **HELD,
+        "input": [*HELD["input"], reply, parts],
+        "reasoning": {"effort": "low"},
+        "text": {"format": {"type": "json_object"}},
+        "metadata": {"case": "7"},
+        "return_progress": True,  # a server's own field, left alone
+    }
+    assert body_problems(json.dumps(body), like=HELD) == []

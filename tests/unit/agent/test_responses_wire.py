@@ -12,6 +12,7 @@ from openai.types.responses import ResponseInputItemParam
 from pydantic import TypeAdapter
 
 from airline_agent.agent import responses_wire
+from airline_agent.agent.edits import responses_body_problems
 from airline_agent.agent.events import ToolCall
 from airline_agent.agent.history import REASONING_ITEMS, assistant_entry, tool_entry
 from airline_agent.agent.options import LoopOptions
@@ -234,18 +235,18 @@ def test_an_invalid_input_is_said_why(items, problem) -> None:
 
 def test_an_edited_body_is_checked_as_a_responses_body() -> None:
     body = responses_wire.request_body("m", a_round(), TOOLS, LoopOptions(stream=True))
-    assert responses_wire.body_problems(body) == []
+    assert responses_body_problems(body) == []
     broken = json.loads(json.dumps(body))
     broken["input"] = broken["input"][:-3]  # the outputs and the reply cut: calls open
     broken["tools"][0] = {"type": "function", "function": {"name": "f"}}  # Chat's shape
     broken["tool_choice"] = {"type": "function", "function": {"name": "f"}}
     broken["max_output_tokens"] = 0
-    found = responses_wire.body_problems(broken)
+    found = responses_body_problems(broken)
     assert any("never answered" in line for line in found)
     assert any("tools #0" in line for line in found)
     assert any('"tool_choice"' in line for line in found)
     assert any('"max_output_tokens"' in line for line in found)
-    assert responses_wire.body_problems({"input": []})[:2] == [
+    assert responses_body_problems({"input": []})[:2] == [
         '"model" must be the name of a model (text)',
         '"input" must be text or a list of at least one item',
     ]
