@@ -515,7 +515,7 @@ def _input_item_type(item: object) -> tuple[str, _Check | None]:
     adapters = _responses_adapters()
     if kind == "message":
         role = item.get("role")
-        if role not in responses_wire.INPUT_ROLES:
+        if not isinstance(role, str) or role not in responses_wire.INPUT_ROLES:
             return "", None
         # A reply's message as the API returned it carries its id (and output_text parts).
         output = role == "assistant" and "id" in item

@@ -315,8 +315,9 @@ def item_problems(position: int, item: object) -> list[str]:
         return [f"#{position}: not an object"]
     kind = item.get("type", "message")
     if kind == "message":
-        if item.get("role") not in INPUT_ROLES:
-            return [f"#{position}: unknown role {item.get('role')!r}"]
+        role = item.get("role")
+        if not isinstance(role, str) or role not in INPUT_ROLES:
+            return [f"#{position}: unknown role {role!r}"]
         return []
     if kind == "function_call":
         return _call_problems(position, item)

@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from airline_agent.agent import responses_wire
 from airline_agent.agent.edits import body_problems
@@ -117,3 +119,36 @@ def test_the_forms_the_responses_api_takes_are_taken() -> None:
         "return_progress": True,  # a server's own field, left alone
     }
     assert body_problems(json.dumps(body), like=HELD) == []
+
+
+def test_a_role_that_is_no_text_is_said_unknown() -> None:
+    # A list or an object as a role was looked up among the roles and raised TypeError
+    # (unhashable), which the editor does not catch.
+    for role in (["user"], {"user": 1}):
+        problems = body_problems(_with_input({"role": role, "content": "hi"}), like=HELD)
+        assert problems == [f"input #1: unknown role {role!r}"]
+        assert responses_wire.problems([{"role": role, "content": "hi"}]) == [
+            f"#0: unknown role {role!r}"
+        ]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+ITEM_FIELDS = ["type", "role", "content", "call_id", "name", "arguments", "output", "id"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(st.sampled_from([*sorted(HELD), "reasoning", "text", "top_p"]), JSON),
+    st.lists(st.dictionaries(st.sampled_from(ITEM_FIELDS), JSON), max_size=3),
+)
+def test_no_value_makes_the_responses_check_raise(
+    changes: dict[str, Any], items: list[dict[str, Any]]
+) -> None:
+    assert isinstance(body_problems({**HELD, **changes}, like=HELD), list)
+    assert isinstance(body_problems({**HELD, "input": items}, like=HELD), list)
