@@ -22,24 +22,32 @@ Text goes on the wire exactly as written, byte for byte (UTF-8); a body given as
 goes as the openai client encodes one (compact JSON, UTF-8, `extra_body` merged in).
 Edited arguments must be a JSON object; the tool then validates them as it validates
 the model's (a wrong type is an `INVALID_ARGUMENTS` result, not a refusal here).
+
+A hold of the debugger (`RequestHeld`, `ToolCallHeld`: plain data) is shown, checked and
+let go with an edit here: `held_text`, `held_problems`, `go_on_edited`. The TUI imports
+this module with its first screen; pydantic and the openai package's types are loaded
+when the first edit is checked.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol, cast
-
-from pydantic import TypeAdapter, ValidationError
+from typing import TYPE_CHECKING, Protocol, cast
 
 from airline_agent.agent import responses_wire
+from airline_agent.agent.debugger_errors import EditRefused
+from airline_agent.agent.events import CallRelease, RequestHeld, RequestRelease, ToolCallHeld
 from airline_agent.agent.history import parse_arguments
 from airline_agent.agent.history import problems as history_problems
 from airline_agent.agent.wire import api_of
 from airline_agent.tools.untrusted import JsonObject, UnusableJson, depth_beyond, parse_json
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 # Levels of lists and objects an edited body may have: a body with tool schemas needs
 # about ten; well below where recursive code breaks.
@@ -84,14 +92,6 @@ RANGES: dict[str, tuple[float, float | None, bool]] = {
     "max_completion_tokens": (1, None, True),
     "n": (1, None, True),
 }
-
-
-class EditRefused(ValueError):
-    """An edit that cannot go on the wire; `problems` says why, one sentence each."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("; ".join(self.problems))
 
 
 # -- request bodies ----------------------------------------------------------------------
@@ -270,6 +270,7 @@ class _Check(Protocol):
 
 @dataclass(frozen=True)
 class _Adapters:
+    invalid: type[ValidationError]  # what the checks raise
     not_streaming: _Check
     streaming: _Check
     messages: dict[str, _Check]  # by role
@@ -279,8 +280,8 @@ class _Adapters:
 
 @cache
 def _adapters() -> _Adapters:
-    # Imported at the first edit, not with this module: the TUI's first screen imports
-    # the events, which check edits, and `openai`'s types take about a second to import.
+    # Imported at the first edit checked, not with this module, which the TUI's first
+    # screen imports: pydantic and `openai`'s types would hold it up by a second.
     from openai.types.chat import (
         ChatCompletionAssistantMessageParam,
         ChatCompletionFunctionToolParam,
@@ -290,8 +291,10 @@ def _adapters() -> _Adapters:
         ChatCompletionUserMessageParam,
         completion_create_params,
     )
+    from pydantic import TypeAdapter, ValidationError
 
     return _Adapters(
+        ValidationError,
         TypeAdapter(completion_create_params.CompletionCreateParamsNonStreaming),
         TypeAdapter(completion_create_params.CompletionCreateParamsStreaming),
         {
@@ -329,9 +332,10 @@ def _errors(adapter: _Check, value: object) -> Iterator[tuple[Loc, str]]:
     """Each error of `value` against the type: where, and pydantic's type of error. The
     `Iterable` fields of the openai types validate lazily, as they are read: each is read
     here, and must be a JSON list (a dict or text would be read as its keys or letters)."""
+    invalid = _adapters().invalid
     try:
         checked = adapter.validate_python(value, strict=True)
-    except ValidationError as exc:
+    except invalid as exc:
         for error in exc.errors(include_url=False):
             yield tuple(error["loc"]), error["type"]
         return
@@ -344,7 +348,7 @@ def _errors(adapter: _Check, value: object) -> Iterator[tuple[Loc, str]]:
                 continue
             try:
                 items = list(made)
-            except ValidationError as exc:
+            except invalid as exc:
                 for error in exc.errors(include_url=False):
                     yield (*where, *error["loc"]), error["type"]
                 continue
@@ -431,3 +435,43 @@ def checked_arguments(edited: str | Mapping[str, object]) -> str:
     if problems:
         raise EditRefused(problems)
     return edited if isinstance(edited, str) else encoded(edited).decode()
+
+
+# -- the debugger's holds ----------------------------------------------------------------
+
+
+def held_text(held: RequestHeld | ToolCallHeld) -> str:
+    """What an editor shows of a hold: the request's body (indented JSON, as the client
+    sends it), or the call's arguments (indented JSON, or the model's text)."""
+    if isinstance(held, RequestHeld):
+        return body_text(held.body)
+    return arguments_text(held.call.arguments)
+
+
+def held_problems(
+    held: RequestHeld | ToolCallHeld, edited: str | Mapping[str, object]
+) -> list[str]:
+    """Why `edited` would be refused as the held request's body, or as the held call's
+    arguments ([]: it would go on)."""
+    if isinstance(held, RequestHeld):
+        return body_problems(edited, like=held.body)
+    if not held.editable:
+        return [f"this call is not run ({held.refusal}): its arguments cannot be edited"]
+    return arguments_problems(edited)
+
+
+def go_on_edited(held: RequestHeld | ToolCallHeld, edited: str | Mapping[str, object]) -> None:
+    """Send the held request with `edited` as its body, or run the held call with `edited`
+    as its arguments: JSON text goes on the wire byte for byte, a body as the client would
+    encode it. An edit that would be refused (`held_problems`) raises `EditRefused`, saying
+    why, and nothing goes on; an edit that changes nothing goes on as assembled."""
+    if isinstance(held, RequestHeld):
+        body, wire = checked_body(edited, like=held.body)
+        changed = body != wire_form(held.body)
+        held.go(RequestRelease(body, wire) if changed else RequestRelease())
+        return
+    problems = held_problems(held, edited)
+    if problems:
+        raise EditRefused(problems)
+    text = checked_arguments(edited)
+    held.go(CallRelease(text) if text != held.call.arguments else CallRelease())

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from airline_agent.agent import edits
 from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.agent.cancelled import cancelled_turn
-from airline_agent.agent.debugger_errors import ForkFailed
-from airline_agent.agent.edits import EditRefused
+from airline_agent.agent.debugger_errors import EditRefused, ForkFailed
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -337,14 +337,11 @@ class Run:
     def go_on_edited(self, text: str) -> None:
         """The held request is sent with `text` as its body, byte for byte, or the held
         call runs with `text` as its arguments. Raises EditRefused, saying why, and the
-        hold stays, when it cannot be (held.problems(text) says so first)."""
+        hold stays, when it cannot be (`edits.held_problems` says so first)."""
         held = self.held
-        if isinstance(held, RequestHeld):
-            held.send(text)
-        elif isinstance(held, ToolCallHeld):
-            held.run(text)
-        else:
+        if not isinstance(held, RequestHeld | ToolCallHeld):
             raise EditRefused(["nothing editable is held: a request or a tool call is"])
+        edits.go_on_edited(held, text)
         self._let_go()
 
     def _let_go(self) -> None:
