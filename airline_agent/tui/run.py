@@ -45,6 +45,7 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.tui.status import DatabaseOrigin, DebugFacts, Status
 
 if TYPE_CHECKING:
@@ -131,9 +132,6 @@ class Run:
 
     def database_file(self) -> Path | None:
         """The SQLite file the run's stack opened (None: not open, or not SQLite)."""
-        # The scenarios' live module (the stack): the first screen does not wait for it.
-        from airline_agent.domain.sqlite_files import sqlite_file
-
         if self.stack is None:
             return None
         return sqlite_file(self.stack.database.engine.url)
@@ -432,7 +430,8 @@ class Run:
         raise NotImplementedError
 
     def save_transcript(self, directory: Path, name: str, redactor: Redactor) -> list[Path]:
-        # The transcript writer: only when saving, never before the first screen.
+        # Only when saving: the transcript's writer (hashing, the output files) would hold
+        # up the first screen.
         from airline_agent.scenarios.transcript import write_transcript
 
         return list(write_transcript(self.events, directory, slug(name), redactor))
