@@ -23,24 +23,31 @@ Text goes on the wire exactly as written, byte for byte (UTF-8); a body given as
 goes as the openai client encodes one (compact JSON, UTF-8, `extra_body` merged in).
 Edited arguments must be a JSON object; the tool then validates them as it validates
 the model's (a wrong type is an `INVALID_ARGUMENTS` result, not a refusal here).
+
+A hold of the debugger (`RequestHeld`, `ToolCallHeld`: plain data) is shown, checked and
+let go with an edit here: `held_text`, `held_problems`, `go_on_edited`. The TUI imports
+this module with its first screen; pydantic and the openai package's types are loaded
+when the first edit is checked.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Protocol, cast
-
-from pydantic import TypeAdapter, ValidationError
+from typing import TYPE_CHECKING, Protocol, cast
 
 from airline_agent.agent import responses_wire
+from airline_agent.agent.debugger_errors import EditRefused
+from airline_agent.agent.events import CallRelease, RequestHeld, RequestRelease, ToolCallHeld
 from airline_agent.agent.history import parse_arguments
 from airline_agent.agent.history import problems as history_problems
 from airline_agent.agent.wire import api_of
 from airline_agent.tools.untrusted import JsonObject, UnusableJson, depth_beyond, parse_json
+
+if TYPE_CHECKING:
+    from airline_agent.agent.wire_types import WireTypes
 
 # Levels of lists and objects an edited body may have: a body with tool schemas needs
 # about ten; well below where recursive code breaks.
@@ -87,14 +94,6 @@ RANGES: dict[str, tuple[float, float | None, bool]] = {
     "max_completion_tokens": (1, None, True),
     "n": (1, None, True),
 }
-
-
-class EditRefused(ValueError):
-    """An edit that cannot go on the wire; `problems` says why, one sentence each."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("; ".join(self.problems))
 
 
 # -- request bodies ----------------------------------------------------------------------
@@ -180,7 +179,7 @@ def chat_body_problems(body: Mapping[str, object]) -> list[str]:
     stream = body.get("stream")
     if "stream" in body and not isinstance(stream, bool):
         found.append('"stream" must be true or false')
-    adapter = _adapters().streaming if stream is True else _adapters().not_streaming
+    adapter = _types().chat.streaming if stream is True else _types().chat.not_streaming
     rest = {key: value for key, value in body.items() if key not in OWN_CHECKS}
     rest |= {"messages": [], **({"stream": stream} if isinstance(stream, bool) else {})}
     ranged: dict[str, str] = {}
@@ -206,7 +205,7 @@ def _message_problems(messages: object) -> list[str]:
             found.append(f"{where} must be a JSON object, not {_kind(message)}")
             continue
         role = message.get("role")
-        adapter = _adapters().messages.get(role) if isinstance(role, str) else None
+        adapter = _types().chat.messages.get(role) if isinstance(role, str) else None
         if adapter is None:
             found.append(f"{where} unknown role {role!r}")
             continue
@@ -226,7 +225,7 @@ def _tools_problems(tools: object) -> list[str]:
         if not isinstance(tool, dict) or tool.get("type") != "function":
             found.append(f'tools #{position}: must be {{"type": "function", "function": …}}')
             continue
-        found += [f"tools #{position}: {problem}" for problem in _said(_adapters().tool, tool)]
+        found += [f"tools #{position}: {problem}" for problem in _said(_types().chat.tool, tool)]
         function = tool.get("function")
         if isinstance(function, dict) and not str(function.get("name", "x")).strip():
             found.append(f"tools #{position}: its function needs a name")
@@ -236,7 +235,7 @@ def _tools_problems(tools: object) -> list[str]:
 def _tool_choice_problems(choice: object, tools: object) -> list[str]:
     if choice is None or not isinstance(tools, list | None):
         return []  # tools that are no list are said so; what they offer is unknown
-    found = [f'"tool_choice" {problem}' for problem in _said(_adapters().tool_choice, choice)]
+    found = [f'"tool_choice" {problem}' for problem in _said(_types().chat.tool_choice, choice)]
     offered = [
         tool["function"].get("name")
         for tool in tools or ()
@@ -271,41 +270,13 @@ class _Check(Protocol):
     def validate_python(self, object: object, /, *, strict: bool | None = None) -> object: ...
 
 
-@dataclass(frozen=True)
-class _Adapters:
-    not_streaming: _Check
-    streaming: _Check
-    messages: dict[str, _Check]  # by role
-    tool: _Check
-    tool_choice: _Check
-
-
 @cache
-def _adapters() -> _Adapters:
-    # Imported at the first edit, not with this module: the TUI's first screen imports
-    # the events, which check edits, and `openai`'s types take about a second to import.
-    from openai.types.chat import (
-        ChatCompletionAssistantMessageParam,
-        ChatCompletionFunctionToolParam,
-        ChatCompletionSystemMessageParam,
-        ChatCompletionToolChoiceOptionParam,
-        ChatCompletionToolMessageParam,
-        ChatCompletionUserMessageParam,
-        completion_create_params,
-    )
+def _types() -> WireTypes:
+    # Loaded at the first edit checked, not with this module, which the TUI's first
+    # screen imports: pydantic and `openai`'s types would hold it up by a second.
+    from airline_agent.agent.wire_types import WireTypes
 
-    return _Adapters(
-        TypeAdapter(completion_create_params.CompletionCreateParamsNonStreaming),
-        TypeAdapter(completion_create_params.CompletionCreateParamsStreaming),
-        {
-            "system": TypeAdapter(ChatCompletionSystemMessageParam),
-            "user": TypeAdapter(ChatCompletionUserMessageParam),
-            "assistant": TypeAdapter(ChatCompletionAssistantMessageParam),
-            "tool": TypeAdapter(ChatCompletionToolMessageParam),
-        },
-        TypeAdapter(ChatCompletionFunctionToolParam),
-        TypeAdapter(ChatCompletionToolChoiceOptionParam),
-    )
+    return WireTypes()
 
 
 Loc = tuple[int | str, ...]
@@ -332,9 +303,10 @@ def _errors(adapter: _Check, value: object) -> Iterator[tuple[Loc, str]]:
     """Each error of `value` against the type: where, and pydantic's type of error. The
     `Iterable` fields of the openai types validate lazily, as they are read: each is read
     here, and must be a JSON list (a dict or text would be read as its keys or letters)."""
+    invalid = _types().invalid
     try:
         checked = adapter.validate_python(value, strict=True)
-    except ValidationError as exc:
+    except invalid as exc:
         for error in exc.errors(include_url=False):
             yield tuple(error["loc"]), error["type"]
         return
@@ -347,7 +319,7 @@ def _errors(adapter: _Check, value: object) -> Iterator[tuple[Loc, str]]:
                 continue
             try:
                 items = list(made)
-            except ValidationError as exc:
+            except invalid as exc:
                 for error in exc.errors(include_url=False):
                     yield (*where, *error["loc"]), error["type"]
                 continue
@@ -436,6 +408,46 @@ def checked_arguments(edited: str | Mapping[str, object]) -> str:
     return edited if isinstance(edited, str) else encoded(edited).decode()
 
 
+# -- the debugger's holds ----------------------------------------------------------------
+
+
+def held_text(held: RequestHeld | ToolCallHeld) -> str:
+    """What an editor shows of a hold: the request's body (indented JSON, as the client
+    sends it), or the call's arguments (indented JSON, or the model's text)."""
+    if isinstance(held, RequestHeld):
+        return body_text(held.body)
+    return arguments_text(held.call.arguments)
+
+
+def held_problems(
+    held: RequestHeld | ToolCallHeld, edited: str | Mapping[str, object]
+) -> list[str]:
+    """Why `edited` would be refused as the held request's body, or as the held call's
+    arguments ([]: it would go on)."""
+    if isinstance(held, RequestHeld):
+        return body_problems(edited, like=held.body)
+    if not held.editable:
+        return [f"this call is not run ({held.refusal}): its arguments cannot be edited"]
+    return arguments_problems(edited)
+
+
+def go_on_edited(held: RequestHeld | ToolCallHeld, edited: str | Mapping[str, object]) -> None:
+    """Send the held request with `edited` as its body, or run the held call with `edited`
+    as its arguments: JSON text goes on the wire byte for byte, a body as the client would
+    encode it. An edit that would be refused (`held_problems`) raises `EditRefused`, saying
+    why, and nothing goes on; an edit that changes nothing goes on as assembled."""
+    if isinstance(held, RequestHeld):
+        body, wire = checked_body(edited, like=held.body)
+        changed = body != wire_form(held.body)
+        held.go(RequestRelease(body, wire) if changed else RequestRelease())
+        return
+    problems = held_problems(held, edited)
+    if problems:
+        raise EditRefused(problems)
+    text = checked_arguments(edited)
+    held.go(CallRelease(text) if text != held.call.arguments else CallRelease())
+
+
 # -- a Responses body ----------------------------------------------------------------------
 
 # The fields of a Responses body checked on their own (each input item by its type, each
@@ -470,7 +482,7 @@ def responses_body_problems(body: Mapping[str, object]) -> list[str]:
     stream = body.get("stream")
     if "stream" in body and not isinstance(stream, bool):
         found.append('"stream" must be true or false')
-    adapters = _responses_adapters()
+    adapters = _types().responses
     adapter = adapters.streaming if stream is True else adapters.not_streaming
     rest = {key: value for key, value in body.items() if key not in RESPONSES_OWN_CHECKS}
     rest |= {"stream": stream} if isinstance(stream, bool) else {}
@@ -512,7 +524,7 @@ def _input_item_type(item: object) -> tuple[str, _Check | None]:
     if not isinstance(item, dict):
         return "", None
     kind = item.get("type", "message")
-    adapters = _responses_adapters()
+    adapters = _types().responses
     if kind == "message":
         role = item.get("role")
         if not isinstance(role, str) or role not in responses_wire.INPUT_ROLES:
@@ -534,7 +546,7 @@ def _function_tools_problems(tools: object) -> list[str]:
         if not isinstance(tool, dict) or tool.get("type") != "function":
             found.append(f'tools #{position}: must be {{"type": "function", "name": …}}')
             continue
-        said = _said(_responses_adapters().tool, tool)
+        said = _said(_types().responses.tool, tool)
         found += [f"tools #{position}: {problem}" for problem in said]
         name = tool.get("name")
         if isinstance(name, str) and not name.strip():
@@ -546,7 +558,7 @@ def _function_choice_problems(choice: object, tools: object) -> list[str]:
     if choice is None or not isinstance(tools, list | None):
         return []  # tools that are no list are said so; what they offer is unknown
     found: list[str] = []
-    if next(_errors(_responses_adapters().tool_choice, choice), None) is not None:
+    if next(_errors(_types().responses.tool_choice, choice), None) is not None:
         found.append(f'"tool_choice" {RESPONSES_TOOL_CHOICE}')
     offered = [tool.get("name") for tool in tools or () if isinstance(tool, dict)]
     if choice != "none" and not offered:
@@ -554,45 +566,3 @@ def _function_choice_problems(choice: object, tools: object) -> list[str]:
     elif not found and isinstance(choice, dict) and choice["name"] not in offered:
         found.append(f'"tool_choice" names {choice["name"]!r}, which "tools" does not offer')
     return found
-
-
-@dataclass(frozen=True)
-class _ResponsesAdapters:
-    not_streaming: _Check
-    streaming: _Check
-    message: _Check
-    output_message: _Check
-    items: dict[str, _Check]  # by type: the calls, their outputs, reasoning
-    tool: _Check
-    tool_choice: _Check
-
-
-@cache
-def _responses_adapters() -> _ResponsesAdapters:
-    # Imported at the first edit of a Responses body, as `_adapters` at the first of a
-    # Chat Completions one: the TUI's first screen would wait the second `openai` takes.
-    from openai.types.responses import (
-        EasyInputMessageParam,
-        FunctionToolParam,
-        ResponseFunctionToolCallParam,
-        ResponseOutputMessageParam,
-        ResponseReasoningItemParam,
-        ToolChoiceFunctionParam,
-        ToolChoiceOptions,
-        response_create_params,
-        response_input_item_param,
-    )
-
-    return _ResponsesAdapters(
-        TypeAdapter(response_create_params.ResponseCreateParamsNonStreaming),
-        TypeAdapter(response_create_params.ResponseCreateParamsStreaming),
-        TypeAdapter(EasyInputMessageParam),
-        TypeAdapter(ResponseOutputMessageParam),
-        {
-            "function_call": TypeAdapter(ResponseFunctionToolCallParam),
-            "function_call_output": TypeAdapter(response_input_item_param.FunctionCallOutput),
-            "reasoning": TypeAdapter(ResponseReasoningItemParam),
-        },
-        TypeAdapter(FunctionToolParam),
-        TypeAdapter(ToolChoiceOptions | ToolChoiceFunctionParam),
-    )

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -320,8 +319,8 @@ class RequestRelease:
 @dataclass(frozen=True, slots=True)
 class RequestHeld:
     """The next request, assembled and not sent (a breakpoint, or stepping): nothing
-    reaches the server until the consumer answers with `send(…)` (or `go()`); the loop
-    waits for it after yielding."""
+    reaches the server until the consumer answers with `go()` (or an edit, through
+    `edits.go_on_edited`); the loop waits for it after yielding."""
 
     type: ClassVar[Literal["request_held"]] = "request_held"
 
@@ -336,35 +335,11 @@ class RequestHeld:
     def next(self) -> str:
         return f"send request #{self.request}"
 
-    def text(self) -> str:
-        """The body as an editor shows it: indented JSON, as the client sends it."""
-        from airline_agent.agent.edits import body_text
-
-        return body_text(self.body)
-
-    def problems(self, edited: str | Mapping[str, object]) -> list[str]:
-        """Why `edited` would be refused as this request's body ([]: it would be sent)."""
-        from airline_agent.agent.edits import body_problems
-
-        return body_problems(edited, like=self.body)
-
-    def send(self, edited: str | Mapping[str, object] | None = None) -> None:
-        """Send it as assembled (None), or `edited`: JSON text goes on the wire byte for
-        byte, a body as the client would encode it. A body that is not one of the held
-        body's wire (Chat Completions or Responses) raises `edits.EditRefused`, saying
-        why, and nothing is sent."""
-        from airline_agent.agent.edits import checked_body, wire_form
-
-        release = RequestRelease()
-        if edited is not None:
-            body, wire = checked_body(edited, like=self.body)
-            if body != wire_form(self.body):
-                release = RequestRelease(body, wire)
+    def go(self, release: RequestRelease | None = None) -> None:
+        """Send it as assembled, or as `release` says: an edit, checked by
+        `edits.go_on_edited`, which makes it."""
         if not self.release.done():
-            self.release.set_result(release)
-
-    def go(self) -> None:
-        self.send()
+            self.release.set_result(release or RequestRelease())
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,10 +352,10 @@ class CallRelease:
 @dataclass(frozen=True, slots=True)
 class ToolCallHeld:
     """The next tool call, not run yet (a breakpoint, or stepping): it runs when the
-    consumer answers with `run(…)` (or `go()`). `refusal` is the error code it will be
-    answered with instead of running (declined, writes switched off, over the limit,
-    unusable arguments); its arguments can be edited when it runs, or when they were
-    unusable. An edited write is asked about again when approvals are asked."""
+    consumer answers with `go()` (or an edit, through `edits.go_on_edited`). `refusal` is
+    the error code it will be answered with instead of running (declined, writes switched
+    off, over the limit, unusable arguments); its arguments can be edited when it runs, or
+    when they were unusable. An edited write is asked about again when approvals are asked."""
 
     type: ClassVar[Literal["tool_call_held"]] = "tool_call_held"
 
@@ -403,38 +378,11 @@ class ToolCallHeld:
             return f"run {what}"
         return f"answer {what} without running it: {self.refusal}"
 
-    def text(self) -> str:
-        """The arguments as an editor shows them: indented JSON (or the model's text)."""
-        from airline_agent.agent.edits import arguments_text
-
-        return arguments_text(self.call.arguments)
-
-    def problems(self, edited: str | Mapping[str, object]) -> list[str]:
-        from airline_agent.agent.edits import arguments_problems
-
-        if not self.editable:
-            return [f"this call is not run ({self.refusal}): its arguments cannot be edited"]
-        return arguments_problems(edited)
-
-    def run(self, edited: str | Mapping[str, object] | None = None) -> None:
-        """Run it with the model's arguments (None) or with `edited` (a JSON object, as
-        text or as a dict). Arguments that are no JSON object, or an edit of a call that
-        is not run, raise `edits.EditRefused`, saying why, and nothing runs."""
-        from airline_agent.agent.edits import EditRefused, checked_arguments
-
-        release = CallRelease()
-        if edited is not None:
-            problems = self.problems(edited)
-            if problems:
-                raise EditRefused(problems)
-            text = checked_arguments(edited)
-            if text != self.call.arguments:
-                release = CallRelease(text)
+    def go(self, release: CallRelease | None = None) -> None:
+        """Run it with the model's arguments, or as `release` says: your arguments,
+        checked by `edits.go_on_edited`, which makes it."""
         if not self.release.done():
-            self.release.set_result(release)
-
-    def go(self) -> None:
-        self.run()
+            self.release.set_result(release or CallRelease())
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,8 @@ class AirlineApp(App[None]):
         self.problem: str | None = None  # why the app closed early (an unusable setting)
         self.start_scenario = scenario
         self.pace = pace
+        self._first_frame_out = False
+        self._waiting_for_first_frame: list[Callable[[], object]] = []
 
     def get_default_screen(self) -> Screen:
         return MainScreen(self.controller, pace=self.pace)
@@ -71,12 +73,25 @@ class AirlineApp(App[None]):
         # Textual's: the first frame is on the screen (offline, with the library on it).
         if self.first_frame_shown is not None:
             self.first_frame_shown()
+        self._first_frame_out = True
+        for work in self._waiting_for_first_frame:
+            self.call_later(work)
+        self._waiting_for_first_frame.clear()
+
+    def after_first_frame(self, work: Callable[[], object]) -> None:
+        """`work` once the first frame is on the screen (soon, if it is already): what
+        starts a thread that imports pydantic (the settings, the library's validation)
+        would otherwise take the interpreter from drawing it."""
+        if self._first_frame_out:
+            self.call_later(work)
+        else:
+            self._waiting_for_first_frame.append(work)
 
     def on_scenario_picker_library_shown(self, _: ScenarioPicker.LibraryShown) -> None:
         # Offline, the settings are read once the library is on screen (live, `prepare`
         # reads them before opening the database).
         if self.controller.mode == "offline":
-            self.main.settle_settings()
+            self.after_first_frame(self.main.settle_settings)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:

@@ -1,6 +1,9 @@
 """Starting the TUI: shared by `airline-agent tui` and the fast path of plain `airline-agent`.
 
-Imports nothing of typer or pydantic: the first screen waits only for Textual.
+Imported by every command (cli.py), so it imports only what is standard library alone
+(terminal_text): the options are checked here, then the app opens through one door
+(tui/start.py).
+Nothing of typer or pydantic: the first screen waits only for Textual.
 """
 
 from __future__ import annotations
@@ -9,8 +12,9 @@ import gc
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
+
+from airline_agent.terminal_text import escape_controls
 
 
 def run_tui(
@@ -30,10 +34,37 @@ def run_tui(
     `results`: an eval run's folder, its results view on top (its trials play offline).
     `watch`: an MCP server's event log (`mcp --events FILE`), its sessions shown live.
     """
+    problem = _options_problem(scenario, results, watch)
+    if problem:
+        print(f"airline-agent tui: {problem}", file=sys.stderr)
+        return 2
     with _collector_paused_until_shown() as first_frame_shown:
+        # The door to the app: `--help` and the other commands never import Textual.
+        from airline_agent.tui import start
+
         if watch is not None:
-            return _watch(watch, scenario=scenario, results=results, shown=first_frame_shown)
-        return _run(scenario, customer, results, flags, shown=first_frame_shown)
+            return start.watch_app(Path(watch), shown=first_frame_shown)
+        return start.run_app(scenario, customer, results, flags, shown=first_frame_shown)
+
+
+def _options_problem(scenario: str | None, results: str | None, watch: str | None) -> str | None:
+    """Why the options given cannot open the app (None: they can, as far as can be told
+    without reading an eval run: `start.run_app` reads it)."""
+    named = (("--scenario", scenario), ("--results", results))
+    given = [name for name, value in named if value is not None]
+    if watch is not None:
+        if given:
+            return f"--watch and {given[0]}: give one of them"
+        path = Path(watch)
+        if path.exists() and not path.is_file():
+            return f"--watch {escape_controls(str(path))}: not a regular file (an event log is)"
+        return None  # a missing file is waited for
+    a_file = scenario is not None and scenario.endswith((".yaml", ".yml"))
+    if a_file and not Path(str(scenario)).is_file():
+        return f"no such scenario file: {scenario}"
+    if len(given) == 2:
+        return "--scenario and --results: give one of them"
+    return None
 
 
 @contextmanager
@@ -68,92 +99,3 @@ def _collector_paused_until_shown() -> Iterator[Callable[[], None]]:
     finally:
         if not resumed and was_enabled:  # closed before its first frame (or never opened)
             gc.enable()
-
-
-def _run(
-    scenario: str | None,
-    customer: str | None,
-    results: str | None,
-    flags: dict[str, object],
-    *,
-    shown: Callable[[], None],
-) -> int:
-    # The door: `tui --help` and the other commands never import the app (Textual).
-    from airline_agent.settings_peek import peek_settings
-
-    if (
-        scenario is not None
-        and scenario.endswith((".yaml", ".yml"))
-        and not Path(scenario).is_file()
-    ):
-        print(f"airline-agent tui: no such scenario file: {scenario}", file=sys.stderr)
-        return 2
-    if results is not None:
-        problem = _results_problem(scenario, Path(results))
-        if problem:
-            print(f"airline-agent tui: {problem}", file=sys.stderr)
-            return 2
-    settings = peek_settings(None, None, **flags)
-    if scenario is not None or results is not None:
-        settings = replace(settings, model=None)  # a scenario (a trial's too) plays offline
-
-    # The door: `tui --help` and the other commands never import the app (Textual).
-    from airline_agent.tui.app import AirlineApp
-    from airline_agent.tui.controller import AgentController
-
-    controller = AgentController(settings, results=Path(results) if results else None)
-    if customer:
-        controller.run.act_for(customer)
-    app = AirlineApp(controller, scenario=scenario, first_frame_shown=shown)
-    app.run()
-    if app.problem:
-        print(f"airline-agent tui: {app.problem}", file=sys.stderr)
-    return app.return_code or 0
-
-
-def _results_problem(scenario: str | None, results: Path) -> str | None:
-    """Why `--results` cannot open (None: it can). Before the app, as for a missing
-    scenario file: a folder that is no eval run's is one line, not an empty view."""
-    # Only with `tui --results`: a plain start does not import the eval modules.
-    from airline_agent.tui.eval_results import ResultsUnusable, read_eval_results
-
-    if scenario is not None:
-        return "--scenario and --results: give one of them"
-    try:
-        read_eval_results(results)
-    except ResultsUnusable as unusable:
-        return str(unusable)
-    return None
-
-
-def _watch(
-    watch: str, *, scenario: str | None, results: str | None, shown: Callable[[], None]
-) -> int:
-    """`tui --watch FILE`: nothing of the settings is needed (nothing runs here)."""
-    problem = _watch_problem(Path(watch), scenario=scenario, results=results)
-    if problem:
-        print(f"airline-agent tui: {problem}", file=sys.stderr)
-        return 2
-    # The door for `tui --watch`: a plain start does not import the watch modules.
-    from airline_agent.tui.app import AirlineApp
-    from airline_agent.tui.controller import Controller
-    from airline_agent.tui.status import Status
-    from airline_agent.tui.watch_run import WatchRun
-
-    status = Status()
-    app = AirlineApp(Controller(status, WatchRun(status, Path(watch))), first_frame_shown=shown)
-    app.run()
-    return app.return_code or 0
-
-
-def _watch_problem(path: Path, *, scenario: str | None, results: str | None) -> str | None:
-    """Why `--watch` cannot follow `path` (None: it can; a missing file is waited for)."""
-    # Only when the watched file is unusable.
-    from airline_agent.terminal_text import escape_controls
-
-    if scenario is not None or results is not None:
-        given = "--scenario" if scenario is not None else "--results"
-        return f"--watch and {given}: give one of them"
-    if path.exists() and not path.is_file():
-        return f"--watch {escape_controls(str(path))}: not a regular file (an event log is)"
-    return None

@@ -7,6 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from airline_agent.scenarios.library import SHOWCASE, library_dir
+from airline_agent.scenarios.yaml_text import scenario_paths_in, summary
+
 
 @dataclass(frozen=True)
 class ScenarioChoice:
@@ -22,8 +25,7 @@ class ScenarioChoice:
 def scenario_choices(library: Path | None, paths: dict[str, Path]) -> list[ScenarioChoice]:
     """Every file of the library (None: the shipped one) validated; `paths` learns where
     each scenario's file is."""
-    # Read in the library's worker thread (pydantic's models), not before the first frame.
-    from airline_agent.scenarios.library import SHOWCASE, library_dir
+    # pydantic's models: loaded in the library's worker thread, after the first frame.
     from airline_agent.scenarios.loader import ScenarioLoadError, load_scenario, scenario_paths
 
     choices = []
@@ -43,10 +45,6 @@ def quick_choices(library: Path | None, paths: dict[str, Path]) -> list[Scenario
     """The first screen: each file's name, description and turns from its YAML alone
     (libyaml, no pydantic); `scenario_choices` validates right after. None: a file the
     quick reader cannot list (the loader says why, in its words)."""
-    # Read in the library's worker thread, not before the first frame.
-    from airline_agent.scenarios.library import SHOWCASE, library_dir
-    from airline_agent.scenarios.yaml_text import scenario_paths_in, summary
-
     choices = []
     for path in scenario_paths_in(library or library_dir()):
         found = summary(path)
@@ -66,9 +64,6 @@ def scenario_path(
     list_library: Callable[[], object],
 ) -> Path:
     """The file of scenario `name` (or `name` itself when it is a YAML file's path)."""
-    # Scenarios' modules load when one is chosen, not before the first screen.
-    from airline_agent.scenarios.library import library_dir
-
     path = Path(name)
     if path.suffix in (".yaml", ".yml"):
         return path

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from airline_agent.agent import edits
 from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.agent.cancelled import cancelled_turn
-from airline_agent.agent.debugger_errors import ForkFailed
-from airline_agent.agent.edits import EditRefused
+from airline_agent.agent.debugger_errors import EditRefused, ForkFailed
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -45,6 +45,7 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.tui.status import DatabaseOrigin, DebugFacts, Status
 
 if TYPE_CHECKING:
@@ -131,9 +132,6 @@ class Run:
 
     def database_file(self) -> Path | None:
         """The SQLite file the run's stack opened (None: not open, or not SQLite)."""
-        # The scenarios' live module (the stack): the first screen does not wait for it.
-        from airline_agent.domain.sqlite_files import sqlite_file
-
         if self.stack is None:
             return None
         return sqlite_file(self.stack.database.engine.url)
@@ -337,14 +335,11 @@ class Run:
     def go_on_edited(self, text: str) -> None:
         """The held request is sent with `text` as its body, byte for byte, or the held
         call runs with `text` as its arguments. Raises EditRefused, saying why, and the
-        hold stays, when it cannot be (held.problems(text) says so first)."""
+        hold stays, when it cannot be (`edits.held_problems` says so first)."""
         held = self.held
-        if isinstance(held, RequestHeld):
-            held.send(text)
-        elif isinstance(held, ToolCallHeld):
-            held.run(text)
-        else:
+        if not isinstance(held, RequestHeld | ToolCallHeld):
             raise EditRefused(["nothing editable is held: a request or a tool call is"])
+        edits.go_on_edited(held, text)
         self._let_go()
 
     def _let_go(self) -> None:
@@ -435,7 +430,8 @@ class Run:
         raise NotImplementedError
 
     def save_transcript(self, directory: Path, name: str, redactor: Redactor) -> list[Path]:
-        # The transcript writer: only when saving, never before the first screen.
+        # Only when saving: the transcript's writer (hashing, the output files) would hold
+        # up the first screen.
         from airline_agent.scenarios.transcript import write_transcript
 
         return list(write_transcript(self.events, directory, slug(name), redactor))

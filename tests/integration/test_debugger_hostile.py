@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from airline_agent.agent.edits import EditRefused
+from airline_agent.agent import edits
+from airline_agent.agent.debugger_errors import EditRefused
 from airline_agent.agent.events import RequestHeld, RequestSent, ToolCallHeld, ToolFinished
 from tests.integration.test_debugger_wire import Turn, debugged
 from tests.support.chat_server import ChatServer
@@ -104,14 +105,14 @@ async def test_each_hostile_body_is_refused_with_one_line_and_nothing_is_sent(
     turn = Turn(stack.session.run_turn("hi"))
     held = await turn.hold()
     assert isinstance(held, RequestHeld)
-    body = json.loads(held.text())
+    body = json.loads(edits.held_text(held))
     said: dict[str, list[str]] = {}
     for name, (text, line) in _hostile_bodies(body).items():
-        problems = held.problems(text)
+        problems = edits.held_problems(held, text)
         said[name] = problems
         assert len(problems) == 1 and line in problems[0] and "\n" not in problems[0], name
         with pytest.raises(EditRefused) as refused:
-            held.send(text)
+            edits.go_on_edited(held, text)
         assert refused.value.problems == tuple(problems), name
         assert not held.release.done() and chat_server.raw_requests == [], name
     held.go()
@@ -134,11 +135,11 @@ async def test_a_hostile_but_valid_body_is_sent_byte_for_byte(
     turn = Turn(stack.session.run_turn("hi"))
     held = await turn.hold()
     assert isinstance(held, RequestHeld)
-    body = json.loads(held.text())
+    body = json.loads(edits.held_text(held))
     body["messages"][-1]["content"] = content
     edited = json.dumps(body, ensure_ascii=False)
-    assert held.problems(edited) == []
-    held.send(edited)
+    assert edits.held_problems(held, edited) == []
+    edits.go_on_edited(held, edited)
     events = await turn.end()
     assert chat_server.raw_requests == [edited.encode("utf-8")]
     [sent] = of_type(events, RequestSent)
@@ -173,16 +174,16 @@ async def test_hostile_arguments_are_refused_with_one_line_or_run_as_given(
     held = await turn.hold()
     assert isinstance(held, ToolCallHeld)
     for name, (text, line) in HOSTILE_ARGUMENTS.items():
-        problems = held.problems(text)
+        problems = edits.held_problems(held, text)
         assert len(problems) == 1 and line in problems[0] and "\n" not in problems[0], name
         with pytest.raises(EditRefused):
-            held.run(text)
+            edits.go_on_edited(held, text)
         assert not held.release.done(), name
     # 3 MB of text with NUL and escapes is a JSON object: the tool runs with it, and
     # answers with its own error, not a crash.
     huge = json.dumps({"flight_number": "\u0000\u001b[2J" + "H" * 3_000_000, "date": "x"})
-    assert held.problems(huge) == []
-    held.run(huge)
+    assert edits.held_problems(held, huge) == []
+    edits.go_on_edited(held, huge)
     second = await turn.hold()
     assert isinstance(second, RequestHeld)
     second.go()
@@ -205,7 +206,7 @@ async def test_a_tool_message_holding_json_nested_100k_deep_is_sent_and_the_turn
     turn = Turn(stack.session.run_turn("hi"))
     held = await turn.hold()
     assert isinstance(held, RequestHeld)
-    body = json.loads(held.text())
+    body = json.loads(edits.held_text(held))
     call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
     deep = '{"error": ' * 100_000 + "1" + "}" * 100_000
     body["messages"] += [
@@ -214,8 +215,8 @@ async def test_a_tool_message_holding_json_nested_100k_deep_is_sent_and_the_turn
         {"role": "user", "content": "and now?"},
     ]
     edited = json.dumps(body)
-    assert held.problems(edited) == []
-    held.send(edited)
+    assert edits.held_problems(held, edited) == []
+    edits.go_on_edited(held, edited)
     events = await turn.end()
     assert chat_server.raw_requests == [edited.encode("utf-8")]
     [sent] = of_type(events, RequestSent)

@@ -16,7 +16,8 @@ from typing import Any
 import openai
 import pytest
 
-from airline_agent.agent.edits import EditRefused
+from airline_agent.agent import edits
+from airline_agent.agent.debugger_errors import EditRefused
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -126,16 +127,18 @@ async def test_an_edited_body_is_what_the_server_receives_byte_for_byte(
     turn = Turn(stack.session.run_turn("hi"))
     held = await turn.hold()
     assert isinstance(held, RequestHeld)
-    body = json.loads(held.text())
+    body = json.loads(edits.held_text(held))
     assert body["messages"][-1] == {"role": "user", "content": "hi"}
     with pytest.raises(EditRefused, match="messages"):
-        held.send('{"model": "gpt-4o-mini", "messages": []}')  # refused: nothing is sent
-    assert held.problems("not json") and not held.release.done()
+        edits.go_on_edited(
+            held, '{"model": "gpt-4o-mini", "messages": []}'
+        )  # refused: nothing is sent
+    assert edits.held_problems(held, "not json") and not held.release.done()
     body["messages"][-1]["content"] = "I am emma_kim_9957: where does EHGLP3 go?"
     body["temperature"] = 0.25
     edited = json.dumps(body, indent=1, ensure_ascii=False) + "\n"  # not how a client writes
-    assert held.problems(edited) == []
-    held.send(edited)
+    assert edits.held_problems(held, edited) == []
+    edits.go_on_edited(held, edited)
     events = await turn.end()
     assert chat_server.raw_requests == [edited.encode("utf-8")]
     [sent] = of_type(events, RequestSent)
@@ -174,11 +177,11 @@ async def test_an_edited_tool_argument_runs_with_the_edit_and_the_history_keeps_
         False,
         True,
     )
-    assert json.loads(held.text()) == model_says
+    assert json.loads(edits.held_text(held)) == model_says
     with pytest.raises(EditRefused, match="JSON object"):
-        held.run('["HAT156"]')
+        edits.go_on_edited(held, '["HAT156"]')
     edited = '{"flight_number": "HAT156", "date": "2024-05-17"}'
-    held.run(edited)
+    edits.go_on_edited(held, edited)
     second = await turn.hold()
     assert isinstance(second, RequestHeld) and second.request == 2
     second.go()
@@ -214,7 +217,7 @@ async def test_an_edited_write_is_asked_about_again_and_a_no_is_final(
     asked.decide(True)  # yes to the model's call…
     held = await turn.hold()
     assert isinstance(held, ToolCallHeld) and held.write and held.reasons == ("write",)
-    held.run({"reservation_id": "EHGLP3", "reason": "airline_cancelled_flight"})
+    edits.go_on_edited(held, {"reservation_id": "EHGLP3", "reason": "airline_cancelled_flight"})
     again = await turn.hold()  # …which is not the call that would run: asked again
     assert isinstance(again, ApprovalRequested)
     assert again.calls[0].arguments == {

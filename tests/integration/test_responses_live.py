@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from airline_agent.agent import responses_wire
-from airline_agent.agent.edits import EditRefused
+from airline_agent.agent import edits, responses_wire
+from airline_agent.agent.debugger_errors import EditRefused
 from airline_agent.agent.events import (
     AgentEvent,
     ApprovalRequested,
@@ -86,23 +86,25 @@ async def test_an_edited_responses_body_is_what_the_server_receives_byte_for_byt
 
     task = asyncio.ensure_future(turn())
     held = await asyncio.wait_for(held_events.get(), DEADLINE)
-    body = json.loads(held.text())
+    body = json.loads(edits.held_text(held))
     assert body["input"] == [{"type": "message", "role": "user", "content": "hi"}]
     assert "messages" not in body
     # A Chat Completions body is no edit of a Responses request: refused, nothing sent.
     with pytest.raises(EditRefused, match="input"):
-        held.send('{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}')
+        edits.go_on_edited(
+            held, '{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}'
+        )
     unanswered = {
         **body,
         "input": [{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}],
     }
-    assert any("never answered" in problem for problem in held.problems(unanswered))
+    assert any("never answered" in problem for problem in edits.held_problems(held, unanswered))
     assert not held.release.done() and responses_server.requests == []
     body["input"][0]["content"] = "I am emma_kim_9957: where does EHGLP3 go?"
     body["temperature"] = 0.25
     edited = json.dumps(body, indent=1, ensure_ascii=False) + "\n"
-    assert held.problems(edited) == []
-    held.send(edited)
+    assert edits.held_problems(held, edited) == []
+    edits.go_on_edited(held, edited)
     await asyncio.wait_for(task, DEADLINE)
     assert responses_server.raw_requests == [edited.encode("utf-8")]
     [sent] = of_type(events, RequestSent)

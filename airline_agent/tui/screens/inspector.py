@@ -31,6 +31,7 @@ from textual.containers import Container, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static, TabbedContent, TabPane, TextArea
 
+from airline_agent.agent import edits
 from airline_agent.agent.events import RequestHeld
 from airline_agent.agent.responses_wire import input_parts, reasoning_fate, reasoning_item_ids
 from airline_agent.redaction import Redactor
@@ -233,7 +234,7 @@ class InspectorScreen(ModalScreen[None]):
         self.query_one("#inspector-notes", Static).update(
             "The body exactly as the framework would send it (the key travels in a header)."
         )
-        self.query_one("#request-json", TextArea).text = self._shown(held.text())
+        self.query_one("#request-json", TextArea).text = self._shown(edits.held_text(held))
         self._show_response(None)
         self.query_one("#response-json", TextArea).text = "(not sent yet)"
         self._show_anatomy(None)

@@ -26,6 +26,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -35,8 +36,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from airline_agent.agent.debugger_errors import BranchBusy, ForkFailed
-from airline_agent.agent.edits import EditRefused
+from airline_agent.agent import edits
+from airline_agent.agent.debugger_errors import BranchBusy, EditRefused, ForkFailed
 from airline_agent.agent.events import (
     ApprovalRequested,
     RequestHeld,
@@ -719,9 +720,9 @@ class MainScreen(Screen[None]):
             return
         # As every pane shows text: secrets blanked, a terminal's commands as JSON escapes
         # (the same JSON value; a blanked secret stays blank if you send it).
-        text = escape_controls(self.controller.redactor.redact(held.text()))
+        text = escape_controls(self.controller.redactor.redact(edits.held_text(held)))
         edited = await self.app.push_screen_wait(
-            JsonEditorScreen(title, text, held.problems, accept=accept)
+            JsonEditorScreen(title, text, partial(edits.held_problems, held), accept=accept)
         )
         if edited is None or run.held is not held:
             return  # left as it was, or the turn went on (or was cancelled) meanwhile

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from functools import partial
+from typing import ClassVar, Protocol, runtime_checkable
 
 from rich.text import Text
 from textual import work
@@ -38,6 +39,13 @@ def modal_list_keys(*moves: tuple[str, str]) -> list[BindingType]:
         Binding("enter", "choose", "Play", show=False, priority=True),
         *(Binding(key, f"move('{action}')", show=False, priority=True) for key, action in moves),
     ]
+
+
+@runtime_checkable
+class FirstFrameAware(Protocol):
+    """An app that says when its first frame is on the screen (tui/app.py's)."""
+
+    def after_first_frame(self, work: Callable[[], object]) -> None: ...
 
 
 class ScenarioPicker(ModalScreen[str | None]):
@@ -111,10 +119,19 @@ class ScenarioPicker(ModalScreen[str | None]):
             self._highlight(None)
             self.call_after_refresh(self.post_message, self.LibraryShown())
         if self._validate is not None:
-            # After the first frame: pydantic is slow to import and would hold it up.
-            # (No animated indicator meanwhile: it would repaint every frame and take the
-            # interpreter from the thread reading the library.)
-            self.call_after_refresh(self._read_library, self._validate)
+            # After the first frame is on the screen: pydantic is slow to import and its
+            # thread would hold the frame up. (No animated indicator meanwhile: it would
+            # repaint every frame and take the interpreter from the thread reading the
+            # library.) The list, listed quickly, takes keys meanwhile.
+            validate = partial(self._start_validating, self._validate)
+            if isinstance(self.app, FirstFrameAware):
+                self.app.after_first_frame(validate)
+            else:
+                self.call_after_refresh(validate)
+
+    def _start_validating(self, load: Callable[[], list[ScenarioChoice]]) -> None:
+        if self.is_attached:  # not closed meanwhile
+            self._read_library(load)
 
     @work(thread=True, exclusive=True)
     def _read_library(self, load: Callable[[], list[ScenarioChoice]]) -> None:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from airline_agent.agent.debugger_errors import EditRefused
 from airline_agent.agent.edits import (
-    EditRefused,
     arguments_problems,
     body_problems,
     body_text,
