@@ -87,10 +87,17 @@ class Controller:
     def eval_results(self) -> EvalResults:
         """The eval run of `results`, read (slow for a big run: a thread); raises
         ResultsUnusable."""
-        # Only with `tui --results`: the first screen does not wait for the eval modules.
-        from airline_agent.tui.eval_results import ResultsUnusable
+        # The door to the eval modules: only with `tui --results`, after the first screen.
+        from airline_agent.tui.eval_results import ResultsUnusable, read_eval_results
 
-        raise ResultsUnusable("no eval run was given: `airline-agent tui --results DIR`")
+        if self.results is None:
+            raise ResultsUnusable("no eval run was given: `airline-agent tui --results DIR`")
+        results = read_eval_results(self.results)
+        self._results_read(results)
+        return results
+
+    def _results_read(self, results: EvalResults) -> None:
+        """What a subclass keeps of the eval run just read."""
 
     async def restart_scenario(self, progress: Progress | None = None) -> None:
         """`r` offline: the playing scenario from its start, on a fresh copy."""
@@ -264,16 +271,10 @@ class AgentController(Controller):
             await asyncio.to_thread(self.run.open)
             self.run.start_over()
 
-    def eval_results(self) -> EvalResults:
-        # Only with `tui --results`: the first screen does not wait for the eval modules.
-        from airline_agent.tui.eval_results import read_eval_results
-
-        if self.results is None:
-            return super().eval_results()
-        results = read_eval_results(self.results)
+    def _results_read(self, results: EvalResults) -> None:
+        # Each trial's scenario file: said how it scored when it plays, on its τ² data.
         self._trials = {o.scenario: o for o in results.outcomes.values() if o.scenario}
         self._trial_tasks = results.tasks_dir
-        return results
 
     # -- the live run's database --------------------------------------------------------
     async def prepare(self, progress: Progress | None = None) -> None:
