@@ -35,6 +35,7 @@ BEHIND_DOORS = (
     "airline_agent.mcp_server",
     "airline_agent.tui.playback",
     "airline_agent.tui.live_database",
+    "airline_agent.tui.database_reset",
     "airline_agent.tui.eval_results",
     "airline_agent.tui.watch_run",
     "airline_agent.tui.screens.later",
