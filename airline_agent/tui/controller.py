@@ -12,8 +12,10 @@ The screen works with the run on screen directly (`controller.run`: its turns, i
 conversation, its guard and customer); the controller does what only it can: choose,
 switch, and hand the runs the settings, the redactor and the warnings.
 
-Heavy modules (openai, sqlmodel, the loop) are imported inside the methods that need
-them, so the first screen does not wait for them.
+The first screen waits for none of the heavy modules (openai, sqlmodel, the loop, the
+scenarios' models): they load behind three doors, each in a thread after the first frame —
+a scenario's playback (`_read_playback`), the live database (`LiveRun.open`), an eval
+run's results (`eval_results`).
 """
 
 from __future__ import annotations
@@ -26,18 +28,19 @@ from typing import TYPE_CHECKING
 from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.redaction import Redactor
 from airline_agent.settings_peek import PendingSettings
-from airline_agent.tui.database_reset import discard
 from airline_agent.tui.library import ScenarioChoice, quick_choices, scenario_choices, scenario_path
 from airline_agent.tui.live_run import LiveRun
 from airline_agent.tui.run import Mode, Run
 from airline_agent.tui.status import Status
 
 if TYPE_CHECKING:
+    from airline_agent.choices import Api
     from airline_agent.config import Settings
     from airline_agent.domain.loading import Progress
     from airline_agent.settings_peek import PendingSettings
     from airline_agent.tui.database_reset import ResetPlan
     from airline_agent.tui.eval_results import EvalResults, TrialOutcome
+    from airline_agent.tui.playback import Playback
 
 __all__ = ["AgentController", "Controller", "ScenarioChoice"]
 
@@ -87,10 +90,17 @@ class Controller:
     def eval_results(self) -> EvalResults:
         """The eval run of `results`, read (slow for a big run: a thread); raises
         ResultsUnusable."""
-        # Only with `tui --results`: the first screen does not wait for the eval modules.
-        from airline_agent.tui.eval_results import ResultsUnusable
+        # The door to the eval modules: only with `tui --results`, after the first screen.
+        from airline_agent.tui.eval_results import ResultsUnusable, read_eval_results
 
-        raise ResultsUnusable("no eval run was given: `airline-agent tui --results DIR`")
+        if self.results is None:
+            raise ResultsUnusable("no eval run was given: `airline-agent tui --results DIR`")
+        results = read_eval_results(self.results)
+        self._results_read(results)
+        return results
+
+    def _results_read(self, results: EvalResults) -> None:
+        """What a subclass keeps of the eval run just read."""
 
     async def restart_scenario(self, progress: Progress | None = None) -> None:
         """`r` offline: the playing scenario from its start, on a fresh copy."""
@@ -165,6 +175,7 @@ class AgentController(Controller):
         self._pending: PendingSettings | None = None
         self._settling: asyncio.Future[Settings] | None = None
         self._live: LiveRun | None = None  # the live run while a scenario plays
+        self._playback: Playback | None = None  # the scenario playing, when one is
         self._paths: dict[str, Path] = {}  # scenario name -> its file
         # A trial's scenario file -> how it scored, said when it plays (from `eval_results`).
         self._trials: dict[Path, TrialOutcome] = {}
@@ -215,17 +226,13 @@ class AgentController(Controller):
         return quick_choices(self.library, self._paths)
 
     async def start_scenario(self, name: str, progress: Progress | None = None) -> str:
-        # Scenarios' modules (pydantic's models): the first screen does not wait for them.
-        from airline_agent.scenarios.loader import load_scenario
-        from airline_agent.tui.playback import Playback
-
         await self.settle()
         path = scenario_path(name, self.library, self._paths, self.scenario_choices)
-        scenario = await asyncio.to_thread(load_scenario, path)
         trial = self._trials.get(path)
-        playback = Playback(
+        playback = await asyncio.to_thread(
+            _read_playback,
             self.status,
-            scenario,
+            path,
             default_clock=self.settings.now,
             breakpoints=self.run.breakpoints,
             # A trial plays on the τ² data its run used (`eval --tasks`), not the default.
@@ -237,7 +244,7 @@ class AgentController(Controller):
         if trial is not None:
             said = f"{said} {trial.describe()}"
         self._leave_current_run()
-        self.run = playback
+        self.run = self._playback = playback
         self.status.changed()
         return said
 
@@ -253,27 +260,19 @@ class AgentController(Controller):
         if self._live is None:
             return
         self.run.close()
-        self.run, self._live = self._live, None
+        self.run, self._live, self._playback = self._live, None, None
         self.status.changed()
 
     async def restart_scenario(self, progress: Progress | None = None) -> None:
-        # A scenario's modules (pydantic, the stack) load when one plays, not for the first screen.
-        from airline_agent.tui.playback import Playback
+        playback = self._playback
+        if playback is not None and playback is self.run:
+            await asyncio.to_thread(playback.open)
+            playback.start_over()
 
-        if isinstance(self.run, Playback):
-            await asyncio.to_thread(self.run.open)
-            self.run.start_over()
-
-    def eval_results(self) -> EvalResults:
-        # Only with `tui --results`: the first screen does not wait for the eval modules.
-        from airline_agent.tui.eval_results import read_eval_results
-
-        if self.results is None:
-            return super().eval_results()
-        results = read_eval_results(self.results)
+    def _results_read(self, results: EvalResults) -> None:
+        # Each trial's scenario file: said how it scored when it plays, on its τ² data.
         self._trials = {o.scenario: o for o in results.outcomes.values() if o.scenario}
         self._trial_tasks = results.tasks_dir
-        return results
 
     # -- the live run's database --------------------------------------------------------
     async def prepare(self, progress: Progress | None = None) -> None:
@@ -299,22 +298,35 @@ class AgentController(Controller):
             self.status.changed()  # a new conversation
 
     def customers(self) -> list[tuple[str, str]]:
-        # The stack (sqlmodel): the first screen does not wait for it.
-        from airline_agent.stack import list_customers
-
-        if isinstance(self.run, LiveRun) and self.run.stack is not None:
-            return list_customers(self.run.stack)
-        return []
+        return self.run.customers() if isinstance(self.run, LiveRun) else []
 
     async def discard_reset(self, plan: ResetPlan) -> None:
-
-        await asyncio.to_thread(discard, plan)
+        await asyncio.to_thread(plan.discard)
 
     def close(self) -> None:
         """Every run's database closed, every scratch copy removed."""
         for run in (self.run, self._live):
             if run is not None:
                 run.close()
+
+
+def _read_playback(
+    status: Status,
+    path: Path,
+    *,
+    default_clock: str,
+    breakpoints: Breakpoints,
+    tau2: Path | None,
+    api: Api,
+) -> Playback:
+    """The scenario at `path` as a playback (in a thread: the first one loads its modules)."""
+    # The door to a scenario's modules (its models, the stack, the checks, the recorder):
+    # taken in a worker thread when one is first played; the first screen waits for none.
+    from airline_agent.tui.playback import Playback
+
+    return Playback.read(
+        status, path, default_clock=default_clock, breakpoints=breakpoints, tau2=tau2, api=api
+    )
 
 
 def _is_pending(settings: object) -> bool:

@@ -9,6 +9,8 @@ cannot be rebuilt as built (a τ² import whose file was not recorded or has cha
 unknown build) goes back instead to the copy taken when the app opened it.
 
 Everything here is slow (a build takes a second or more): the callers run it in a thread.
+It imports the stack at its top: it is reached through the live database
+(tui/live_database.py), opened after the first frame.
 """
 
 from __future__ import annotations
@@ -17,10 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from airline_agent.domain.sqlite_files import copy_sqlite
+from airline_agent.scenarios import datasets
+from airline_agent.scenarios.dbdiff import RecordChange, diff_databases
+from airline_agent.stack import build_as_built
+
 if TYPE_CHECKING:
     from airline_agent.domain.loading import Progress
     from airline_agent.domain.provenance import Provenance
-    from airline_agent.scenarios.dbdiff import RecordChange
 
 SHOWN_CHANGES = 5  # records named in the question; the rest counted
 
@@ -59,6 +65,14 @@ class ResetPlan:
         lines.append("The conversation starts anew.")
         return "\n".join(lines)
 
+    def apply(self) -> None:
+        """The database becomes the replacement (the caller has closed it)."""
+        copy_sqlite(self.replacement, self.location)  # SQLite's backup API: whole, atomic
+
+    def discard(self) -> None:
+        """The replacement goes (applied, or the user kept the database)."""
+        datasets.discard(self.replacement)
+
 
 def plan_reset(
     database_file: Path,
@@ -69,11 +83,6 @@ def plan_reset(
 ) -> ResetPlan:
     """Build what the reset would put back in `scratch` (or take the copy from opening)
     and compare it with the database as it is now."""
-    # A reset's modules (the stack, sqlmodel): the first screen does not wait for them.
-    from airline_agent.domain.sqlite_files import copy_sqlite
-    from airline_agent.scenarios.dbdiff import diff_databases
-    from airline_agent.stack import build_as_built
-
     why_not = built.why_not_rebuildable()
     if why_not is None:
         build_as_built(built, scratch, progress=progress)
@@ -85,21 +94,6 @@ def plan_reset(
         raise RuntimeError(f"{database_file} cannot be reset: {why_not}, and no copy was taken")
     changes = tuple(diff_databases(scratch, database_file))
     return ResetPlan(database_file, restores, scratch, changes, why_not)
-
-
-def apply_reset(plan: ResetPlan) -> None:
-    """The database becomes the plan's replacement (the caller has closed it)."""
-    # A reset's modules: the first screen does not wait for them.
-    from airline_agent.domain.sqlite_files import copy_sqlite
-
-    copy_sqlite(plan.replacement, plan.location)  # SQLite's backup API: whole, atomic
-
-
-def discard(plan: ResetPlan) -> None:
-    # The datasets' module (the stack): the first screen does not wait for it.
-    from airline_agent.scenarios import datasets
-
-    datasets.discard(plan.replacement)
 
 
 def _change_words(change: RecordChange) -> str:

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from airline_agent.evaluation.results import describe_like, like_of
+from airline_agent.evaluation.results import (
+    ResultsUnreadable,
+    describe_like,
+    like_of,
+    mark,
+    read_results,
+)
+from airline_agent.evaluation.run_folder import RUN_FILE, RunFolder
 
 if TYPE_CHECKING:
     from airline_agent.evaluation.results import ResultsDocument
@@ -98,9 +105,6 @@ def results_file(given: Path) -> Path:
 
 def read_eval_results(given: Path) -> EvalResults:
     """The run at `given`, every trial's outcome worked out; raises ResultsUnusable."""
-    # The eval modules (pydantic): only with `tui --results`, after the first screen.
-    from airline_agent.evaluation.results import ResultsUnreadable, read_results
-
     target = results_file(given)
     try:
         results = read_results(target)
@@ -114,9 +118,6 @@ def read_eval_results(given: Path) -> EvalResults:
 
 def _tasks_dir(folder: Path) -> Path | None:
     """The run's τ² folder, when its run.json names one that still holds a db.json."""
-    # The eval modules (pydantic): only with `tui --results`, after the first screen.
-    from airline_agent.evaluation.run_folder import RUN_FILE, RunFolder
-
     run = RunFolder(folder).read_json(RUN_FILE)
     settings = run.get("settings") if isinstance(run, dict) else None
     recorded = settings.get("tasks_dir") if isinstance(settings, dict) else None
@@ -131,9 +132,6 @@ def _tasks_dir(folder: Path) -> Path | None:
 def _eval_results(
     folder: Path, results: ResultsDocument, tasks_dir: Path | None = None
 ) -> EvalResults:
-    # The eval modules (pydantic): only with `tui --results`, after the first screen.
-    from airline_agent.evaluation.results import mark
-
     outcomes: dict[tuple[str, int], TrialOutcome] = {}
     for trial in results["trials"]:
         scenario = trial.get("scenario")

@@ -27,7 +27,14 @@ from airline_agent.agent.events import (
     TurnStarted,
 )
 from airline_agent.choices import APPROVAL_MODES
-from airline_agent.scenarios.model import Approval, ScenarioSettings
+from airline_agent.scenarios import datasets
+from airline_agent.scenarios.checks import Finding, call_where, check_call, check_turn
+from airline_agent.scenarios.dbdiff import diff_databases
+from airline_agent.scenarios.loader import load_scenario
+from airline_agent.scenarios.model import Approval, Scenario, ScenarioSettings
+from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
+from airline_agent.scenarios.script import ScenarioScript
+from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
 from airline_agent.tui.run import Run, ScenarioDiverged, slug
 from airline_agent.tui.status import DatabaseOrigin, Status
 
@@ -36,9 +43,6 @@ if TYPE_CHECKING:
     from airline_agent.agent.debugger import Branch
     from airline_agent.choices import Api
     from airline_agent.redaction import Redactor
-    from airline_agent.scenarios.checks import Finding
-    from airline_agent.scenarios.model import Scenario
-    from airline_agent.scenarios.script import ScenarioScript
 
 
 class Playback(Run):
@@ -74,6 +78,27 @@ class Playback(Run):
         self._reported: set[Finding] = set()
         # Branches not on screen: what had diverged in each, and what was reported.
         self._branch_places: dict[int, tuple[list[ScenarioDiverged], set[Finding]]] = {}
+
+    @classmethod
+    def read(
+        cls,
+        status: Status,
+        path: Path,
+        *,
+        default_clock: str,
+        breakpoints: Breakpoints | None = None,
+        tau2: Path | None = None,
+        api: Api = "chat",
+    ) -> Playback:
+        """The scenario file at `path`, read and checked (slow: a thread), ready to `open`."""
+        return cls(
+            status,
+            load_scenario(path),
+            default_clock=default_clock,
+            breakpoints=breakpoints,
+            tau2=tau2,
+            api=api,
+        )
 
     @property
     def scenario_name(self) -> str:
@@ -114,11 +139,6 @@ class Playback(Run):
     def open(self) -> None:
         """A fresh copy of the dataset and the scenario's stack over it (slow: a thread;
         its facts change when the caller says so, on the UI's loop)."""
-        # The stack (sqlmodel): imported in the thread that opens the scenario's copy.
-        from airline_agent.scenarios import datasets
-        from airline_agent.scenarios.script import ScenarioScript
-        from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
-
         self.close()
         self._copy, self._pristine = datasets.fresh_copy(
             self.scenario.dataset, self.scenario.name, self.tau2
@@ -151,9 +171,6 @@ class Playback(Run):
         super().close()
         self.script = None
         if self._copy is not None:
-            # The datasets' module (the stack): loaded by `open`'s thread, never on the UI's loop.
-            from airline_agent.scenarios import datasets
-
             datasets.discard(self._copy)
             self._copy = None
 
@@ -236,9 +253,6 @@ class Playback(Run):
         return []
 
     def _check_call(self, event: ToolFinished) -> list[ScenarioDiverged]:
-        # The checks' modules load with the first call checked, off the first screen's path.
-        from airline_agent.scenarios.checks import call_where, check_call
-
         checks = self.scenario.turns[self.next_turn - 1].expect.calls or []
         index = sum(isinstance(e, ToolFinished) for e in self._this_turn)
         if index > len(checks):
@@ -248,10 +262,6 @@ class Playback(Run):
         return self._diverged(where, check_call(where, check, event))
 
     def _check_turn(self) -> list[ScenarioDiverged]:
-        # The checks' modules load with the first turn checked, off the first screen's path.
-        from airline_agent.scenarios.checks import check_turn
-        from airline_agent.stack import scripted_backend
-
         if self.stack is None:
             return []
         turn = self.scenario.turns[self.next_turn - 1]
@@ -273,10 +283,6 @@ class Playback(Run):
 
     # -- saving -------------------------------------------------------------------------
     def save_scenario(self, path: Path, redactor: Redactor) -> tuple[Path, str | None]:
-        # The recorder's modules (pydantic): only when saving.
-        from airline_agent.scenarios.dbdiff import diff_databases
-        from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
-
         settings = self.scenario.settings
         changes = None
         current = self.working_database_file()  # the branch on screen

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from airline_agent.agent.events import AgentEvent, AssistantMessage, CustomerBound
+from airline_agent.mcp_server.event_log import LoggedEvent, SessionMark, UnreadableLine, read_record
 from airline_agent.tui.formatting import clip_lines
 from airline_agent.tui.log_tail import LogTail
 from airline_agent.tui.run import Mode, Run
@@ -86,14 +87,6 @@ class WatchRun(Run):
     # -- the log --------------------------------------------------------------------------
     def take(self, lines: list[str], *, present: bool) -> Watched:
         """What `lines` (read just now; `present`: the file is there) add to the panes."""
-        # The MCP event log's reader (pydantic): only with `tui --watch`, after the first frame.
-        from airline_agent.mcp_server.event_log import (
-            LoggedEvent,
-            SessionMark,
-            UnreadableLine,
-            read_record,
-        )
-
         watched = Watched()
         if not present and not self.appeared:
             self.waited = True

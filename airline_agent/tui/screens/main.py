@@ -77,6 +77,7 @@ if TYPE_CHECKING:
     from airline_agent.tui.controller import Controller
     from airline_agent.tui.database_reset import ResetPlan
     from airline_agent.tui.run import BreakpointName, ShownEvent
+    from airline_agent.tui.watch_run import WatchRun
 
 # Short words in the footer (it fits 80 columns); the tooltip says what the key does,
 # for the command palette. Keys not shown stay in help (f1) and the palette.
@@ -423,8 +424,7 @@ class MainScreen(Screen[None]):
     def watch_log(self) -> None:
         """Follow the watched file until the app closes; what comes goes on screen on the
         UI's loop (the call waits for it, so a long file is read as fast as it is shown)."""
-
-        # Only with `tui --watch`: a plain start does not import it.
+        # The door to the watch modules: only with `tui --watch` (a plain start never loads them).
         from airline_agent.tui.watch_run import WatchRun
 
         run = self.controller.run
@@ -440,7 +440,7 @@ class MainScreen(Screen[None]):
                     shown = (tail.present, tail.overlong)
                     try:
                         # mypy solves Textual's `T | Awaitable[T]` as Never for a coroutine.
-                        self.app.call_from_thread(self._show_watched, lines, tail.present)  # type: ignore[arg-type]
+                        self.app.call_from_thread(self._show_watched, run, lines, tail.present)  # type: ignore[arg-type]
                     except RuntimeError:
                         return  # the app is closing
                 if tail.caught_up:
@@ -448,12 +448,7 @@ class MainScreen(Screen[None]):
         finally:
             tail.close()
 
-    async def _show_watched(self, lines: list[str], present: bool) -> None:
-        # Only with `tui --watch`: a plain start does not import it.
-        from airline_agent.tui.watch_run import WatchRun
-
-        run = self.controller.run
-        assert isinstance(run, WatchRun)
+    async def _show_watched(self, run: WatchRun, lines: list[str], present: bool) -> None:
         if not self.chat.notes():
             await self.chat.add_note(
                 f"Watching {run.path}: the calls of an MCP server's clients (airline-agent "
