@@ -41,15 +41,16 @@ secret until the next piece says whether it is. `blank_secrets` blanks out only 
 known secrets (not credentials by their place): what tool arguments are scrubbed with
 before a tool stores them.
 
-Importing it costs only the standard library (the settings are read inside
-`from_environment`, for a writer given none), so any front end may use it at start-up.
+Importing it costs the standard library and python-dotenv (`from_environment`, for a
+writer given no settings, reads the key and the base URL as `settings_peek` reads them,
+without pydantic), so any front end may use it at start-up.
 """
 
 from __future__ import annotations
 
 import base64
+import html
 import json
-import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -59,6 +60,7 @@ from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
 from airline_agent.domain import database_urls
 from airline_agent.domain.database_urls import mask_passwords
+from airline_agent.settings_peek import peek_credentials
 from airline_agent.tools.untrusted import clean_text
 
 if TYPE_CHECKING:
@@ -113,19 +115,11 @@ class Redactor:
 
     @classmethod
     def from_environment(cls) -> Redactor:
-        """The same from the environment and `.env`, for a writer given no settings (a
+        """The same from the environment and `.env`, read as `Settings` reads them (even
+        when other settings are unusable), for a writer given no settings (a
         belt-and-braces default: what the project writes is redacted even then)."""
-        try:
-            # Here, not at the top: config imports pydantic-settings (about 160 ms), which
-            # `--help` and the TUI's first screen, both importing this module, do without.
-            from airline_agent.config import Settings
-
-            return cls.from_settings(Settings())
-        except Exception:  # unusable settings: the variables as they are
-            url = os.environ.get("OPENAI_BASE_URL")
-            return cls.of(
-                os.environ.get("OPENAI_API_KEY"), url_password(url), logins=[url_login(url)]
-            )
+        key, url = peek_credentials()
+        return cls.of(key, url_password(url), logins=[url_login(url)])
 
     @classmethod
     def of(cls, *secrets: str | None, logins: Iterable[str | None] = ()) -> Redactor:
@@ -220,10 +214,6 @@ def credential_forms(secret: str) -> set[str]:
     percent-encoded, JSON-, repr- and HTML-escaped, in hex and in base64 (whole, and
     the part that stays the same inside longer base64). Forms shorter than
     `MIN_SECRET_LENGTH` are left out."""
-    # Here, not at the top: its table of entities is a third of what this module costs to
-    # import, and the TUI's first screen imports the module but knows no secret yet.
-    import html
-
     forms: set[str] = set()
     for value in {secret, unquote(secret), unquote_plus(secret)}:
         data = value.encode("utf-8", "surrogatepass")

@@ -33,6 +33,7 @@ NAMES: dict[str, tuple[str, ...]] = {
     "now": ("AIRLINE_AGENT_NOW",),
     "approve": ("AIRLINE_AGENT_APPROVE",),
     "base_url": ("OPENAI_BASE_URL",),
+    "api_key": ("OPENAI_API_KEY",),
 }
 DEFAULTS: dict[str, str | None] = {
     "model": None,
@@ -41,6 +42,7 @@ DEFAULTS: dict[str, str | None] = {
     "now": DEFAULT_NOW,
     "approve": DEFAULT_APPROVAL,
     "base_url": None,
+    "api_key": None,
 }
 # pydantic's spellings of a boolean (anything else is an error `load_settings` reports).
 FALSE = {"0", "off", "f", "false", "n", "no"}
@@ -74,12 +76,7 @@ def peek_settings(
     environ: Mapping[str, str] | None = None, dotenv: Path | None = None, **flags: object
 ) -> PendingSettings:
     """The values `load_settings(**flags)` will give for the fields the TUI shows first."""
-    environ = os.environ if environ is None else environ
-    env = {name.lower(): value for name, value in environ.items()}
-    dotenv_path = Path(".env") if dotenv is None else dotenv
-    from_file: dict[str, str | None] = {}
-    if dotenv_path.is_file():
-        from_file = {name.lower(): value for name, value in dotenv_values(dotenv_path).items()}
+    env, from_file = _sources(environ, dotenv)
     given = {name: value for name, value in flags.items() if value is not None}
     values = {
         name: given[name] if name in given else _lookup(NAMES[name], env, from_file, name)
@@ -94,6 +91,29 @@ def peek_settings(
         approve=str(values["approve"]),
         base_url=_text(values["base_url"]),
     )
+
+
+def peek_credentials(
+    environ: Mapping[str, str] | None = None, dotenv: Path | None = None
+) -> tuple[str | None, str | None]:
+    """The API key and the base URL `Settings()` will read (the environment over `.env`),
+    also when other settings are unusable: what a writer given no settings blanks out."""
+    env, from_file = _sources(environ, dotenv)
+    key, url = (_lookup(NAMES[name], env, from_file, name) for name in ("api_key", "base_url"))
+    return _text(key), _text(url)
+
+
+def _sources(
+    environ: Mapping[str, str] | None, dotenv: Path | None
+) -> tuple[dict[str, str], dict[str, str | None]]:
+    """The environment and `.env`, their names lower-cased (`Settings` ignores case)."""
+    environ = os.environ if environ is None else environ
+    env = {name.lower(): value for name, value in environ.items()}
+    dotenv_path = Path(".env") if dotenv is None else dotenv
+    from_file: dict[str, str | None] = {}
+    if dotenv_path.is_file():
+        from_file = {name.lower(): value for name, value in dotenv_values(dotenv_path).items()}
+    return env, from_file
 
 
 def _lookup(

@@ -12,8 +12,9 @@ infrastructure error (a server unreachable or failing: the figures leave it out,
 existing run without --resume/--force, no model); 130 when interrupted (Ctrl-C: the
 finished trials are kept, --resume goes on).
 
-The options are here; what the command does is `eval_work.py`'s (`eval_compare.py`'s
-for --compare), loaded only when it runs.
+The options are here; what the command does is `eval_work.py`'s, loaded only when it
+runs; --compare is `eval_compare.py`'s (two results files read: light enough to import
+with the options).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from airline_agent.commands import eval_compare
 
 
 def register(app: typer.Typer) -> None:
@@ -161,10 +164,7 @@ def eval_command(
 ) -> None:
     """Run the agent against a simulated customer on the τ² airline tasks; τ²'s rewards,
     pass^k, every trial a replayable scenario."""
-    if compare is not None:
-        # The door to --compare: two results files read, nothing of a run loaded.
-        from airline_agent.commands import eval_compare
-
+    if compare is not None:  # two results files read, nothing of a run loaded
         raise typer.Exit(eval_compare.compare(*compare, as_json=as_json))
     # The door: the evaluation, the agent and the database load only when eval runs.
     from airline_agent.commands import eval_work

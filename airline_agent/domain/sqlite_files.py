@@ -22,10 +22,10 @@ import stat
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 
 Access = Literal["read-write", "read-only", "immutable"]
 
@@ -98,12 +98,6 @@ def sqlite_path(location: str | Path) -> Path | None:
     text = str(location)
     if "://" not in text:
         return Path(text).expanduser()
-    # Only a URL needs SQLAlchemy's parser: the module stays light to import for paths
-    # (output_files.py checks every output against them; SQLAlchemy takes a user-visible
-    # moment to import, which a command that only writes a file should not wait for).
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError  # (as make_url, above)
-
     try:
         url = make_url(text)
     except (ArgumentError, ValueError):  # ValueError: a port that is not a number

@@ -21,6 +21,7 @@ from airline_agent.agent.backends import BackendConfigError
 from airline_agent.agent.cancelled import cancelled_turn
 from airline_agent.agent.events import AgentEvent, ApprovalRequested, TurnFinished
 from airline_agent.agent.loop import AgentSession
+from airline_agent.commands.chat import recording
 from airline_agent.commands.chat.interrupts import Interrupts
 from airline_agent.commands.chat.lines import InputLine, LineReader
 from airline_agent.commands.chat.output import Output
@@ -59,10 +60,6 @@ async def run_chat(
         return 2 if isinstance(exc, BackendConfigError) else 1
     save: Callable[[], bool] | None = None  # the recording, saved at the end
     if record is not None or transcript is not None:
-        # Only with --record or --transcript: the scenario models would cost every other
-        # chat 0.1 s.
-        from airline_agent.commands.chat import recording
-
         live = recording.start_recording(
             settings, stack.database, as_user, record, transcript, redactor, outputs
         )

@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from airline_agent.choices import APPROVAL_MODES
+from airline_agent.commands.chat import recording
 from airline_agent.commands.chat.repl import run_chat
 from airline_agent.commands.outputs import allowed_or_exit, file_or_exit, folder_or_exit
 from airline_agent.commands.settings import settings_or_exit
@@ -78,9 +79,6 @@ def chat(
     if record is not None:
         outputs = file_or_exit(record, "--record", outputs)
     if transcript is not None:
-        # Only with --transcript: the scenario models would cost every other chat 0.1 s.
-        from airline_agent.commands.chat import recording
-
         folder_or_exit(transcript, "--transcript")
         for file in recording.transcript_files_of(transcript, record):
             outputs = allowed_or_exit(file, "--transcript", outputs)

@@ -48,16 +48,15 @@ def test_a_command_imports_its_work_once_in_its_body_saying_why() -> None:
             if "#" not in lines[number - 1] and not lines[number - 2].strip().startswith("#"):
                 unexplained.append(f"{name}:{number}")
     assert unexplained == []
-    # One per command (seed and export share data.py); chat's --record/--transcript load
-    # the scenario models only when given (work.py checks the files, repl.py records).
+    # One per command (seed and export share data.py); eval --compare reads two results
+    # files, imported with the options; chat's recording comes with its work (the stack
+    # has loaded the scenario models already).
     assert {name: len(lines) for name, lines in doors.items()} == {
         "cli.py": 1,
         "commands/call.py": 1,
         "commands/chat/command.py": 1,
-        "commands/chat/repl.py": 1,
-        "commands/chat/work.py": 1,
         "commands/data.py": 2,
-        "commands/eval.py": 2,  # --compare reads two results files, nothing of a run
+        "commands/eval.py": 1,
         "commands/mcp.py": 1,
         "commands/replay.py": 1,
         "commands/serve/command.py": 1,
