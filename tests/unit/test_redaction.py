@@ -55,6 +55,17 @@ def test_credentials_are_masked_by_their_place(text: str, shown: str) -> None:
     assert Redactor().redact(text) == shown
 
 
+@pytest.mark.parametrize("blank", [MASK, REDACTED])
+def test_a_credential_blanked_already_stays_as_it_was_blanked(blank: str) -> None:
+    # Text written redacted and redacted again on its way out (a saved chat exported).
+    for text in (
+        f"https://h/v1?key={blank}&alt=json",
+        f"GET /v1?access_token={blank}",
+        f"postgresql://app:{blank}@db/airline",
+    ):
+        assert Redactor.of(KEY).redact(text) == text
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -204,6 +215,8 @@ def embedded_base64_of(secret: str) -> dict[str, str]:
 
 
 ODD = 'k"ey\\with/odd+chars é & <more>'  # a character for every escape above
+# Its base64 holds '/' and '+' at each of the three alignments ('_' and '-' url-safe).
+SLASHES = "sk-???>>>???>>>-key"
 
 
 @pytest.mark.parametrize("secret", [KEY, PASSWORD, ODD])
@@ -214,7 +227,7 @@ def test_every_encoding_of_a_secret_is_blanked_whole(secret: str) -> None:
         assert shown == f"echo: {REDACTED} :end", (name, form, shown)
 
 
-@pytest.mark.parametrize("secret", [KEY, PASSWORD, ODD])
+@pytest.mark.parametrize("secret", [KEY, PASSWORD, ODD, SLASHES])
 def test_a_secrets_base64_inside_longer_base64_is_blanked(secret: str) -> None:
     redactor = Redactor.of(secret)
     for name, form in embedded_base64_of(secret).items():

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 
 from airline_agent.domain.db import Database
+from airline_agent.evaluation import reward
 from airline_agent.evaluation.reward import (
     DatabaseCheck,
     EndStates,
@@ -24,6 +26,8 @@ from airline_agent.evaluation.reward import (
 )
 from airline_agent.evaluation.tasks import CustomerInstructions, EvalTask, ReferenceAction
 from airline_agent.scenarios.dbdiff import RecordChange
+from airline_agent.stack import reference_toolbox
+from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import RowChange
 from tests.support.world import world
 
@@ -284,3 +288,183 @@ def test_without_copies_the_run_s_databases_are_files_of_the_task_data(tmp_path)
     assert copy.name.startswith("task-1-trial-0-") and copy.is_file()
     references.discard(copy)
     assert not copy.exists()
+
+
+# ------------------------------------------------------------------ a run's end states
+
+ECON01, NOAH, NOSUCH = ("reservations", "ECON01"), ("users", "noah_lee_1001"), ("reservations", "X")
+CANCEL_ECON01 = ("cancel_reservation", {"reservation_id": "ECON01"})
+
+
+class Opened:
+    """Every database `reward` opens, in order, and how often each was closed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, on_open=None) -> None:
+        self.locations: list[Path] = []
+        self.databases: list[Database] = []
+        self.closes: list[int] = []
+        self.on_open = on_open
+        monkeypatch.setattr(reward, "open_existing_database", self.open)
+
+    def open(self, location: Path) -> Database:
+        database = Database.open(location)
+        index = len(self.databases)
+        self.locations.append(Path(location))
+        self.databases.append(database)
+        self.closes.append(0)
+        real_close = database.close
+
+        def close() -> None:
+            self.closes[index] += 1
+            real_close()
+
+        database.close = close
+        if self.on_open is not None:
+            self.on_open(Path(location))
+        return database
+
+
+def _trial(copies: Copies, *calls: tuple[str, dict]) -> tuple[Database, set]:
+    """A trial's database (a copy of the world, still open) after these calls, and the
+    records they touched."""
+    database = Database.open(copies.fresh_copy("trial"))
+    tools = reference_toolbox(database, now="2024-05-15T15:00:00")
+    conversation = ToolConversation()
+    keys: set = set()
+    for name, arguments in calls:
+        result = tools.call(name, arguments, conversation)
+        assert result.changes, result
+        keys |= touched(result.changes)
+    return database, keys
+
+
+def test_a_run_s_end_states_are_the_import_s_the_reference_s_and_the_trial_s_records(
+    copies: Copies,
+) -> None:
+    """The import before, the reference after its actions, the trial's open database after
+    its own calls: each record as that database holds it, absent records left out."""
+    references = ReferenceStates(Path("unused"), now="2024-05-15T15:00:00", copies=copies)
+    location, reference_keys = references.of(_task("c", CANCEL_ECON01))
+    bags = {
+        "reservation_id": "ECON01",
+        "total_baggages": 2,
+        "nonfree_baggages": 1,
+        "payment_id": "credit_card_1111111",
+    }
+    final, trial_keys = _trial(copies, ("update_reservation_baggages", bags))
+    assert reference_keys == trial_keys == {ECON01}
+    keys = {ECON01, NOAH, NOSUCH}  # and a record nobody changed, and one nobody has
+    try:
+        states = references.end_states(location, final, keys)
+        assert states == end_states(copies.world, location, final, keys)
+        assert states.keys == frozenset({ECON01, NOAH, NOSUCH})
+        assert set(states.before) == set(states.reference) == set(states.actual) == {ECON01, NOAH}
+        assert "status" not in states.before[ECON01]
+        assert states.before[ECON01]["total_baggages"] == 1
+        assert states.reference[ECON01]["status"] == "cancelled"
+        assert states.reference[ECON01]["total_baggages"] == 1
+        assert "status" not in states.actual[ECON01]
+        assert states.actual[ECON01]["total_baggages"] == 2
+        assert states.before[NOAH]["reservations"] == ["ECON01", "BIZ001", "NEW001", "RTRIP1"]
+        # Asked again, with a record more: the same records (each exported once, then kept).
+        again = references.end_states(location, final, {ECON01, ("users", "emma_kim_9957")})
+        assert again == end_states(copies.world, location, final, again.keys)
+        assert again.before[("users", "emma_kim_9957")]["reservations"] == ["EHGLP3"]
+        assert again.reference[ECON01]["status"] == "cancelled"
+    finally:
+        final.close()
+        references.close()
+
+
+def test_the_import_and_each_reference_are_opened_once_and_closed_with_the_run(
+    copies: Copies, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened = Opened(monkeypatch)
+    references = ReferenceStates(Path("unused"), copies=copies)
+    location, keys = references.of(_task("c", CANCEL_ECON01))
+    assert opened.locations == [Path(location)]  # the reference, kept open by its making
+    final, _ = _trial(copies)
+    try:
+        first = references.end_states(location, final, set(keys))
+        later = references.end_states(location, final, {ECON01, NOAH})
+    finally:
+        final.close()
+    assert opened.locations == [Path(location), copies.world]  # the import on first use
+    assert opened.closes == [0, 0]  # kept open for the next trial
+    assert first.reference[ECON01]["status"] == "cancelled"
+    assert later.before[NOAH]["user_id"] == "noah_lee_1001"
+    assert later.reference[NOAH]["user_id"] == "noah_lee_1001"
+    references.close()
+    assert opened.closes == [1, 1]
+    assert copies.closed == 1
+
+
+def test_a_database_opened_by_two_trials_at_once_is_kept_once(
+    copies: Copies, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two trials ask for the import's records at the same time: both open it, the first
+    kept is read by both, the other copy is closed."""
+    references = ReferenceStates(Path("unused"), copies=copies)
+    final, _ = _trial(copies)
+    inner: list[EndStates] = []
+    asked: list[Path] = []
+
+    def meanwhile(location: Path) -> None:
+        if location == copies.world and not asked:  # the other trial, while this one opens
+            asked.append(location)
+            inner.append(references.end_states(copies.world, final, {ECON01}))
+
+    opened = Opened(monkeypatch, on_open=meanwhile)
+    try:
+        states = references.end_states(copies.world, final, {ECON01})
+    finally:
+        final.close()
+    assert opened.locations == [copies.world, copies.world]
+    assert opened.closes == [1, 0]  # this trial's copy closed, the other's kept
+    assert states == inner[0] == end_states(copies.world, copies.world, final, {ECON01})
+    assert states.before[ECON01]["reservation_id"] == "ECON01"
+    references.close()
+    assert opened.closes == [1, 1]
+
+
+def test_a_trial_waits_for_its_own_task_s_reference_only(copies: Copies) -> None:
+    """While one task's reference is being made, another task's is made all the same.
+    (The wait below only keeps a broken lock from hanging the suite.)"""
+    a_started, b_made = threading.Event(), threading.Event()
+    fresh_copy = copies.fresh_copy
+
+    def copy(name: str) -> Path:
+        if name == "reference-a":
+            a_started.set()
+            if not b_made.wait(60):
+                raise AssertionError("task b's reference waited for task a's")
+        if name == "reference-b":
+            b_made.set()
+        return fresh_copy(name)
+
+    copies.fresh_copy = copy
+    references = ReferenceStates(Path("unused"), copies=copies)
+    made: dict[str, object] = {}
+
+    def make_a() -> None:
+        try:
+            made["a"] = references.of(_task("a", CANCEL_ECON01))
+        except BaseException as exc:
+            made["a"] = exc
+
+    thread = threading.Thread(target=make_a)
+    thread.start()
+    try:
+        assert a_started.wait(60)
+        b_location, b_keys = references.of(_task("b", CANCEL_ECON01))
+    finally:
+        b_made.set()
+        thread.join()
+        references.close()
+    a = made["a"]
+    assert not isinstance(a, BaseException), a
+    assert isinstance(a, tuple)
+    assert b_keys == a[1] == frozenset({ECON01})
+    assert Path(b_location).name.startswith("reference-b") and Path(a[0]).name.startswith(
+        "reference-a"
+    )
