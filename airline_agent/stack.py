@@ -46,7 +46,7 @@ from airline_agent.domain.provenance import Provenance
 from airline_agent.domain.provisioning import DEFAULT_SEED, ensure_database, provenance
 from airline_agent.domain.provisioning import build_as_built as build_from_record
 from airline_agent.domain.provisioning import build_database as build_sample
-from airline_agent.domain.sqlite_files import copy_sqlite, remove_database_files, sqlite_file
+from airline_agent.domain.sqlite_files import copy_sqlite, remove_database_files
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.datasets import DatasetCopies, FileDatasets, ServerDatasets
 from airline_agent.scenarios.model import Approval, Scenario
@@ -464,7 +464,7 @@ def session_copies(database: Database) -> TemplateCopies:
 def private_copy(database: Database, target: Path) -> Database:
     """A copy of a SQLite database at `target` (taken whole while it may be open, WAL
     included), opened. Raises DatabaseUnavailable when the database is not a SQLite file."""
-    source = sqlite_file(database.engine.url)
+    source = database.path
     if source is None:
         raise DatabaseUnavailable(
             f"{database.location}: not a SQLite file, so it cannot be copied for each session"

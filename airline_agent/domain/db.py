@@ -74,6 +74,7 @@ from airline_agent.domain.sqlite_files import (
     SqliteFile,
     copy_sqlite,
     not_a_database_file,
+    sqlite_file,
     sqlite_path,
 )
 
@@ -258,6 +259,11 @@ class Database:
     @property
     def read_only(self) -> bool:
         return self.sqlite_file is not None and self.sqlite_file.read_only
+
+    @property
+    def path(self) -> Path | None:
+        """The SQLite file this database is (None: PostgreSQL, or SQLite in memory)."""
+        return sqlite_file(self.engine.url)
 
     @property
     def dialect(self) -> str:

@@ -32,7 +32,6 @@ from airline_agent.agent.events import (
     TurnStarted,
     Usage,
 )
-from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.mcp_server.session import McpSession
 from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
@@ -100,7 +99,7 @@ def save_session(
     """Write the session's scenario to `path`; returns warnings for the user (a start
     that was no pristine dataset, a final database that cannot be checked)."""
     warnings: list[str] = []
-    current = sqlite_file(session.database.engine.url)
+    current = session.database.path
     changes = None
     if others_wrote:
         warnings.append(

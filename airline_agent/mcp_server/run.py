@@ -20,7 +20,6 @@ from airline_agent.agent.events import AgentEvent
 from airline_agent.config import Settings
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DatabaseUnavailable
-from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.mcp_server import transports
 from airline_agent.mcp_server.addresses import exposure_warning, is_loopback
 from airline_agent.mcp_server.event_log import EventLog
@@ -79,7 +78,7 @@ class Server:
                         f"{exc} (each session gets a copy of it; or give --shared to serve "
                         "the database itself to every session)"
                     ) from None
-            elif not shared and sqlite_file(database.engine.url) is None:
+            elif not shared and database.path is None:
                 raise ServerSetupError(
                     f"{database.location}: neither a SQLite file nor a PostgreSQL database, so no "
                     "session can have its own copy; give --shared to serve it to every session",

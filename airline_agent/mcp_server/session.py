@@ -71,7 +71,7 @@ from airline_agent.config import Settings
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.postgres import TemplateCopies
-from airline_agent.domain.sqlite_files import copy_sqlite, sqlite_file
+from airline_agent.domain.sqlite_files import copy_sqlite
 from airline_agent.mcp_server import approval
 from airline_agent.mcp_server.context import McpRequest
 from airline_agent.scenarios.provenance import DatasetMatch, match_dataset
@@ -400,7 +400,7 @@ class Sessions:
                 assert scratch is not None
                 database = private_copy(self.shared_database, scratch / "airline.db")
             start = None
-            source = sqlite_file(database.engine.url)
+            source = database.path
             origin = None
             if self.keep_start and source is not None and scratch is not None:
                 start = scratch / "start.db"

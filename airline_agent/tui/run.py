@@ -45,7 +45,6 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.tui.status import DatabaseOrigin, DebugFacts, Status
 
 if TYPE_CHECKING:
@@ -134,7 +133,7 @@ class Run:
         """The SQLite file the run's stack opened (None: not open, or not SQLite)."""
         if self.stack is None:
             return None
-        return sqlite_file(self.stack.database.engine.url)
+        return self.stack.database.path
 
     def working_database_file(self) -> Path | None:
         """The SQLite file the conversation on screen works on: its branch's (a fork's

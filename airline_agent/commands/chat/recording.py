@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from airline_agent.commands.chat.output import Output
 from airline_agent.config import Settings
-from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.output_files import OutputPermissions
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.live import LiveRecording, transcript_name
@@ -37,7 +36,7 @@ def start_recording(
     """Snapshot the database now. The files are written at the end as `outputs` allows
     (checked by the command before the chat)."""
     return LiveRecording(
-        sqlite_file(database.engine.url),
+        database.path,
         record=record,
         transcript=transcript,
         customer=customer,

@@ -22,7 +22,6 @@ from airline_agent.domain.database_urls import redact_url
 from airline_agent.domain.db import describe
 from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.domain.postgres import TemplateCopies
-from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.stack import open_database, session_copies
 
 
@@ -132,7 +131,7 @@ def _live_database(settings: Settings) -> Path | TemplateCopies | None:
                 return session_copies(database)
             except DatabaseUnavailable as error:
                 _fail(f"{error} (each tab gets a copy of it)")
-        file = sqlite_file(database.engine.url)
+        file = database.path
         return file.resolve() if file is not None else None
     finally:
         database.close()
