@@ -17,8 +17,6 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[2] / "airline_agent"
 # Lowest first: a module may import from its own layer and the layers before it. Every
 # module of the package is in exactly one (a name is a package or a module of the root, or
@@ -42,9 +40,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 # library only one rare path needs), each with a comment on its line or the line above.
 MAX_IMPORTS_IN_FUNCTIONS = 30
 MAX_ANY = 150
-# Issue 31: not met yet (101 imports inside functions, 73 of them in the TUI, where moving
-# them costs the first screen its target); this holds once it is.
-IN_PROGRESS = pytest.mark.xfail(reason="issue 31 in progress", strict=True)
 
 # Constructing the parts of a running agent: only stack.py does it (and each part's own
 # layer, for its internals).
@@ -228,7 +223,6 @@ def _imports_in_functions() -> list[tuple[Path, ast.stmt]]:
     return found
 
 
-@IN_PROGRESS
 def test_few_imports_inside_functions_each_saying_why() -> None:
     inside = {(path, node.lineno): node for path, node in _imports_in_functions()}
     unexplained = []

@@ -32,6 +32,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static, TabbedContent, TabPane, TextArea
 
 from airline_agent.agent import edits
+from airline_agent.agent.anatomy import request_anatomy
 from airline_agent.agent.events import RequestHeld
 from airline_agent.agent.responses_wire import input_parts, reasoning_fate, reasoning_item_ids
 from airline_agent.redaction import Redactor
@@ -310,9 +311,6 @@ class InspectorScreen(ModalScreen[None]):
             body_area.border_title = None
 
     def _show_anatomy(self, exchange: Exchange | None) -> None:
-        # The anatomy (the prompt's parts): only when the inspector shows it.
-        from airline_agent.agent.anatomy import request_anatomy
-
         self._anatomy = []
         if exchange is not None:
             following = self.request_log.exchanges.get(exchange.sent.request + 1)
@@ -358,7 +356,8 @@ class InspectorScreen(ModalScreen[None]):
 
     def action_both_wires(self) -> None:
         """The request shown, and its response, on both wires side by side."""
-        # A modal screen: imported when it opens, the first frame does not wait for it.
+        # Its door: the both-wires view imports the stack (sqlmodel, openai), which opening
+        # the inspector does not wait for.
         from airline_agent.tui.screens.both_wires import BothWiresScreen
 
         if self.numbers and not self._viewing_held:

@@ -17,7 +17,9 @@ milliseconds is painted between two of those hops (the key's effect showed a fra
 late). A key that a text field takes (a character, while the chat input has focus) is
 the field's: Textual leaves it out of the screen's bindings then, priority or not.
 
-Modal screens are imported where they open: the first frame does not wait for them.
+The modal screens (and the database's progress bar) are reached through one door,
+`later()`: the first frame waits for none of them, and a worker opens it once the settings
+are read, so opening one does not wait for its module either.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ if TYPE_CHECKING:
     from airline_agent.tui.controller import Controller
     from airline_agent.tui.database_reset import ResetPlan
     from airline_agent.tui.run import BreakpointName, ShownEvent
+    from airline_agent.tui.screens.later import Later
     from airline_agent.tui.watch_run import WatchRun
 
 # Short words in the footer (it fits 80 columns); the tooltip says what the key does,
@@ -355,7 +358,7 @@ class MainScreen(Screen[None]):
         try:
             await self.controller.settle()
         except Exception as error:
-            # Settings (pydantic) are read after the first frame.
+            # The door to the settings' module (pydantic-settings): read after the first frame.
             from airline_agent.config import SettingsError
 
             if not isinstance(error, SettingsError):
@@ -363,7 +366,14 @@ class MainScreen(Screen[None]):
             self.app.fail(str(error))  # type: ignore[attr-defined]
             return False
         self.use_redactor()
+        self.preload_later()
         return True
+
+    @work(thread=True, exclusive=True, group="later")
+    def preload_later(self) -> None:
+        """The modal screens' module, loaded now that the first screen is up and its
+        settings read: opening one does not wait for it."""
+        later()
 
     def use_redactor(self) -> None:
         """The panes redact with the app's secrets (known once the settings are read)."""
@@ -396,12 +406,9 @@ class MainScreen(Screen[None]):
         first built: most starts build none, and composed, its widgets and their styles
         held up the first frame. (In the DOM at once: `mount` registers it before it
         returns, so the next message finds it.)"""
-        # Textual's ProgressBar: only when a database is first built (most starts build none).
-        from textual.widgets import ProgressBar
-
         if found := self.query("#seeding"):
-            return found.first(ProgressBar)
-        bar = ProgressBar(id="seeding", show_eta=False)
+            return found.first(later().ProgressBar)
+        bar = later().ProgressBar(id="seeding", show_eta=False)
         self.mount(bar, after="#status")
         return bar
 
@@ -541,30 +548,25 @@ class MainScreen(Screen[None]):
 
     @on(TracePane.EntryChosen)
     def open_entry(self, message: TracePane.EntryChosen) -> None:
-        # A modal screen: imported when it opens, the first frame does not wait for it.
-        from airline_agent.tui.screens.details import EntryDetailsScreen
-
         entry = message.entry
         if entry.producer in ("api", "you") and entry.request is not None:
             self._inspect(entry.request)
         else:
-            self.app.push_screen(EntryDetailsScreen(entry, redactor=self.controller.redactor))
+            self.app.push_screen(
+                later().EntryDetailsScreen(entry, redactor=self.controller.redactor)
+            )
 
     def _inspect(self, request: int | None) -> None:
         """The inspector on `request` (None: the latest, or the one held), over the run's
         conversation."""
-        # A modal screen: imported when it opens, the first frame does not wait for it.
-        from airline_agent.tui.request_log import RequestLog
-        from airline_agent.tui.screens.inspector import InspectorScreen
-
-        log = RequestLog(self.controller.run.events)
+        log = later().RequestLog(self.controller.run.events)
         held = self.controller.run.held
         held = held if isinstance(held, RequestHeld) else None
         if request is None and held is not None:
             request = held.request
         elif request is None and log.exchanges:
             request = log.numbers()[-1]
-        inspector = InspectorScreen(
+        inspector = later().InspectorScreen(
             log, request, redactor=self.controller.redactor, held=held, edit=self.action_edit_held
         )
         self.app.push_screen(inspector)
@@ -696,9 +698,6 @@ class MainScreen(Screen[None]):
     async def action_edit_held(self) -> None:
         """The held request's body, or the held call's arguments, in the editor; what it
         accepts goes on (the body byte for byte); esc leaves the hold as it was."""
-        # A modal screen (TextArea): imported when it opens, the first frame does not wait for it.
-        from airline_agent.tui.screens.json_editor import JsonEditorScreen
-
         run = self.controller.run
         held = run.held
         if isinstance(held, RequestHeld):
@@ -717,7 +716,7 @@ class MainScreen(Screen[None]):
         # (the same JSON value; a blanked secret stays blank if you send it).
         text = escape_controls(self.controller.redactor.redact(edits.held_text(held)))
         edited = await self.app.push_screen_wait(
-            JsonEditorScreen(title, text, partial(edits.held_problems, held), accept=accept)
+            later().JsonEditorScreen(title, text, partial(edits.held_problems, held), accept=accept)
         )
         if edited is None or run.held is not held:
             return  # left as it was, or the turn went on (or was cancelled) meanwhile
@@ -820,11 +819,10 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="library")
     async def choose_trial(self) -> None:
-        # A modal screen: imported when it opens, the first frame does not wait for it.
-        from airline_agent.tui.screens.results import ResultsScreen
-
         try:
-            scenario = await self.app.push_screen_wait(ResultsScreen(self.controller.eval_results))
+            scenario = await self.app.push_screen_wait(
+                later().ResultsScreen(self.controller.eval_results)
+            )
             if scenario is not None:
                 self.play_scenario(str(scenario))
         finally:
@@ -875,9 +873,6 @@ class MainScreen(Screen[None]):
     # -- the customer -----------------------------------------------------------------
     @work(exclusive=True, group="prompt")
     async def action_switch_customer(self) -> None:
-        # A modal screen: imported when it opens, the first frame does not wait for it.
-        from airline_agent.tui.screens.customer_picker import CustomerPicker
-
         if self.waits_for_scenario("switch_customer"):
             return
         if self.controller.mode != "live":
@@ -892,7 +887,7 @@ class MainScreen(Screen[None]):
             self.notify(f"Could not read the customers: {error}", severity="error")
             return
         run = self.controller.run
-        customer = await self.app.push_screen_wait(CustomerPicker(customers, run.customer))
+        customer = await self.app.push_screen_wait(later().CustomerPicker(customers, run.customer))
         if customer is None or self.turn_running:
             return
         self.controller.run.act_for(customer or None)
@@ -954,9 +949,6 @@ class MainScreen(Screen[None]):
             live.resetting = False
 
     async def _reset_with_confirmation(self) -> None:
-        # A modal screen: imported when it opens, the first frame does not wait for it.
-        from airline_agent.tui.screens.confirm import ConfirmScreen
-
         plan = await self._reset_plan()
         if plan is None:
             return
@@ -965,7 +957,7 @@ class MainScreen(Screen[None]):
             self.notify(f"{plan.location} is {plan.restores} already: nothing to reset.")
             return
         confirmed = await self.app.push_screen_wait(
-            ConfirmScreen(plan.question(), plan.details(), yes="Reset", no="Keep my data")
+            later().ConfirmScreen(plan.question(), plan.details(), yes="Reset", no="Keep my data")
         )
         if not confirmed:
             await self.controller.discard_reset(plan)
@@ -1029,12 +1021,9 @@ class MainScreen(Screen[None]):
     async def _save_where(
         self, question: str, suffix: str, save: Callable[[Path], Path | list[Path]]
     ) -> None:
-        # A modal screen: imported when it opens, the first frame does not wait for it.
-        from airline_agent.tui.screens.prompt import PromptScreen
-
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         proposed = Path("recordings") / f"conversation-{stamp}{suffix}"
-        path = await self.app.push_screen_wait(PromptScreen(question, str(proposed)))
+        path = await self.app.push_screen_wait(later().PromptScreen(question, str(proposed)))
         if not path:
             return
         self.show_activity("saving…")
@@ -1051,12 +1040,17 @@ class MainScreen(Screen[None]):
     # -- approval ---------------------------------------------------------------------
     @work(group="approval")
     async def ask_approval(self, event: ApprovalRequested) -> None:
-        # A modal screen: imported when it opens, the first frame does not wait for it.
-        from airline_agent.tui.screens.approval import ApprovalScreen
-
         answers: dict[str, bool] | None = None
         try:
-            answers = await self.app.push_screen_wait(ApprovalScreen(event.calls))
+            answers = await self.app.push_screen_wait(later().ApprovalScreen(event.calls))
         finally:
             # Fails closed: a question closed without an answer (the app quitting) declines.
             event.decide(answers)
+
+
+def later() -> type[Later]:
+    """The classes the main screen uses after its first frame (screens/later.py)."""
+    # The one door to them: the first frame waits for none (`preload_later` opens it).
+    from airline_agent.tui.screens.later import Later
+
+    return Later

@@ -5,8 +5,10 @@ playback, the live database, an eval run's results, `--watch`, the modal screens
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 # What `airline-agent tui` imports before its first frame (tui/launch.py's `_run`).
 FIRST_SCREEN = (
@@ -59,3 +61,48 @@ def test_the_first_screen_imports_nothing_a_later_step_needs() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+PACKAGE = Path(__file__).resolve().parents[3] / "airline_agent"
+# The TUI's modules past its first screen, and their doors (imports inside a function).
+DOORS = {
+    "tui/controller.py": 2,  # a scenario's playback, an eval run's results
+    "tui/live_run.py": 1,  # the live database
+    "tui/screens/main.py": 3,  # the settings' error, `--watch`, the modal screens (later.py)
+    "tui/screens/inspector.py": 1,  # the both-wires view (the stack)
+    "tui/playback.py": 0,
+    "tui/live_database.py": 0,
+    "tui/database_reset.py": 0,
+    "tui/eval_results.py": 0,
+    "tui/watch_run.py": 0,
+    **{
+        f"tui/screens/{path.name}": 0
+        for path in (PACKAGE / "tui" / "screens").glob("*.py")
+        if path.stem not in ("main", "inspector", "picker")
+    },
+}
+
+
+def _imports_in_functions(path: Path) -> list[int]:
+    tree = ast.parse(path.read_text())
+    return sorted(
+        node.lineno
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    )
+
+
+def test_the_later_modules_import_at_their_top_but_for_their_doors_saying_why() -> None:
+    found: dict[str, int] = {}
+    unexplained = []
+    for name in DOORS:
+        lines = (PACKAGE / name).read_text().splitlines()
+        numbers = _imports_in_functions(PACKAGE / name)
+        found[name] = len(numbers)
+        for number in numbers:
+            if "#" not in lines[number - 1] and not lines[number - 2].strip().startswith("#"):
+                unexplained.append(f"{name}:{number}")
+    assert unexplained == []
+    assert found == DOORS

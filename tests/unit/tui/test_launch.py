@@ -74,3 +74,22 @@ async def test_the_app_says_when_its_first_frame_is_shown() -> None:
         await wait_until(pilot, lambda: shown, 30)
         await pilot.pause()
         assert shown == [True]
+
+
+async def test_the_modal_screens_load_once_the_settings_are_read(monkeypatch) -> None:
+    """The first frame waits for none of them (test_first_screen_imports.py); a worker
+    opens their door once the settings are read, so opening one does not wait."""
+    from airline_agent.tui.screens import main
+
+    opened: list[bool] = []
+    door = main.later
+
+    def later():
+        opened.append(True)
+        return door()
+
+    monkeypatch.setattr(main, "later", later)
+    app = AirlineApp(AgentController(Settings()), pace=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: opened, 30)
+        assert library_shown(app)
