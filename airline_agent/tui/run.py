@@ -45,7 +45,6 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from airline_agent.domain.sqlite_files import sqlite_file
 from airline_agent.tui.status import DatabaseOrigin, DebugFacts, Status
 
 if TYPE_CHECKING:
@@ -132,6 +131,9 @@ class Run:
 
     def database_file(self) -> Path | None:
         """The SQLite file the run's stack opened (None: not open, or not SQLite)."""
+        # sqlite3 comes with it: the first screen would wait for it (no stack is open yet).
+        from airline_agent.domain.sqlite_files import sqlite_file
+
         if self.stack is None:
             return None
         return sqlite_file(self.stack.database.engine.url)
