@@ -79,11 +79,11 @@ class AirlineApp(App[None]):
         self._waiting_for_first_frame.clear()
 
     def after_first_frame(self, work: Callable[[], object]) -> None:
-        """`work` once the first frame is on the screen (soon, if it is already): what
-        starts a thread that imports pydantic (the settings, the library's validation)
-        would otherwise take the interpreter from drawing it."""
+        """`work` once the first frame is on the screen (after the next one, once it is):
+        what starts a thread that imports pydantic (the settings, the library's
+        validation) would otherwise take the interpreter from drawing it."""
         if self._first_frame_out:
-            self.call_later(work)
+            self.call_after_refresh(work)
         else:
             self._waiting_for_first_frame.append(work)
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from airline_agent.settings_peek import peek_settings
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController, Controller
-from airline_agent.tui.eval_results import ResultsUnusable, read_eval_results
 from airline_agent.tui.status import Status
 from airline_agent.tui.watch_run import WatchRun
 
@@ -30,6 +29,9 @@ def run_app(
     `shown`: called when the first frame is on the screen (launch.py resumes the cycle
     collector then)."""
     if results is not None:
+        # Only with --results: the eval modules would hold up every other first screen.
+        from airline_agent.tui.eval_results import ResultsUnusable, read_eval_results
+
         # A folder that is no eval run's is one line, not an empty view.
         try:
             read_eval_results(Path(results))

@@ -65,6 +65,7 @@ from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
 from airline_agent.tui.waiting import AT_WORK, ResponseWait
+from airline_agent.tui.watch_run import WatchRun
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.keys_footer import KeysFooter
 from airline_agent.tui.widgets.pane_switcher import PaneSwitcher
@@ -80,7 +81,6 @@ if TYPE_CHECKING:
     from airline_agent.tui.database_reset import ResetPlan
     from airline_agent.tui.run import BreakpointName, ShownEvent
     from airline_agent.tui.screens.later import Later
-    from airline_agent.tui.watch_run import WatchRun
 
 # Short words in the footer (it fits 80 columns); the tooltip says what the key does,
 # for the command palette. Keys not shown stay in help (f1) and the palette.
@@ -431,9 +431,6 @@ class MainScreen(Screen[None]):
     def watch_log(self) -> None:
         """Follow the watched file until the app closes; what comes goes on screen on the
         UI's loop (the call waits for it, so a long file is read as fast as it is shown)."""
-        # The door to the watch modules: only with `tui --watch` (a plain start never loads them).
-        from airline_agent.tui.watch_run import WatchRun
-
         run = self.controller.run
         assert isinstance(run, WatchRun)
         worker = get_current_worker()

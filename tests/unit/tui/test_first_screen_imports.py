@@ -14,6 +14,7 @@ from pathlib import Path
 FIRST_SCREEN = (
     "airline_agent.cli",
     "airline_agent.tui.launch",
+    "airline_agent.tui.start",
     "airline_agent.settings_peek",
     "airline_agent.tui.app",
     "airline_agent.tui.controller",
@@ -22,6 +23,7 @@ FIRST_SCREEN = (
 # (yaml is not among them: the first screen lists the library from its files' YAML.)
 LIBRARIES = (
     "pydantic",
+    "sqlite3",
     "sqlmodel",
     "sqlalchemy",
     "openai",
@@ -38,12 +40,14 @@ BEHIND_DOORS = (
     "airline_agent.scenarios.recorder",
     "airline_agent.scenarios.script",
     "airline_agent.evaluation",
-    "airline_agent.mcp_server",
+    # (not its event log, which --watch reads: light, opened by the TUI's start)
+    "airline_agent.mcp_server.server",
+    "airline_agent.mcp_server.session",
+    "airline_agent.mcp_server.run",
     "airline_agent.tui.playback",
     "airline_agent.tui.live_database",
     "airline_agent.tui.database_reset",
     "airline_agent.tui.eval_results",
-    "airline_agent.tui.watch_run",
     "airline_agent.tui.screens.later",
     "airline_agent.tui.screens.help",
     "airline_agent.tui.screens.both_wires",
@@ -68,7 +72,7 @@ PACKAGE = Path(__file__).resolve().parents[3] / "airline_agent"
 DOORS = {
     "tui/controller.py": 2,  # a scenario's playback, an eval run's results
     "tui/live_run.py": 1,  # the live database
-    "tui/screens/main.py": 3,  # the settings' error, `--watch`, the modal screens (later.py)
+    "tui/screens/main.py": 2,  # the settings' error, the modal screens (later.py)
     "tui/screens/inspector.py": 1,  # the both-wires view (the stack)
     "tui/playback.py": 0,
     "tui/live_database.py": 0,
