@@ -44,13 +44,16 @@ from airline_agent.domain.provisioning import build_database as build_sample
 from airline_agent.domain.sqlite_files import copy_sqlite, remove_database_files, sqlite_file
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.datasets import DatasetCopies, FileDatasets, ServerDatasets
-from airline_agent.scenarios.model import Approval, Scenario
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ToolOutcome
 from airline_agent.tools.toolbox import Toolbox
 
-if TYPE_CHECKING:  # built in `_model_backend`, only when a model is to be talked to
+if TYPE_CHECKING:
+    # Built in `_model_backend`, only when a model is to be talked to.
     from airline_agent.agent.openai_backends import OpenAIBackend
+
+    # Names for the annotations: `call` and the MCP server need no scenario models.
+    from airline_agent.scenarios.model import Approval, Scenario
 
 
 def open_database(
