@@ -22,14 +22,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from airline_agent.agent.backends import (
-    ChatBackend,
-    OpenAIBackend,
-    ScriptedBackend,
-    ScriptedResponse,
-    backend_for,
-)
+from airline_agent.agent.backends import ChatBackend, ScriptedBackend, ScriptedResponse
 from airline_agent.agent.debugger import Debugger, ForkFailed
 from airline_agent.agent.loop import AgentSession, LoopOptions
 from airline_agent.agent.prompt import AgentTexts
@@ -49,10 +44,16 @@ from airline_agent.domain.provisioning import build_database as build_sample
 from airline_agent.domain.sqlite_files import copy_sqlite, remove_database_files
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.datasets import DatasetCopies, FileDatasets, ServerDatasets
-from airline_agent.scenarios.model import Approval, Scenario
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.outcome import ToolOutcome
 from airline_agent.tools.toolbox import Toolbox
+
+if TYPE_CHECKING:
+    # Built in `_model_backend`, only when a model is to be talked to.
+    from airline_agent.agent.openai_backends import OpenAIBackend
+
+    # Names for the annotations: `call` and the MCP server need no scenario models.
+    from airline_agent.scenarios.model import Approval, Scenario
 
 
 def open_database(
@@ -264,7 +265,7 @@ def live_stack(
     another's words (τ²'s runner's, `eval --like tau2`: its system message, tool schemas
     and greeting; its search_direct_flight answers as τ²'s then). Raises
     BackendConfigError or DatabaseUnavailable, each one plain sentence."""
-    backend = backend or backend_for(settings)
+    backend = backend or _model_backend(settings)
     database = database or settings_database(settings)
     guard = settings.guard if guard is None else guard
     tools = toolbox(
@@ -307,10 +308,23 @@ def eval_backends(agent: Settings, customer: Settings) -> EvalBackends:
     agent speaks its settings' wire (`--api`); the simulated customer always speaks Chat
     Completions (τ²-bench's user simulator does), so it shares the agent's client only
     when the agent does too."""
-    agent_backend = backend_for(agent)
+    agent_backend = _model_backend(agent)
     same = (customer.model, customer.base_url, "chat") == (agent.model, agent.base_url, agent.api)
-    customer_backend = agent_backend if same else OpenAIBackend.from_settings(customer)
+    customer_backend = agent_backend if same else _model_backend(customer, chat_completions=True)
     return EvalBackends(agent_backend, customer_backend)
+
+
+def _model_backend(settings: Settings, *, chat_completions: bool = False) -> OpenAIBackend:
+    """The client of the settings' server, on the settings' wire (`--api`), or on Chat
+    Completions whatever it is. Raises BackendConfigError (no model, no key for
+    api.openai.com)."""
+    # The door to `openai` (0.6 s): only a stack that talks to a model loads it; `call`,
+    # `seed`, `replay` and the MCP server build none.
+    from airline_agent.agent.openai_backends import OpenAIBackend, backend_for
+
+    if chat_completions:
+        return OpenAIBackend.from_settings(settings)
+    return backend_for(settings)
 
 
 def eval_databases(location: str | None, tau2_directory: Path) -> DatasetCopies:

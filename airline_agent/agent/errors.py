@@ -2,20 +2,20 @@
 
 The loop catches failures of one model request and turns them into a `Failure` through
 `classify`; it retries the retryable ones with backoff and otherwise ends the turn with an
-`ErrorOccurred` event. Neither the TUI's first screen nor `--help` imports this module,
-so it imports `openai` at its top.
+`ErrorOccurred` event. The loop imports this module, and the loop runs without `openai`
+(`call`, `seed`, `replay`, the MCP server: agent/backends.py): `classify` imports it
+once a request has failed that is no `BackendError` of ours.
 """
 
 from __future__ import annotations
 
 import email.utils
 import json
+import sys
 import time
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
-
-import openai
 
 from airline_agent.tools.untrusted import clean_text
 
@@ -76,6 +76,10 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
     if isinstance(exc, BackendError):
         return Failure(exc.kind, exc.message, exc.hint, exc.status, retryable=exc.retryable)
     where = base_url or "the API"
+    # Here: the exceptions of a server's client (0.6 s to import), which a run that talks
+    # to no model never loads.
+    import openai
+
     httpx = _http_library()
 
     if isinstance(exc, openai.APITimeoutError):
@@ -126,15 +130,9 @@ def classify(exc: BaseException, *, model: str = "", base_url: str | None = None
 
 
 def _http_library() -> Any:
-    """The HTTP library under `openai` (newer releases ship it as `httpx2`)."""
-    try:
-        import httpx2  # optional: what newer openai releases install (older ones: httpx)
-
-        return httpx2
-    except ImportError:
-        import httpx  # optional: under older openai releases
-
-        return httpx
+    """The HTTP library `openai` has loaded: `httpx2` in newer releases, `httpx` in older
+    ones."""
+    return sys.modules.get("httpx2") or sys.modules["httpx"]
 
 
 def _stream_cut(detail: str) -> Failure:

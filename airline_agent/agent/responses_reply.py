@@ -33,14 +33,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import cast
-
-from openai.types.responses import (
-    Response,
-    ResponseReasoningItemParam,
-    ResponseStreamEvent,
-    ResponseUsage,
-)
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from airline_agent.agent.errors import (
     CHECK_BASE_URL,
@@ -73,7 +66,15 @@ from airline_agent.agent.streaming import (
 )
 from airline_agent.tools.untrusted import SurrogateJoiner, clean_strings, clean_text
 
-ResponseBody = Response | Mapping[str, object]  # the SDK's object, or its JSON
+if TYPE_CHECKING:  # the SDK's types, for the annotations: the loop never loads openai
+    from openai.types.responses import (
+        Response,
+        ResponseReasoningItemParam,
+        ResponseStreamEvent,
+        ResponseUsage,
+    )
+
+ResponseBody: TypeAlias = "Response | Mapping[str, object]"  # the SDK's object, or its JSON
 
 # How an incomplete response's reason reads as the loop's finish reason.
 FINISH_OF_INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}

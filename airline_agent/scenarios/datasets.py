@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from airline_agent.domain import tau2 as tau2_files
 from airline_agent.domain.db import Database
@@ -27,7 +27,9 @@ from airline_agent.domain.integrity import forget_checks, vouch_for_copy
 from airline_agent.domain.postgres import TemplateCopies
 from airline_agent.domain.sample import seed_sample
 from airline_agent.project import PROJECT_ROOT
-from airline_agent.scenarios.model import Dataset
+
+if TYPE_CHECKING:  # a name for the annotations: the scenario models are not needed here
+    from airline_agent.scenarios.model import Dataset
 
 _lock = threading.Lock()
 _pristine: dict[str, Path] = {}

@@ -290,8 +290,9 @@ async def _interleaved(
 async def _run(quick: bool) -> list[Row]:
     import openai
 
-    from airline_agent.agent.backends import OpenAIBackend, ScriptedBackend
+    from airline_agent.agent.backends import ScriptedBackend
     from airline_agent.agent.loop import AgentSession, LoopOptions
+    from airline_agent.agent.openai_backends import OpenAIBackend
 
     runs = 30 if quick else 200
     rows: list[Row] = []

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from airline_agent.agent.backends import OpenAIBackend
 from airline_agent.agent.events import RequestSent, ToolFinished
 from airline_agent.agent.loop import AgentSession, LoopOptions
+from airline_agent.agent.openai_backends import OpenAIBackend
 from airline_agent.agent.prefix import PREFIX_GOAL_TOKENS
 from airline_agent.domain.clock import Clock
 from airline_agent.scenarios.runner import ScenarioReport

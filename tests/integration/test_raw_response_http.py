@@ -8,9 +8,9 @@ import json
 import pytest
 from openai.types.chat import ChatCompletion
 
-from airline_agent.agent.backends import OpenAIBackend
 from airline_agent.agent.events import AgentEvent, AssistantMessage, UsageReported
 from airline_agent.agent.loop import AgentSession, LoopOptions
+from airline_agent.agent.openai_backends import OpenAIBackend
 from tests.support.chat_server import LLAMA_DIR, ChatServer, completion_body, stream_body
 from tests.support.events import of_type, run_turn
 from tests.support.fake_toolbox import FakeToolbox

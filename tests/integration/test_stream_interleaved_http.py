@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from airline_agent.agent.backends import OpenAIBackend
+from airline_agent.agent.openai_backends import OpenAIBackend
 from airline_agent.agent.streaming import ModelReply
 from tests.support.interleaved_stream import CALLS, interleaved_sse
 

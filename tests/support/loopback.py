@@ -8,7 +8,7 @@ tests `pytest.mark.usefixtures("closing_loopback_backends")` (tests/support/fixt
 
 from __future__ import annotations
 
-from airline_agent.agent.backends import OpenAIBackend, ResponsesBackend
+from airline_agent.agent.openai_backends import OpenAIBackend, ResponsesBackend
 from airline_agent.choices import Api
 
 _open: list[OpenAIBackend] = []

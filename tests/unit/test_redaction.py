@@ -311,6 +311,20 @@ def test_the_environments_key_and_url_login_are_blanked_with_or_without_settings
     assert redactor.redact(text) == f"key {REDACTED} password {REDACTED} basic {REDACTED} end"
 
 
+def test_the_dotenv_key_is_blanked_also_when_other_settings_are_unusable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    """The key in `.env` only, and a bad value elsewhere: `Settings()` cannot be built,
+    and the key it would have read is still blanked out (it used to be only when it was
+    in the environment)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+    monkeypatch.setenv("AIRLINE_AGENT_TEMPERATURE", "hot")
+    assert Redactor.from_environment().redact(f"key {KEY}") == f"key {REDACTED}"
+
+
 STREAMED = f"a {KEY} b\ud83d\ude00c {PASSWORD} d {BASIC}{KEY[:-1]} e"
 
 

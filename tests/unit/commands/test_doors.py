@@ -49,8 +49,8 @@ def test_a_command_imports_its_work_once_in_its_body_saying_why() -> None:
                 unexplained.append(f"{name}:{number}")
     assert unexplained == []
     # One per command (seed and export share data.py); eval --compare reads two results
-    # files, imported with the options; chat's recording comes with its work (the stack
-    # has loaded the scenario models already).
+    # files, imported with the options; chat's recording comes with its work (about 30 ms
+    # of chat's start-up: the scenario models).
     assert {name: len(lines) for name, lines in doors.items()} == {
         "cli.py": 1,
         "commands/call.py": 1,
