@@ -63,7 +63,7 @@ from airline_agent.evaluation.reward import (
 from airline_agent.evaluation.tasks import EvalTask, file_stem
 from airline_agent.scenarios.model import ScenarioSettings
 from airline_agent.scenarios.recorder import record_scenario, scenario_to_yaml
-from airline_agent.stack import EvalBackends, Stack, live_stack, open_existing_database
+from airline_agent.stack import EvalBackends, Stack, live_stack
 from airline_agent.tools.untrusted import JsonValue
 
 if TYPE_CHECKING:
@@ -285,19 +285,13 @@ async def run_trial(
     started, clock = now_iso(), time.perf_counter()
     name = scenario_name(task.id, trial)
     try:
-        reference, reference_touched, copy = await off_loop(
-            lambda: (*references.of(task), references.fresh_copy(name)),
-            undo=lambda made: references.discard(made[2]),
+        reference, reference_touched, (copy, database) = await off_loop(
+            lambda: (*references.of(task), references.trial_database(name)),
+            undo=lambda made: references.give_back(*made[2]),
         )
     except DatabaseUnavailable as exc:  # a database server that went away (eval --db)
         return _database_failed(task, trial, str(exc), attempt, started, clock)
     try:
-        try:
-            database = await off_loop(
-                lambda: open_existing_database(copy), undo=lambda opened: opened.close()
-            )
-        except DatabaseUnavailable as exc:
-            return _database_failed(task, trial, str(exc), attempt, started, clock)
         tau2 = settings.tau2
         seed = None if tau2 is None else tau2.trial_seed(trial, attempt)
         stack = live_stack(
@@ -338,7 +332,7 @@ async def run_trial(
         record, scenario_yaml = await off_loop(lambda: _score(task, trial, settings, states, log))
     finally:
         # Also when cancelled: nothing of an unfinished trial stays.
-        await off_loop(lambda: references.discard(copy))
+        await off_loop(lambda: references.give_back(copy, database))
     record.termination, record.error, record.turns = termination, error, turns
     _settle_reward(task, record, termination)
     record.user_tokens = _tokens(customer.spend.usage)

@@ -90,6 +90,18 @@ def fresh_copy(dataset: Dataset, name: str, tau2: Path | None = None) -> tuple[P
     return copy, original
 
 
+def refill(dataset: Dataset, copy: Path, tau2: Path | None = None) -> None:
+    """Make a copy pristine again where it is (for the next run of the same database):
+    a new copy of the pristine file put in its place, and its -wal and -shm gone. A
+    connection still open on the old file keeps the old file, never sees the new one."""
+    fresh = copy.with_name(f"{copy.name}.refill")
+    shutil.copyfile(pristine(dataset, tau2), fresh)
+    for companion in (Path(f"{copy}-wal"), Path(f"{copy}-shm")):
+        companion.unlink(missing_ok=True)
+    os.replace(fresh, copy)
+    vouch_for_copy(copy)
+
+
 def discard(copy: Path) -> None:
     forget_checks(copy)
     for companion in (copy, Path(f"{copy}-wal"), Path(f"{copy}-shm")):
@@ -148,6 +160,9 @@ class FileDatasets:
 
     def discard(self, copy: Location) -> None:
         discard(Path(copy))
+
+    def refill(self, copy: Location) -> None:
+        refill(self.dataset, Path(copy), self.tau2)
 
     def close(self) -> None:
         pass  # the scratch directory goes when the process ends

@@ -189,19 +189,22 @@ def run(quick: bool) -> list[Row]:
                 str(out),
             )
             replay_s = _command("replay", str(out / "scenarios"))
+            # What the run did, from its results (not what it was asked): every trial ran.
+            done = json.loads((out / "results.json").read_text())["trials"]
     finally:
         agent.close()
         customer.close()
-    count = 50 * trials
+    count = len(done)
+    tasks = len({trial["task_id"] for trial in done})
     rows.append(
         Row(
             "eval",
-            f"50 tasks × {trials} trials, --concurrency 4",
+            f"{tasks} tasks × {trials} trials, --concurrency 4",
             timing([seconds * 1000]),
             f"replay of its {count} scenarios",
             timing([replay_s * 1000]),
             f"< {TARGET_S:g} s" if trials == 4 else "",
-            seconds < TARGET_S if trials == 4 else None,
+            seconds < TARGET_S and count == 50 * trials if trials == 4 else None,
         )
     )
     rows.append(

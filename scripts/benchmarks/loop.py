@@ -122,9 +122,16 @@ def _scripted_responses():
 
 
 async def _ours_once(session: Any) -> None:
+    from airline_agent.agent.events import AssistantMessage
+
     session.new_conversation()
-    async for _ in session.run_turn("I am emma_kim_9957; what is EHGLP3?"):
-        pass
+    said = [
+        event.content
+        async for event in session.run_turn("I am emma_kim_9957; what is EHGLP3?")
+        if isinstance(event, AssistantMessage)
+    ]
+    # The whole conversation ran, as the SDK's side checks its final output.
+    assert said[-1:] == [ANSWER], said
 
 
 # -- the SDK ----------------------------------------------------------------------------

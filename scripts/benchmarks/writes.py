@@ -5,7 +5,9 @@ in the same run.
 One write: `update_reservation_baggages` through `Toolbox.call` (a paid bag on the
 showcase reservation EHGLP3, guard on, acting for its owner), on the sample at ×10
 (`seed --scale 10`): arguments validated, the guard's decision and the write in one
-transaction, its row changes recorded, committed. Target: ≤ 10 ms median.
+transaction, its row changes recorded, committed. Target: ≤ 10 ms median. (The tool takes
+at most 100 bags on a reservation: a fresh copy of the database every 90 writes, two
+unmeasured writes on each.)
 
 Ours: `operations.update_baggages` (one more paid bag on a reservation, charged to the
 owner's credit card: reads the reservation, the customer and their payment methods,
@@ -36,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import Row, Timing, measure, timing
+from benchmarks.common import Row, Timing, timing
 
 WRITERS = (1, 4, 16)
 DEADLINE_S = 300
@@ -55,35 +57,52 @@ def _build(path: Path, *options: str) -> None:
 
 
 TOOL_WRITE_TARGET_MS = 10.0
+# The tool takes at most 100 bags on a reservation: each copy of the database takes this
+# many writes (one more paid bag each), then the next writes go to a fresh copy.
+WRITES_PER_COPY = 90
+WARMUP = 2  # unmeasured writes on each copy (its first statements are compiled then)
+
+
+def _copy(source: Path, target: Path) -> None:
+    """A copy of the database file (sqlite3's backup: the same on every version)."""
+    origin, copy = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        origin.backup(copy)
+    finally:
+        copy.close()
+        origin.close()
 
 
 def _tool_write(path: Path, runs: int) -> Timing:
-    """A paid bag on EHGLP3 through `Toolbox.call`, one more each call."""
+    """A paid bag on EHGLP3 through `Toolbox.call`, one more each call; `runs` of them
+    timed, on as many fresh copies of the database at `path` as they need."""
     from airline_agent.stack import open_existing_database, toolbox
     from airline_agent.tools.conversation import ToolConversation
 
-    tools = toolbox(open_existing_database(path))
     conversation = ToolConversation(customer="emma_kim_9957")
-    bags = [0]
-
-    def write() -> None:
-        bags[0] += 1
-        outcome = tools.call(
-            "update_reservation_baggages",
-            {
-                "reservation_id": "EHGLP3",
-                "total_baggages": 4 + bags[0],  # B5: 2 passengers, gold: 4 bags free
-                "nonfree_baggages": bags[0],
-                "payment_id": "credit_card_5832574",
-            },
-            conversation,
-        )
-        assert outcome.error is None, outcome.result
-
-    try:
-        return measure(write, runs=runs)
-    finally:
-        tools.database.close()
+    samples: list[float] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        while len(samples) < runs:
+            copy = Path(scratch) / f"copy-{len(samples)}.db"
+            _copy(path, copy)
+            tools = toolbox(open_existing_database(copy))
+            try:
+                for bags in range(1, min(WRITES_PER_COPY, WARMUP + runs - len(samples)) + 1):
+                    arguments = {
+                        "reservation_id": "EHGLP3",
+                        "total_baggages": 4 + bags,  # B5: 2 passengers, gold: 4 bags free
+                        "nonfree_baggages": bags,
+                        "payment_id": "credit_card_5832574",
+                    }
+                    start = time.perf_counter()
+                    outcome = tools.call("update_reservation_baggages", arguments, conversation)
+                    elapsed = (time.perf_counter() - start) * 1000
+                    assert outcome.error is None, outcome.result
+                    if bags > WARMUP:
+                        samples.append(elapsed)
+            finally:
+                tools.database.close()
+    return timing(samples)
 
 
 def _work(path: Path, writers: int, per_writer: int) -> list[Work]:

@@ -231,6 +231,20 @@ def test_the_run_s_databases_come_from_its_copies(copies: Copies) -> None:
     assert copies.closed == 1
 
 
+def test_a_trial_s_database_of_other_copies_is_dropped_when_given_back(copies: Copies) -> None:
+    # Copies that are not files of this process (a PostgreSQL server's) are not refilled:
+    # each trial gets a copy of its own, dropped when it is done.
+    references = ReferenceStates(Path("unused"), copies=copies)
+    copy, database = references.trial_database("task-1-trial-0")
+    assert copies.made == ["task-1-trial-0"] and database.location == str(copy)
+    references.give_back(copy, database)
+    assert copies.discarded == [copy]
+    again, reopened = references.trial_database("task-1-trial-1")
+    assert copies.made == ["task-1-trial-0", "task-1-trial-1"] and reopened is not database
+    references.give_back(again, reopened)
+    references.close()
+
+
 def test_a_record_on_one_side_only_does_not_stop_the_comparison() -> None:
     made = {"reservation_id": "R1"}
     check = database_check(_states({R2: {"x": 1}}, {R1: made, R2: {"x": 2}}))
