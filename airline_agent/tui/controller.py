@@ -32,6 +32,7 @@ from airline_agent.tui.library import ScenarioChoice, quick_choices, scenario_ch
 from airline_agent.tui.live_run import LiveRun
 from airline_agent.tui.run import Mode, Run
 from airline_agent.tui.status import Status
+from airline_agent.tui.unusable_results import ResultsUnusable
 
 if TYPE_CHECKING:
     from airline_agent.choices import Api
@@ -90,8 +91,8 @@ class Controller:
     def eval_results(self) -> EvalResults:
         """The eval run of `results`, read (slow for a big run: a thread); raises
         ResultsUnusable."""
-        # The door to the eval modules: only with `tui --results`, after the first screen.
-        from airline_agent.tui.eval_results import ResultsUnusable, read_eval_results
+        # The door to the eval modules: only with `tui --results` (no other start waits).
+        from airline_agent.tui.eval_results import read_eval_results
 
         if self.results is None:
             raise ResultsUnusable("no eval run was given: `airline-agent tui --results DIR`")

@@ -21,6 +21,7 @@ from airline_agent.evaluation.results import (
     read_results,
 )
 from airline_agent.evaluation.run_folder import RUN_FILE, RunFolder
+from airline_agent.tui.unusable_results import ResultsUnusable
 
 if TYPE_CHECKING:
     from airline_agent.evaluation.results import ResultsDocument
@@ -28,10 +29,6 @@ if TYPE_CHECKING:
     from airline_agent.tools.untrusted import JsonValue
 
 RESULTS_FILE = "results.json"
-
-
-class ResultsUnusable(Exception):
-    """`--results DIR` is not a run folder that can be shown; one line says why."""
 
 
 @dataclass(frozen=True)

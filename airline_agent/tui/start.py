@@ -13,6 +13,7 @@ from airline_agent.settings_peek import peek_settings
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController, Controller
 from airline_agent.tui.status import Status
+from airline_agent.tui.unusable_results import ResultsUnusable
 from airline_agent.tui.watch_run import WatchRun
 
 
@@ -28,20 +29,17 @@ def run_app(
 
     `shown`: called when the first frame is on the screen (launch.py resumes the cycle
     collector then)."""
-    if results is not None:
-        # Only with --results: the eval modules would hold up every other first screen.
-        from airline_agent.tui.eval_results import ResultsUnusable, read_eval_results
-
-        # A folder that is no eval run's is one line, not an empty view.
-        try:
-            read_eval_results(Path(results))
-        except ResultsUnusable as unusable:
-            print(f"airline-agent tui: {unusable}", file=sys.stderr)
-            return 2
     settings = peek_settings(None, None, **flags)
     if scenario is not None or results is not None:
         settings = replace(settings, model=None)  # a scenario (a trial's too) plays offline
     controller = AgentController(settings, results=Path(results) if results else None)
+    if results is not None:
+        # A folder that is no eval run's is one line, not an empty view.
+        try:
+            controller.eval_results()
+        except ResultsUnusable as unusable:
+            print(f"airline-agent tui: {unusable}", file=sys.stderr)
+            return 2
     if customer:
         controller.run.act_for(customer)
     app = AirlineApp(controller, scenario=scenario, first_frame_shown=shown)

@@ -18,8 +18,9 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from airline_agent.terminal_text import escape_controls
-from airline_agent.tui.eval_results import EvalResults, ResultsUnusable, TrialOutcome
+from airline_agent.tui.eval_results import EvalResults, TrialOutcome
 from airline_agent.tui.screens.picker import modal_list_keys
+from airline_agent.tui.unusable_results import ResultsUnusable
 
 NOT_RUN = "–"
 MARK_STYLES = {"1": "bold green", "0": "bold red", "infra": "yellow", "customer": "magenta"}
