@@ -13,8 +13,7 @@ shown all at once, a key pressed meanwhile would wait behind seconds of drawing.
   milliseconds, and a key pressed meanwhile waits for it); one pane at a time is a third
   of that, the panes a frame or two apart.
 - **Key hold.** A key press parks the events until its effect is painted: that frame
-  shows the key's effect alone instead of beside a slice of pane updates; the turn's
-  worker waits meanwhile at its next event, so its work does not delay that frame.
+  shows the key's effect alone instead of beside a slice of pane updates.
 - **First-text wait.** The first text of a reply, with nothing after it yet, waits
   `first_text_wait` for the rest: in a fast scenario (or a burst from the server) the end
   is there by then and the reply is shown whole; otherwise it streams, its first words
@@ -91,8 +90,6 @@ class EventScheduler:
         self._pane_turn = 0  # index into PANE_ORDER: whose changes the next frame shows
         self._waiting_for_frame = False
         self._caught_up = asyncio.Event()
-        self._no_key = asyncio.Event()  # set: no key waits for its frame
-        self._no_key.set()
         self._text_seen_at: dict[int, float] = {}  # request → when its first text was held
         self._key_pending = False
         self._key_number = 0  # which key is held: a released key's timer lets no other go
@@ -106,10 +103,6 @@ class EventScheduler:
         if len(self._backlog) >= self.max_behind:
             self._caught_up.clear()
             await self._caught_up.wait()
-        elif self._key_pending:
-            # A key waits for its frame: the turn's next steps (a tool's database work, the
-            # next request) would run before that frame, and the key would wait for them.
-            await self._no_key.wait()
         else:
             # The loop can run many events without awaiting anything (scripted model,
             # sync tools): yield so key presses and frames get through.
@@ -130,7 +123,6 @@ class EventScheduler:
         self._trace_waiting.clear()
         self._usage_waiting.clear()
         self._caught_up.set()
-        self._no_key.set()
 
     @property
     def backlog(self) -> int:
@@ -155,7 +147,6 @@ class EventScheduler:
         """A key arrived (the app calls this first): no new events until it is shown."""
         if not self._key_pending:
             self._key_pending = True
-            self._no_key.clear()
             self._key_number += 1
             number = self._key_number
             self.host.set_timer(self.key_hold_seconds, lambda: self._release_events(number))
@@ -212,7 +203,6 @@ class EventScheduler:
         if number != self._key_number or not self._key_pending:
             return  # an earlier key's timer or frame: the current key is still held
         self._key_pending = False
-        self._no_key.set()
         if self._parked:
             self._parked = False
             self.host.call_after_refresh(self._show_backlog)

@@ -199,30 +199,6 @@ async def test_a_key_parks_the_events_until_its_frame_is_painted() -> None:
     assert host.chat_events() == [TurnStarted(1, "Hello?")]
 
 
-async def test_the_worker_waits_while_a_key_waits_for_its_frame() -> None:
-    host = RecordingHost()
-    scheduler = host.start()
-    scheduler.key_hold_seconds = 60.0  # only the key's own frame releases it here
-    events = [TurnStarted(n, f"message {n}") for n in range(1, 4)]
-    produced: list[ShownEvent] = []
-
-    async def worker() -> None:
-        for event in events:
-            await scheduler.put(event)
-            produced.append(event)
-
-    scheduler.hold_for_key()
-    producing = asyncio.get_running_loop().create_task(worker())
-    await until(lambda: scheduler.backlog >= 1)
-    await host.idle()
-    # Its next step (a tool's database work, the next request) would delay the key's frame.
-    assert produced == [] and not producing.done()
-    scheduler.key_handled()  # the key's frame is painted two refreshes later
-    await asyncio.wait_for(producing, DEADLINE)
-    await until(lambda: scheduler.backlog == 0)
-    assert produced == events and host.chat_events() == events
-
-
 async def test_a_held_key_is_released_by_its_timer_when_no_binding_took_it() -> None:
     host = RecordingHost()
     scheduler = host.start()
