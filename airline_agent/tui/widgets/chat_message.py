@@ -164,6 +164,16 @@ class ChatMessage(Vertical):
             title_widget.can_focus = False
 
     @property
+    def reasoning_collapsed(self) -> bool:
+        """One of its reasoning blocks is collapsed."""
+        return any(block.collapsed for block in self.query(Collapsible))
+
+    def show_reasoning(self, shown: bool) -> None:
+        """Every reasoning block of the message shown (expanded), or every one collapsed."""
+        for block in self.query(Collapsible):
+            block.collapsed = not shown
+
+    @property
     def reasoning(self) -> str:
         """All the reasoning shown with this message, request by request."""
         return "\n\n".join(self._reasoning_by_request.values())

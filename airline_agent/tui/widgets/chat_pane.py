@@ -85,19 +85,16 @@ class ChatPane(Vertical):
         return self.query_one(ChatInput)
 
     def messages(self) -> list[ChatMessage]:
-        # The chat message widget (Markdown) loads with the first message, not with the first frame.
-        from airline_agent.tui.widgets.chat_message import ChatMessage
-
+        message = _message_class()
         # The list's children, not a query: a query walks every widget inside the messages.
-        return [child for child in self.message_list.children if isinstance(child, ChatMessage)]
+        return [child for child in self.message_list.children if isinstance(child, message)]
 
     def action_toggle_reasoning(self) -> None:
-        from textual.widgets import Collapsible  # as the messages that hold it: not at start
-
-        blocks = list(self.message_list.query(Collapsible))
-        expand = any(block.collapsed for block in blocks)
-        for block in blocks:
-            block.collapsed = not expand
+        """Every reasoning block shown if one is collapsed, else every one collapsed."""
+        messages = self.messages()
+        expand = any(message.reasoning_collapsed for message in messages)
+        for message in messages:
+            message.show_reasoning(expand)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -109,13 +106,10 @@ class ChatPane(Vertical):
         self.post_message(self.Submitted(text))
 
     async def add_message(self, speaker: Speaker, text: str, **kwargs) -> ChatMessage:
-        # Imported on the first message: Markdown is slow to import, the first frame has none.
-        from airline_agent.tui.widgets.chat_message import ChatMessage
-
         text = self._shown(text)
         mounted = self.messages()
         if len(mounted) < MAX_MESSAGES:
-            message = ChatMessage(speaker, text, **kwargs)
+            message = _message_class()(speaker, text, **kwargs)
             await self.message_list.mount(message)
         else:
             message = mounted[0]
@@ -235,3 +229,12 @@ class ChatPane(Vertical):
             await self._reply.finish_stream()
         self._reply = None
         await self.add_message("notice", "Turn cancelled; the conversation can go on.")
+
+
+def _message_class() -> type[ChatMessage]:
+    """The chat's message widget, loaded with the first message rather than the first frame."""
+    # Imported here: it brings Rich's Markdown and markdown-it (a tenth of a second), and
+    # the first frame, the library over an empty chat, shows no message.
+    from airline_agent.tui.widgets.chat_message import ChatMessage
+
+    return ChatMessage

@@ -22,6 +22,7 @@ from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.formatting import clip_lines
 from airline_agent.tui.trace import TraceEntry
+from airline_agent.tui.widgets.steady_scrollbar import SteadyScrollbar
 from airline_agent.tui.widgets.token_wrap import WholeTokens
 
 BADGES = {
@@ -67,7 +68,7 @@ def render_entry(entry: TraceEntry, redactor: Redactor | None = None) -> Text:
     return text
 
 
-class TracePane(OptionList):
+class TracePane(SteadyScrollbar, OptionList):
     """The ordered trace of one conversation (kept across turns, cleared on a new one)."""
 
     class EntryChosen(Message):

@@ -13,13 +13,15 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from airline_agent.tui.widgets.steady_scrollbar import SteadyScrollbar
+
 COLUMNS = ("req", "prompt", "cached", "compl", "reas", "ms")
 # 42 columns: the usage pane inside its border, with room for a scrollbar. Every count is
 # "12,345" (formatting.tokens) and every time whole milliseconds or "scripted".
 WIDTHS = (7, 7, 7, 6, 6, 9)
 
 
-class UsageTable(ScrollView, can_focus=True):
+class UsageTable(SteadyScrollbar, ScrollView, can_focus=True):
     DEFAULT_CSS = """
     UsageTable {
         height: 1fr;
