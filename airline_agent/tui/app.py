@@ -19,6 +19,8 @@ from airline_agent.tui.screens.main import WATCH_ACTIONS, MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
 
 if TYPE_CHECKING:
+    from textual.message import Message
+
     from airline_agent.tui.controller import Controller
 
 
@@ -92,6 +94,15 @@ class AirlineApp(App[None]):
         # reads them before opening the database).
         if self.controller.mode == "offline":
             self.after_first_frame(self.main.settle_settings)
+
+    def post_message(self, message: Message) -> bool:
+        if isinstance(message, events.Key):
+            # Before it is queued (from the terminal's thread): the turn's events wait for
+            # the key instead of drawing in front of it.
+            for screen in self.screen_stack:
+                if isinstance(screen, MainScreen):
+                    screen.scheduler.key_arriving()
+        return super().post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:
