@@ -17,6 +17,7 @@ from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.pacing import DEFAULT_PACE
 from airline_agent.tui.screens.main import WATCH_ACTIONS, MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
+from airline_agent.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from textual.message import Message
@@ -111,6 +112,8 @@ class AirlineApp(App[None]):
             # A priority binding's action has run by now (most of the main screen's
             # keys); a key passed on to the focused widget says so again in `_on_key`.
             self.main.scheduler.key_handled()
+            if self.main.is_current:
+                self.main.query_one(StatusBar).paint_alone()  # before the panes' frame
             return
         await super().on_event(event)
 

@@ -16,6 +16,7 @@ from airline_agent.agent.conversation import Conversation
 from airline_agent.tui.status import DatabaseOrigin, DebugFacts, Status
 from airline_agent.tui.trace import framework_entry
 from airline_agent.tui.widgets.status_bar import SEPARATOR, StatusBar, compact
+from tests.tui.helpers import wait_until
 
 
 @dataclass
@@ -225,3 +226,57 @@ async def test_the_database_s_password_is_not_on_screen() -> None:
         async with app.run_test(size=(250, 3)):
             shown = _on_screen(app)
             assert shown_as in shown and "S3cret" not in shown
+
+
+class _Displayed:
+    """What the app hands the terminal, update by update, as text (styles dropped)."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.updates: list[str] = []
+        self._display = app._display
+        app._display = self._record  # type: ignore[method-assign]
+
+    def _record(self, screen: object, update: object) -> None:
+        self._display(screen, update)  # type: ignore[arg-type]
+        if update is not None:
+            segments = update.render_segments(self.app.console)  # type: ignore[attr-defined]
+            self.updates.append(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", segments))
+
+
+async def test_a_change_painted_alone_is_on_the_terminal_before_the_next_frame() -> None:
+    """A key's change (the guard toggled while a scenario plays) need not wait for the
+    screen's next frame and the panes' updates in it: the line's rows go out alone."""
+    status, facts = _status()
+    app = StatusOnly(status)
+    async with app.run_test(size=(250, 3)) as pilot:
+        await pilot.pause()
+        line = app.query_one(StatusBar)
+        shown = _Displayed(app)
+        facts.guard = False
+        status.changed()
+        line.paint_alone()
+        assert len(shown.updates) == 1 and "guard OFF" in shown.updates[0]
+        line.paint_alone()  # nothing new since
+        assert len(shown.updates) == 1
+        await pilot.pause()
+        assert "guard OFF" in _on_screen(app)
+        assert not any("guard" in update for update in shown.updates[1:])  # painted once
+
+
+async def test_a_line_that_grows_waits_for_the_screen_s_layout() -> None:
+    status, facts = _status()
+    status.show_activity("agent working… esc cancels")
+    one_line = sum(compact(part).cell_len for part in StatusBar(status).parts())
+    one_line += len(SEPARATOR) * (len(StatusBar(status).parts()) - 1)
+    app = StatusOnly(status)
+    async with app.run_test(size=(one_line + 2, 4)) as pilot:
+        line = app.query_one(StatusBar)
+        await wait_until(pilot, lambda: line.region.height == 1)
+        shown = _Displayed(app)
+        facts.guard = False  # one cell longer: two lines, the panes below move down
+        status.changed()
+        line.paint_alone()
+        assert shown.updates == []  # the screen's frame lays it out and paints it
+        await wait_until(pilot, lambda: line.region.height == 2)
+        assert "guard OFF" in _on_screen(app)

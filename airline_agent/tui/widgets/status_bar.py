@@ -138,6 +138,33 @@ class StatusBar(Static):
             self._lines_kept = needed
             self.refresh(layout=True)
 
+    def paint_alone(self) -> None:
+        """A change of the line (a key's: the guard toggled) on the terminal now, alone,
+        instead of in the screen's next frame.
+
+        While a scenario plays, that frame also lays out and paints the panes' updates
+        (tens of milliseconds); the line has its own rows at the top, so when the screen's
+        map of them still holds (same size, the line not grown) only they are painted
+        here, and the frame leaves them out (their regions are taken). Textual's own
+        steps for a frame, for this one widget (Screen._on_timer_update).
+        """
+        screen = self.screen
+        app = self.app
+        compositor = screen._compositor
+        if (
+            not self._repaint_regions  # nothing new to paint
+            or not screen.is_current
+            or app._batch_count
+            or self not in compositor.visible_widgets
+            or compositor.size != screen.size  # a resize is under way
+            or self._layout_required  # the line grew: the screen lays out again
+            or self.content_size.height != self._lines_kept
+        ):
+            return
+        screen._dirty_widgets.add(self)  # as the screen does when told of the refresh
+        compositor.update_widgets({self})
+        app._display(screen, compositor.render_update(screen_stack=app._background_screens))
+
     def _line_count(self, parts: list[Text] | None = None) -> int:
         fitted = fit_parts(self.parts() if parts is None else parts, self.content_size.width)
         return fitted.plain.count("\n") + 1
