@@ -155,6 +155,7 @@ class StatusBar(Static):
             not self._repaint_regions  # nothing new to paint
             or not screen.is_current
             or app._batch_count
+            or app.is_inline  # drawn below the prompt: the screen's frame places it
             or self not in compositor.visible_widgets
             or compositor.size != screen.size  # a resize is under way
             or self._layout_required  # the line grew: the screen lays out again
