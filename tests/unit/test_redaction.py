@@ -49,6 +49,12 @@ def test_from_settings_blanks_the_key_and_the_base_urls_password() -> None:
         ("sent bearer tok_1234567890", f"sent bearer {MASK}"),
         ("https://h/v1?key=AIzaXYZ&alt=json", f"https://h/v1?key={MASK}&alt=json"),
         ("postgresql://app:s3cret@db/airline", f"postgresql://app:{MASK}@db/airline"),
+        # Without a URL around them: a connection string's password, by each of its names.
+        ("host=db password=s3cret dbname=airline", f"host=db password={MASK} dbname=airline"),
+        ("host=db pwd=s3cret", f"host=db pwd={MASK}"),
+        ("dbname=airline %70assword=s3cret", f"dbname=airline %70assword={MASK}"),
+        ("Api_Key: abc123", f"Api_Key: {MASK}"),
+        ("GET /v1?token=abc123", f"GET /v1?token={MASK}"),
     ],
 )
 def test_credentials_are_masked_by_their_place(text: str, shown: str) -> None:
@@ -393,3 +399,19 @@ def test_a_piece_ending_in_half_a_surrogate_pair_waits_for_the_other_half_only()
     # The first and the last high surrogates (U+10000 and U+10FFFF begin with them).
     pieces = ["a\ud800", "\udc00b", "c\udbff", "\udfffd"]
     assert _streamed(Redactor(), pieces) == ["a", "\U00010000b", "c", "\U0010ffffd", ""]
+
+
+def test_the_longest_form_of_a_secret_cut_short_is_blanked() -> None:
+    # Its hex form is twice as long as the key: the longest form is looked for.
+    cut = KEY.encode().hex()[:-2]
+    assert Redactor.of(KEY).redact(f"hex: {cut}") == f"hex: {REDACTED}"
+    assert Redactor.of(KEY).redact(f"hex: {cut}…") == f"hex: {REDACTED}…"
+
+
+def test_a_base_url_without_a_password_or_without_a_user() -> None:
+    no_password = Redactor.from_settings(Settings(api_key=KEY, base_url="http://llm.local/v1"))
+    assert no_password.logins == ()
+    assert no_password.redact(f"key {KEY}") == f"key {REDACTED}"
+    no_user = Redactor.from_settings(Settings(base_url="http://:s3cret-pw@llm.local/v1"))
+    basic = base64.b64encode(b":s3cret-pw").decode()
+    assert no_user.redact(f"Basic {basic} sent") == f"Basic {REDACTED} sent"
