@@ -121,8 +121,11 @@ def test_streamed_text_split_anywhere_is_redacted_as_the_whole(seed: int) -> Non
 
 def test_a_list_of_secrets_is_added_to_the_environments(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", LOGIN_URL)
     redactor = as_redactor(["another-secret-42"])
     assert redactor.redact(f"{KEY} another-secret-42") == f"{REDACTED} {REDACTED}"
+    # The base URL's login is kept too: its Basic credential blanked whole.
+    assert redactor.redact(f"Basic {BASIC} sent") == f"Basic {REDACTED} sent"
 
 
 def test_redact_url_masks_only_the_password() -> None:
