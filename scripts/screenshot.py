@@ -58,13 +58,13 @@ async def _showcase(columns: int, rows: int) -> str:
     async with app.run_test(size=(columns, rows)) as pilot:
 
         def loaded() -> bool:
-            return controller.run.scenario_name == "cancel-ehglp3" and not app.main.turn_running
+            return controller.feed.scenario_name == "cancel-ehglp3" and not app.main.turn_running
 
         await _until(pilot, loaded)
         await pilot.press(">")  # the whole first turn (space steps it)
 
         def first_turn_done() -> bool:
-            return any(isinstance(e, TurnFinished) for e in controller.run.events)
+            return any(isinstance(e, TurnFinished) for e in controller.feed.events)
 
         await _until(pilot, first_turn_done)
         status = app.main.query_one("#status", StatusBar)
@@ -95,13 +95,15 @@ async def _debugger(columns: int, rows: int) -> str:
         async with app.run_test(size=(columns, rows)) as pilot:
 
             def loaded() -> bool:
-                return controller.run.scenario_name == "cancel-ehglp3" and not app.main.turn_running
+                return (
+                    controller.feed.scenario_name == "cancel-ehglp3" and not app.main.turn_running
+                )
 
             await _until(pilot, loaded)
             await pilot.press("space")  # the customer's message, then the request is held
 
             def held() -> bool:
-                return isinstance(controller.run.held, RequestHeld) and not app.main.backlog
+                return isinstance(controller.feed.held, RequestHeld) and not app.main.backlog
 
             await _until(pilot, held)
             await pilot.pause(0.5)  # the footer offers `e` once the hold is shown

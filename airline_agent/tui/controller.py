@@ -1,20 +1,20 @@
-"""Which run the app shows, and the work of switching runs: the live run, a scenario's
+"""Which run the app shows, and the work of switching feeds: the live chat, a scenario's
 playback, the library, the settings read after the first frame.
 
-Live when a model is configured: a `LiveRun` on the user's database, opened after the
-first frame. Offline: a run with nothing to play yet, then a `Playback` per chosen
+Live when a model is configured: a `LiveChat` on the user's database, opened after the
+first frame. Offline: a feed with nothing to play yet, then a `Playback` per chosen
 scenario on a fresh copy of its dataset, so playing a scenario never changes the user's
-database. From live, a scenario plays only when the user chose one; the live run waits
+database. From live, a scenario plays only when the user chose one; the live chat waits
 meanwhile — its facts (its guard, its customer, its database) are its own, so it comes
 back from the library as it was (`back_to_live`).
 
-The screen works with the run on screen directly (`controller.run`: its turns, its
+The screen works with the feed on screen directly (`controller.feed`: its turns, its
 conversation, its guard and customer); the controller does what only it can: choose,
-switch, and hand the runs the settings, the redactor and the warnings.
+switch, and hand the feeds the settings, the redactor and the warnings.
 
 The first screen waits for none of the heavy modules (openai, sqlmodel, the loop, the
 scenarios' models): they load behind three doors, each in a thread after the first frame —
-a scenario's playback (`_read_playback`), the live database (`LiveRun.open`), an eval
+a scenario's playback (`_read_playback`), the live database (`LiveChat.open`), an eval
 run's results (`eval_results`).
 """
 
@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.redaction import Redactor
 from airline_agent.settings_peek import PendingSettings
+from airline_agent.tui.feed import Feed, Mode
 from airline_agent.tui.library import ScenarioChoice, quick_choices, scenario_choices, scenario_path
-from airline_agent.tui.live_run import LiveRun
-from airline_agent.tui.run import Mode, Run
+from airline_agent.tui.live_chat import LiveChat
 from airline_agent.tui.status import Status
 from airline_agent.tui.unusable_results import ResultsUnusable
 
@@ -47,17 +47,17 @@ __all__ = ["AgentController", "Controller", "ScenarioChoice"]
 
 
 class Controller:
-    """What the app asks beyond the run on screen. Subclasses say how runs are made
+    """What the app asks beyond the feed on screen. Subclasses say how feeds are made
     (`AgentController`; tests' fakes)."""
 
     secret: str | None = None  # the API key, only to keep it off the screen
     results: Path | None = None  # an eval run's folder (`tui --results`): its trials play
     settings_redactor = Redactor()  # the settings' key and base-URL password, once read
 
-    def __init__(self, status: Status, run: Run) -> None:
+    def __init__(self, status: Status, run: Feed) -> None:
         self.status = status
-        status.shown = self  # the status line shows the run on screen
-        self.run = run  # the run on screen
+        status.shown = self  # the status line shows the feed on screen
+        self.feed = run  # the feed on screen
         # Tells the user something worth knowing after an action (the app shows it).
         self.warn: Callable[[str], None] = lambda text: None
 
@@ -68,7 +68,7 @@ class Controller:
 
     @property
     def mode(self) -> Mode:
-        return self.run.mode
+        return self.feed.mode
 
     @property
     def live_paused(self) -> bool:
@@ -110,7 +110,7 @@ class Controller:
     async def back_to_live(self) -> None:
         """The live chat again, as it was when a scenario was chosen."""
 
-    # -- the live run's database ----------------------------------------------------------
+    # -- the live chat's database ----------------------------------------------------------
     async def settle(self) -> None:
         """Finish reading the settings (after the first frame); may raise SettingsError."""
 
@@ -119,7 +119,7 @@ class Controller:
 
     @property
     def problem(self) -> str | None:
-        """Why the live run could not be opened (None: it could, or is not live)."""
+        """Why the live chat could not be opened (None: it could, or is not live)."""
         return None
 
     async def plan_reset(self, progress: Progress | None = None) -> ResetPlan:
@@ -138,16 +138,16 @@ class Controller:
 
     # -- saving ---------------------------------------------------------------------------
     def save_scenario(self, path: Path) -> Path:
-        """The run's conversation as a scenario file, redacted; a replay that may drift
+        """The feed's conversation as a scenario file, redacted; a replay that may drift
         is said (a warning the app shows)."""
-        saved, warning = self.run.save_scenario(path, self.redactor)
+        saved, warning = self.feed.save_scenario(path, self.redactor)
         if warning:
             self.warn(f"{saved.name}: {warning}.")
         return saved
 
     def save_transcript(self, directory: Path) -> list[Path]:
-        name = self.run.scenario_name or "conversation"
-        return self.run.save_transcript(directory, name, self.redactor)
+        name = self.feed.scenario_name or "conversation"
+        return self.feed.save_transcript(directory, name, self.redactor)
 
 
 class AgentController(Controller):
@@ -165,17 +165,17 @@ class AgentController(Controller):
         self.results = results
         status = Status()
         live = settings.model_configured
-        # The user's breakpoints: one object, handed on to every run (see `Run`).
+        # The user's breakpoints: one object, handed on to every feed (see `Feed`).
         breakpoints = Breakpoints()
         if live:
-            first: Run = LiveRun(status, settings, breakpoints=breakpoints)
+            first: Feed = LiveChat(status, settings, breakpoints=breakpoints)
         else:
-            first = Run(status, guard=settings.guard, clock=settings.now, breakpoints=breakpoints)
+            first = Feed(status, guard=settings.guard, clock=settings.now, breakpoints=breakpoints)
         super().__init__(status, first)
         self._live_settings_known = live
         self._pending: PendingSettings | None = None
         self._settling: asyncio.Future[Settings] | None = None
-        self._live: LiveRun | None = None  # the live run while a scenario plays
+        self._live: LiveChat | None = None  # the live chat while a scenario plays
         self._playback: Playback | None = None  # the scenario playing, when one is
         self._paths: dict[str, Path] = {}  # scenario name -> its file
         # A trial's scenario file -> how it scored, said when it plays (from `eval_results`).
@@ -192,7 +192,7 @@ class AgentController(Controller):
         self.settings = settings
         self.secret = settings.api_key.get_secret_value() if settings.api_key else None
         self.settings_redactor = Redactor.from_settings(settings)
-        for run in (self.run, self._live):
+        for run in (self.feed, self._live):
             if run is not None:
                 run.settings_read(settings, peeked)
 
@@ -202,7 +202,7 @@ class AgentController(Controller):
 
     @property
     def problem(self) -> str | None:
-        return self.run.problem if isinstance(self.run, LiveRun) else None
+        return self.feed.problem if isinstance(self.feed, LiveChat) else None
 
     async def settle(self) -> None:
         pending = self._pending
@@ -235,38 +235,38 @@ class AgentController(Controller):
             self.status,
             path,
             default_clock=self.settings.now,
-            breakpoints=self.run.breakpoints,
+            breakpoints=self.feed.breakpoints,
             # A trial plays on the τ² data its run used (`eval --tasks`), not the default.
             tau2=self._trial_tasks if trial is not None else None,
             api=self.settings.api,
         )
         await asyncio.to_thread(playback.open)
-        said = playback.describe_settings(self.run)
+        said = playback.describe_settings(self.feed)
         if trial is not None:
             said = f"{said} {trial.describe()}"
         self._leave_current_run()
-        self.run = self._playback = playback
+        self.feed = self._playback = playback
         self.status.changed()
         return said
 
     def _leave_current_run(self) -> None:
-        """A scenario is chosen: a live run waits (with everything it owns), a playback
+        """A scenario is chosen: a live chat waits (with everything it owns), a playback
         ends."""
-        if isinstance(self.run, LiveRun):
-            self._live = self.run
+        if isinstance(self.feed, LiveChat):
+            self._live = self.feed
         else:
-            self.run.close()
+            self.feed.close()
 
     async def back_to_live(self) -> None:
         if self._live is None:
             return
-        self.run.close()
-        self.run, self._live, self._playback = self._live, None, None
+        self.feed.close()
+        self.feed, self._live, self._playback = self._live, None, None
         self.status.changed()
 
     async def restart_scenario(self, progress: Progress | None = None) -> None:
         playback = self._playback
-        if playback is not None and playback is self.run:
+        if playback is not None and playback is self.feed:
             await asyncio.to_thread(playback.open)
             playback.start_over()
 
@@ -275,12 +275,12 @@ class AgentController(Controller):
         self._trials = {o.scenario: o for o in results.outcomes.values() if o.scenario}
         self._trial_tasks = results.tasks_dir
 
-    # -- the live run's database --------------------------------------------------------
+    # -- the live chat's database --------------------------------------------------------
     async def prepare(self, progress: Progress | None = None) -> None:
         await self.settle()
-        # The live run, on screen or waiting (a scenario chosen while the settings were
+        # The live chat, on screen or waiting (a scenario chosen while the settings were
         # read): either way it is opened.
-        live = self.run if isinstance(self.run, LiveRun) else self._live
+        live = self.feed if isinstance(self.feed, LiveChat) else self._live
         if live is not None:
             try:
                 await asyncio.to_thread(live.open, progress)
@@ -288,25 +288,25 @@ class AgentController(Controller):
                 self.status.changed()  # where its database came from, or still the path
 
     async def plan_reset(self, progress: Progress | None = None) -> ResetPlan:
-        assert isinstance(self.run, LiveRun), "a reset plan is for the live database"
-        return await asyncio.to_thread(self.run.plan_reset, progress)
+        assert isinstance(self.feed, LiveChat), "a reset plan is for the live database"
+        return await asyncio.to_thread(self.feed.plan_reset, progress)
 
     async def apply_reset(self, plan: ResetPlan) -> None:
-        assert isinstance(self.run, LiveRun)
+        assert isinstance(self.feed, LiveChat)
         try:
-            await asyncio.to_thread(self.run.apply_reset, plan)
+            await asyncio.to_thread(self.feed.apply_reset, plan)
         finally:
             self.status.changed()  # a new conversation
 
     def customers(self) -> list[tuple[str, str]]:
-        return self.run.customers() if isinstance(self.run, LiveRun) else []
+        return self.feed.customers() if isinstance(self.feed, LiveChat) else []
 
     async def discard_reset(self, plan: ResetPlan) -> None:
         await asyncio.to_thread(plan.discard)
 
     def close(self) -> None:
-        """Every run's database closed, every scratch copy removed."""
-        for run in (self.run, self._live):
+        """Every feed's database closed, every scratch copy removed."""
+        for run in (self.feed, self._live):
             if run is not None:
                 run.close()
 

@@ -1,9 +1,9 @@
-"""The live run's database once it is open: the stack over it, how it was built, the
+"""The live chat's database once it is open: the stack over it, how it was built, the
 copies taken of it (as the app opened it, as each conversation began), its reset, and what
 a saved conversation changed in it.
 
-The heavy half of the live run: it imports the stack (sqlmodel, openai) and the
-scenarios' modules at its top, and `LiveRun.open` (tui/live_run.py, the half the first
+The heavy half of the live chat: it imports the stack (sqlmodel, openai) and the
+scenarios' modules at its top, and `LiveChat.open` (tui/live_chat.py, the half the first
 screen shows) loads it in the thread that opens the database, after the first frame.
 Everything here is slow: the callers run it in a thread.
 """
@@ -28,7 +28,7 @@ from airline_agent.stack import (
     settings_database,
 )
 from airline_agent.tui.database_reset import ResetPlan, plan_reset
-from airline_agent.tui.run import slug
+from airline_agent.tui.feed import slug
 
 if TYPE_CHECKING:
     from airline_agent.agent.backends import ChatBackend
@@ -93,7 +93,7 @@ class LiveDatabase:
         """The database at `location` opened again (after a reset put another in place)."""
         self.database = open_existing_database(location)
 
-    # -- what the live run asks of it -----------------------------------------------------
+    # -- what the live chat asks of it -----------------------------------------------------
     @staticmethod
     def customers(stack: Stack) -> list[tuple[str, str]]:
         """Every customer of the database, (id, name), for the picker (`u`)."""

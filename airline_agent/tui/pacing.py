@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from airline_agent.agent.events import ReasoningDelta, TextDelta, TurnStarted
 
 if TYPE_CHECKING:
-    from airline_agent.tui.run import ShownEvent
+    from airline_agent.tui.feed import ShownEvent
 
 READING_CHARS_PER_SECOND = 25.0
 SKIM_CHARS_PER_SECOND = 150.0  # reasoning: collapsed in the chat, a glance in the trace

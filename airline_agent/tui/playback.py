@@ -10,7 +10,7 @@ not happen.
 
 The scenario's settings (guard, approval, clock, customer) are the playback's own facts:
 the status line shows them while it is on screen; `describe_settings` says in words what
-they are and what of the run shown before they change ("guard on (was OFF)").
+they are and what of the feed shown before they change ("guard on (was OFF)").
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from airline_agent.scenarios.model import Approval, Scenario, ScenarioSettings
 from airline_agent.scenarios.recorder import record_scenario, replay_refusal, save_scenario
 from airline_agent.scenarios.script import ScenarioScript
 from airline_agent.stack import open_existing_database, scenario_stack, scripted_backend
-from airline_agent.tui.run import Run, ScenarioDiverged, slug
+from airline_agent.tui.feed import Feed, ScenarioDiverged, slug
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from airline_agent.redaction import Redactor
 
 
-class Playback(Run):
+class Playback(Feed):
     mode = "offline"
 
     def __init__(
@@ -150,12 +150,12 @@ class Playback(Run):
         # Offline, the scenario answers approval questions (no modal), call by call.
         self.script = ScenarioScript(self.scenario, scripted_backend(self.stack))
 
-    def describe_settings(self, shown: Run) -> str:
-        """What the scenario sets, in words, and what of the run shown until now it
+    def describe_settings(self, shown: Feed) -> str:
+        """What the scenario sets, in words, and what of the feed shown until now it
         changes ("guard on (was OFF)")."""
 
         settings = self.scenario.settings
-        # An approval a user chose (live) or a scenario set; anything else a run shows
+        # An approval a user chose (live) or a scenario set; anything else a feed shows
         # (offline before any scenario: "scenario") is no one's choice, so no "was".
         chosen = {*APPROVAL_MODES, *get_args(Approval)}
         chosen_approval = shown.approval if shown.approval in chosen else None

@@ -42,7 +42,7 @@ class Exchange:
 
 
 class RequestLog:
-    """The requests of a conversation, read from its events (the run keeps them: the log
+    """The requests of a conversation, read from its events (the feed keeps them: the log
     is made when the inspector opens, and kept by no one else)."""
 
     def __init__(self, events: Iterable[AgentEvent] = ()) -> None:

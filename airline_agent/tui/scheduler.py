@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Protocol
 from airline_agent.agent.events import AssistantMessage, ReasoningDelta, TextDelta
 
 if TYPE_CHECKING:
-    from airline_agent.tui.run import ShownEvent
+    from airline_agent.tui.feed import ShownEvent
     from airline_agent.tui.trace import TraceEntry
 
 MAX_BEHIND = 64  # events produced but not yet shown before the worker waits

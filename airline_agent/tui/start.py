@@ -14,7 +14,7 @@ from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController, Controller
 from airline_agent.tui.status import Status
 from airline_agent.tui.unusable_results import ResultsUnusable
-from airline_agent.tui.watch_run import WatchRun
+from airline_agent.tui.watched_log import WatchedLog
 
 
 def run_app(
@@ -41,7 +41,7 @@ def run_app(
             print(f"airline-agent tui: {unusable}", file=sys.stderr)
             return 2
     if customer:
-        controller.run.act_for(customer)
+        controller.feed.act_for(customer)
     app = AirlineApp(controller, scenario=scenario, first_frame_shown=shown)
     app.run()
     if app.problem:
@@ -53,6 +53,6 @@ def watch_app(watch: Path, *, shown: Callable[[], None]) -> int:
     """`tui --watch FILE`: an MCP server's sessions, live; nothing of the settings is
     needed (nothing runs here)."""
     status = Status()
-    app = AirlineApp(Controller(status, WatchRun(status, watch)), first_frame_shown=shown)
+    app = AirlineApp(Controller(status, WatchedLog(status, watch)), first_frame_shown=shown)
     app.run()
     return app.return_code or 0

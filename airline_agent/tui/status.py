@@ -3,7 +3,7 @@ what the app is doing now.
 
 Each fact has one owner, and the status reads it there each time the line is drawn: the
 customer from the conversation on screen (the loop binds it, and says so with an event),
-the guard from the toolbox that enforces it, the rest from the run on screen (where its
+the guard from the toolbox that enforces it, the rest from the feed on screen (where its
 conversations come from, where its database came from, its approval policy and clock, a
 playback's divergence from its scenario, and the debugger's: what comes next when a turn
 is held, the breakpoints on, the branch shown). Only what the app is doing ("agent working…
@@ -28,7 +28,7 @@ LIVE_WAITS = " · offline, the live chat waits (l)"  # never a silent switch fro
 
 @dataclass(frozen=True)
 class DatabaseOrigin:
-    """Where a run's database came from.
+    """Where a feed's database came from.
 
     `user`: the user's own database (`--db`, AIRLINE_AGENT_DB), as it was built — the
     sample generator's seed and scale or a τ² import, as it records itself (`built`);
@@ -63,8 +63,8 @@ class DebugFacts:
     branch: str | None = None
 
 
-class RunFacts(Protocol):
-    """What the status line reads of the run on screen (tui/run.py's `Run` has them)."""
+class FeedFacts(Protocol):
+    """What the status line reads of the feed on screen (tui/feed.py's `Feed` has them)."""
 
     @property
     def source(self) -> str: ...  # "model: gpt-4o-mini @ api.openai.com", "scenario: …"
@@ -98,11 +98,11 @@ class RunFacts(Protocol):
 
 
 class Shown(Protocol):
-    """Whose facts the status line shows: the run on screen, and whether a live run
+    """Whose facts the status line shows: the feed on screen, and whether a live chat
     waits behind it (the controller)."""
 
     @property
-    def run(self) -> RunFacts: ...
+    def feed(self) -> FeedFacts: ...
 
     @property
     def live_paused(self) -> bool: ...
@@ -113,7 +113,7 @@ class Status:
     what the app is doing (see the module's docstring)."""
 
     def __init__(self, shown: Shown | None = None) -> None:
-        self.shown = shown  # set once by whoever owns the runs (the controller)
+        self.shown = shown  # set once by whoever owns the feeds (the controller)
         # What the app is doing now ("agent working… esc cancels"): shown, not a setting.
         self.activity = ""
         self._listeners: list[Callable[[], None]] = []
@@ -141,13 +141,13 @@ class Status:
         """The status line, part by part (Rich markup)."""
         parts: list[str] = []
         if self.shown is not None:
-            parts = _run_parts(self.shown.run, waiting=self.shown.live_paused)
+            parts = _feed_parts(self.shown.feed, waiting=self.shown.live_paused)
         if self.activity:
             parts.append(f"[b yellow]{_escape(self.activity)}[/]")
         return parts
 
 
-def _run_parts(run: RunFacts, *, waiting: bool) -> list[str]:
+def _feed_parts(run: FeedFacts, *, waiting: bool) -> list[str]:
     if not run.rules_known:
         parts = [f"[b]{_escape(run.source)}[/b]"]
         return parts + ([f"customer [b]{_escape(run.customer)}[/b]"] if run.customer else [])

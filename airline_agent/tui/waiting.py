@@ -23,7 +23,7 @@ from airline_agent.agent.events import (
     ToolCallDelta,
     TurnFinished,
 )
-from airline_agent.tui.run import ShownEvent
+from airline_agent.tui.feed import ShownEvent
 
 AT_WORK = "agent working… esc cancels"  # the status line's word between waits
 

@@ -181,7 +181,7 @@ class _KeyProbe:
             shown = status is not None and (
                 status in screen._dirty_widgets or screen in screen._dirty_widgets
             )
-            if shown and app.controller.run.guard == self.expected:
+            if shown and app.controller.feed.guard == self.expected:
                 self.latencies.append((time.perf_counter() - self.pressed) * 1000)
                 self.pressed = None
 
@@ -190,7 +190,7 @@ class _KeyProbe:
     def press(self) -> None:
         from textual import events
 
-        self.expected = not self.app.controller.run.guard
+        self.expected = not self.app.controller.feed.guard
         self.pressed = time.perf_counter()
         self.app.post_message(events.Key("g", "g"))
 
@@ -215,14 +215,14 @@ async def _play(turns: int, workdir: Path) -> tuple[float, list[float]]:
         while not (isinstance(app.screen, ScenarioPicker) and app.screen.loaded):
             await asyncio.sleep(0.01)
         await pilot.press("enter")  # plays the highlighted (only) scenario
-        while controller.run.scenario_name != "bench-200" or app.main.turn_running:
+        while controller.feed.scenario_name != "bench-200" or app.main.turn_running:
             await asyncio.sleep(0.01)
         probe = _KeyProbe(app)
         start = time.perf_counter()
         app.main.action_autoplay()
 
         def finished() -> int:
-            return sum(isinstance(event, TurnFinished) for event in controller.run.events)
+            return sum(isinstance(event, TurnFinished) for event in controller.feed.events)
 
         while finished() < turns or app.main.turn_running or app.main.backlog:
             if not probe.waiting:

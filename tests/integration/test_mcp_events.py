@@ -20,7 +20,7 @@ from mcp import Client
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import Controller
 from airline_agent.tui.status import Status
-from airline_agent.tui.watch_run import WatchRun
+from airline_agent.tui.watched_log import WatchedLog
 from tests.support.mcp_servers import DEADLINE, stdio_target
 from tests.support.world import make_world_db
 from tests.tui.helpers import wait_until
@@ -139,7 +139,7 @@ async def test_tui_watch_shows_a_write_while_its_question_is_open(
 ) -> None:
     events = tmp_path / "events.jsonl"
     status = Status()
-    app = AirlineApp(Controller(status, WatchRun(status, events)))
+    app = AirlineApp(Controller(status, WatchedLog(status, events)))
     shown_while_asked: list[bool] = []
     async with app.run_test() as pilot:
 

@@ -297,11 +297,11 @@ async def test_the_tui_live_on_a_server_writes_there_and_shows_the_change(
         model="test-model", base_url=chat_server.url, api_key="sk-test", approve="auto", db=url
     )
     controller = AgentController(settings.with_overrides(guard=False))
-    controller.run.act_for(EMMA)
+    controller.feed.act_for(EMMA)
     app = AirlineApp(controller, pace=0)
     try:
         async with app.run_test(size=(140, 40)) as pilot:
-            await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+            await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
             chat = app.main.query_one(ChatPane)
             chat.input.focus()
             chat.input.value = "Please cancel EHGLP3."

@@ -35,7 +35,7 @@ from airline_agent.agent.events import (
 from airline_agent.agent.grounding import Evidence, ground_reply
 from airline_agent.tools.outcome import RowChange
 from airline_agent.tui.controller import Controller, ScenarioChoice
-from airline_agent.tui.run import Run
+from airline_agent.tui.feed import Feed
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 SYSTEM = "You are the airline's customer-service agent. Today is 2024-05-15 15:00 EST."
@@ -292,11 +292,11 @@ def _chunks(text: str, size: int = 24) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-class EventRun(Run):
+class EventFeed(Feed):
     """Plays prepared turns of events; `gate` (if set) holds a turn until released.
 
     Only where the events come from is made up: the run's bookkeeping (the events kept,
-    a cancelled turn recorded, its guard and customer) is the real `Run`'s, and its
+    a cancelled turn recorded, its guard and customer) is the real `Feed`'s, and its
     conversation is a real `Conversation` that counts each request and its usage as the
     loop does. The status line's other values are pinned (the snapshots show them)."""
 
@@ -380,11 +380,11 @@ class EventRun(Run):
 
 
 class EventController(Controller):
-    """A controller whose run plays prepared events (`EventRun`)."""
+    """A controller whose run plays prepared events (`EventFeed`)."""
 
     def __init__(self, turns: list[tuple[str, list[AgentEvent]]], *, mode: str = "offline") -> None:
         status = Status()
-        self.fake = EventRun(status, turns, mode)
+        self.fake = EventFeed(status, turns, mode)
         super().__init__(status, self.fake)
         self.resets = 0
 

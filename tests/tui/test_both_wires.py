@@ -117,13 +117,13 @@ async def test_tui_api_responses_plays_a_scenario_on_the_responses_wire(tmp_path
     app = AirlineApp(controller, pace=0)
     app.start_scenario = SHOWCASE
     async with app.run_test(size=(160, 48)) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.scenario_name == SHOWCASE, 60)
+        await wait_until(pilot, lambda: app.controller.feed.scenario_name == SHOWCASE, 60)
         await wait_until(pilot, lambda: not app.main.turn_running, 60)
         await pilot.press(">")
         await wait_until(
-            pilot, lambda: any(isinstance(e, TurnFinished) for e in app.controller.run.events), 60
+            pilot, lambda: any(isinstance(e, TurnFinished) for e in app.controller.feed.events), 60
         )
-        sent = [e for e in app.controller.run.events if isinstance(e, RequestSent)]
+        sent = [e for e in app.controller.feed.events if isinstance(e, RequestSent)]
         assert sent and all(e.api == "responses" for e in sent)
         await wait_until(pilot, lambda: not app.main.turn_running, 60)
         await pilot.press("i")

@@ -49,8 +49,8 @@ async def test_playback_answers_each_write_and_the_saved_scenario_replays(
     await controller.start_scenario("mixed-answers")
     events = []
     try:
-        while (message := controller.run.next_customer_message()) is not None:
-            events += [event async for event in controller.run.run_turn(message)]
+        while (message := controller.feed.next_customer_message()) is not None:
+            events += [event async for event in controller.feed.run_turn(message)]
         saved = controller.save_scenario(tmp_path / "saved.yaml")
     finally:
         controller.close()
@@ -81,8 +81,8 @@ async def test_a_saved_scenario_too_large_to_replay_is_said_so(tmp_path: Path, m
     controller.warn = warned.append
     await controller.start_scenario("mixed-answers")
     try:
-        while (message := controller.run.next_customer_message()) is not None:
-            [event async for event in controller.run.run_turn(message)]
+        while (message := controller.feed.next_customer_message()) is not None:
+            [event async for event in controller.feed.run_turn(message)]
         monkeypatch.setattr(yaml_text, "MAX_FILE_BYTES", 1024)
         saved = controller.save_scenario(tmp_path / "saved.yaml")
     finally:

@@ -36,7 +36,7 @@ def _controller(server: ChatServer, tmp_path: Path) -> AgentController:
         approve="auto",
     )
     controller = AgentController(settings)
-    controller.run.act_for(CUSTOMER)
+    controller.feed.act_for(CUSTOMER)
     return controller
 
 
@@ -52,7 +52,7 @@ async def _prepared(server: ChatServer, tmp_path: Path) -> tuple[AgentController
 async def _turn(controller: AgentController, server: ChatServer, call, text: str) -> None:
     server.stream(tool_calls=[call])
     server.stream("Done.", usage=(900, 2))
-    async for _ in controller.run.run_turn(text):
+    async for _ in controller.feed.run_turn(text):
         pass
 
 
@@ -87,7 +87,7 @@ async def test_a_conversation_begun_on_a_changed_sample_is_saved_with_a_warning(
     try:
         await _turn(controller, chat_server, CANCEL, "Cancel GWL0HE, my plans changed.")
         differing = len(diff_databases(datasets.pristine("sample"), tmp_path / "airline.db"))
-        controller.run.new_conversation()  # the next conversation begins on the changed sample
+        controller.feed.new_conversation()  # the next conversation begins on the changed sample
         await _turn(controller, chat_server, LOOKUP, "Is GWL0HE cancelled?")
         saved = controller.save_scenario(tmp_path / "changed.yaml")
     finally:
@@ -118,7 +118,7 @@ async def test_the_app_shows_the_warning_as_a_notification(
     saved = tmp_path / "drifting.yaml"
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         # Changed outside this conversation (another session) before it begins.
         with sqlite3.connect(tmp_path / "airline.db") as conn:
             conn.execute(

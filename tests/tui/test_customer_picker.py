@@ -68,7 +68,7 @@ async def test_live_u_lists_the_databases_customers(
     )
     app = AirlineApp(AgentController(settings), pace=0)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         app.main.trace.focus()
         await pilot.press("u")
         await wait_until(pilot, lambda: isinstance(app.screen, CustomerPicker))
@@ -80,7 +80,7 @@ async def test_live_u_lists_the_databases_customers(
         await pilot.press("enter")
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
-        assert app.controller.run.customer is None  # the unknown id was never taken
+        assert app.controller.feed.customer is None  # the unknown id was never taken
 
 
 async def test_live_u_on_a_database_that_broke_says_so_and_keeps_the_session(
@@ -96,7 +96,7 @@ async def test_live_u_on_a_database_that_broke_says_so_and_keeps_the_session(
     controller = AgentController(settings)
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
 
         def broken() -> list[tuple[str, str]]:
             raise sqlite3.DatabaseError("file is not a database")
@@ -109,7 +109,7 @@ async def test_live_u_on_a_database_that_broke_says_so_and_keeps_the_session(
             lambda: any("file is not a database" in n.message for n in app._notifications),
         )
         assert isinstance(app.screen, MainScreen) and app.is_running
-        assert app.controller.run.customer is None
+        assert app.controller.feed.customer is None
 
 
 async def test_offline_u_says_the_scenario_fixes_its_customer() -> None:
@@ -126,7 +126,7 @@ async def test_offline_u_says_the_scenario_fixes_its_customer() -> None:
         [note] = list(app._notifications)
         assert "is written for emma_kim_9957" in note.message
         assert isinstance(app.screen, MainScreen) and len(chat.messages()) == 2  # nothing gone
-        assert app.controller.run.customer == "emma_kim_9957"
+        assert app.controller.feed.customer == "emma_kim_9957"
 
 
 async def test_offline_n_starts_the_scenario_again_and_space_plays_its_first_turn() -> None:

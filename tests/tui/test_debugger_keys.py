@@ -38,13 +38,13 @@ def _status(app: AirlineApp) -> str:
 async def _at_rest(pilot, app: AirlineApp) -> None:
     """Held (or the turn over) and everything the turn produced is on screen."""
     main = app.main
-    run = app.controller.run
+    run = app.controller.feed
     await wait_until(pilot, lambda: run.held is not None or not main.turn_running, DEADLINE)
     await wait_until(pilot, lambda: not main.backlog, DEADLINE)
 
 
 async def _playing(pilot, app: AirlineApp, scenario: str) -> None:
-    await wait_until(pilot, lambda: app.controller.run.scenario_name == scenario, DEADLINE)
+    await wait_until(pilot, lambda: app.controller.feed.scenario_name == scenario, DEADLINE)
     await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
 
 
@@ -58,7 +58,7 @@ async def test_space_steps_the_showcase_in_the_articles_order(tmp_path: Path) ->
     app = _offline(tmp_path, "cancel-ehglp3")
     async with app.run_test(size=SIZE) as pilot:
         await _playing(pilot, app, "cancel-ehglp3")
-        run = app.controller.run
+        run = app.controller.feed
         trace = app.main.trace
         seen: list[tuple[str | None, str | None, int]] = []
         for press in ["space"] * 5 + [">"]:  # the rest of turn 2 at once
@@ -111,12 +111,12 @@ def _live(server: ChatServer, tmp_path: Path, **settings: object) -> AirlineApp:
         **settings,
     )
     controller = AgentController(chosen)
-    controller.run.act_for(EMMA)
+    controller.feed.act_for(EMMA)
     return AirlineApp(controller, pace=0)
 
 
 async def _ready(pilot, app: AirlineApp) -> None:
-    await wait_until(pilot, lambda: app.controller.run.ready, DEADLINE)
+    await wait_until(pilot, lambda: app.controller.feed.ready, DEADLINE)
     await pilot.press("escape")  # out of the chat input: the letters are keys
 
 
@@ -128,7 +128,7 @@ async def _say(pilot, app: AirlineApp, text: str) -> None:
 
 
 async def _held(pilot, app: AirlineApp, kind: type) -> object:
-    run = app.controller.run
+    run = app.controller.feed
     await wait_until(pilot, lambda: isinstance(run.held, kind), DEADLINE)
     await wait_until(pilot, lambda: not app.main.backlog, DEADLINE)
     return run.held
@@ -143,7 +143,7 @@ async def test_a_request_breakpoint_holds_it_until_space(
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
         await pilot.press("b")
-        assert app.controller.run.breakpoints.request
+        assert app.controller.feed.breakpoints.request
         assert "break: requests" in _status(app)
         await _say(pilot, app, "hi")
         held = await _held(pilot, app, RequestHeld)
@@ -156,7 +156,7 @@ async def test_a_request_breakpoint_holds_it_until_space(
         )
         await probe.close()
         assert [body["model"] for body in chat_server.requests] == ["probe"]
-        assert app.main.turn_running and app.controller.run.held is held
+        assert app.main.turn_running and app.controller.feed.held is held
         await pilot.press("space")
         await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
         assert [body["model"] for body in chat_server.requests] == ["probe", "gpt-4o-mini"]
@@ -234,7 +234,7 @@ async def test_an_edited_tool_argument_runs_with_the_edit(
         await _held(pilot, app, RequestHeld)  # still stepping: before request #2
         await pilot.press(">")
         await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
-        [finished] = [e for e in app.controller.run.events if isinstance(e, ToolFinished)]
+        [finished] = [e for e in app.controller.feed.events if isinstance(e, ToolFinished)]
         assert finished.arguments == {"reservation_id": "EHGLP3"} and finished.error is None
         assert finished.result["reservation_id"] == "EHGLP3"
         # The server was sent the model's call as it made it, answered by the edited run.
@@ -277,8 +277,8 @@ async def test_a_fork_before_a_cancellation_goes_on_apart_and_its_saved_scenario
     chat_server.completion("Done: EHGLP3 is cancelled.")
     app = _live(chat_server, tmp_path, guard=False)  # the write goes through
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, DEADLINE)
-        run = app.controller.run
+        await wait_until(pilot, lambda: app.controller.feed.ready, DEADLINE)
+        run = app.controller.feed
         for text in ("Hi, I am emma_kim_9957.", "Please cancel EHGLP3."):
             await _say(pilot, app, text)
             await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
@@ -333,7 +333,7 @@ async def test_an_offline_fork_cut_in_a_turn_resumes_with_the_rest_of_its_script
     app = _offline(tmp_path, "cancel-business-refund")
     async with app.run_test(size=SIZE) as pilot:
         await _playing(pilot, app, "cancel-business-refund")
-        run = app.controller.run
+        run = app.controller.feed
         for _ in range(3):
             await pilot.press(">")
             await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
@@ -382,7 +382,7 @@ async def test_a_refused_fork_says_why_and_changes_nothing(tmp_path: Path, monke
         await pilot.press("f")
         said = lambda: [n.message for n in app._notifications]  # noqa: E731
         await wait_until(pilot, lambda: any(m.startswith("No fork: step") for m in said()))
-        assert len(app.controller.run.debugger.branches) == 1
+        assert len(app.controller.feed.debugger.branches) == 1
         assert "branch" not in _status(app)
 
 
@@ -390,7 +390,7 @@ async def test_auto_play_plays_through_steps_and_stops_at_a_breakpoint(tmp_path:
     app = _offline(tmp_path, "cancel-ehglp3")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await _playing(pilot, app, "cancel-ehglp3")
-        run = app.controller.run
+        run = app.controller.feed
         await pilot.press("x")  # break on an error result: the showcase has none
         await pilot.press("a")
         await wait_until(pilot, lambda: run.steps_left == 0 and not app.main.turn_running)

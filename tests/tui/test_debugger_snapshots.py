@@ -30,10 +30,10 @@ def _short_rest(monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def _editor_open(pilot) -> None:
     app = pilot.app
-    await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", DEADLINE)
+    await wait_until(pilot, lambda: app.controller.feed.scenario_name == "cancel-ehglp3", DEADLINE)
     await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
     await pilot.press("space")
-    await wait_until(pilot, lambda: isinstance(app.controller.run.held, RequestHeld), DEADLINE)
+    await wait_until(pilot, lambda: isinstance(app.controller.feed.held, RequestHeld), DEADLINE)
     await wait_until(pilot, lambda: not app.main.backlog, DEADLINE)
     # The footer offers `e` once the hold is shown (it recomposes its keys a moment later).
     await wait_until(

@@ -43,8 +43,8 @@ def _played_to_the_end(app: AirlineApp) -> bool:
         return False
     main = app.main
     return (
-        app.controller.run.scenario_name is not None
-        and main.controller.run.steps_left == 0
+        app.controller.feed.scenario_name is not None
+        and main.controller.feed.steps_left == 0
         and not main.autoplay
         and not main.turn_running
         and main.backlog == 0
@@ -72,7 +72,7 @@ async def test_auto_play_ends_with_the_last_agent_message_in_view(
 ) -> None:
     app = AirlineApp(AgentController(Settings()), scenario=scenario, pace=PACE)
     async with app.run_test(size=size) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.scenario_name == scenario, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.scenario_name == scenario, timeout=60)
         await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
         await pilot.press("a")
         await wait_until(pilot, lambda: _played_to_the_end(app), timeout=60)

@@ -94,7 +94,7 @@ async def test_escape_cancels_a_running_turn_and_the_next_turn_still_runs() -> N
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot, app)
         await pilot.press("space")
-        await wait_until(pilot, lambda: app.main.turn_running and controller.run.events)
+        await wait_until(pilot, lambda: app.main.turn_running and controller.feed.events)
         await pilot.press("escape")
         await wait_until(pilot, lambda: controller.cancelled and not app.main.turn_running)
         chat = app.main.query_one(ChatPane)
@@ -228,7 +228,7 @@ async def test_guard_toggle_shows_in_the_status_line() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot, app)
         await pilot.press("g")
-        assert app.controller.run.guard is False
+        assert app.controller.feed.guard is False
         assert "guard OFF" in str(app.main.query_one("#status").render())
 
 
@@ -237,7 +237,7 @@ async def test_live_input_sends_and_keeps_a_history() -> None:
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=SIZE) as pilot:
         chat = app.main.query_one(ChatPane)
-        await wait_until(pilot, lambda: app.controller.run.ready)
+        await wait_until(pilot, lambda: app.controller.feed.ready)
         chat.input.focus()
         await pilot.press(*"cancel EHGLP3", "enter")
         await wait_until(pilot, lambda: controller.received == ["cancel EHGLP3"])

@@ -29,7 +29,7 @@ def _footer_keys(app: AirlineApp) -> list[FooterKey]:
 
 
 async def _scenario_at_rest(pilot, app: AirlineApp) -> None:
-    await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", DEADLINE)
+    await wait_until(pilot, lambda: app.controller.feed.scenario_name == "cancel-ehglp3", DEADLINE)
     await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog, DEADLINE)
     await wait_until_steady(pilot, lambda: bool(_footer_keys(app)), timeout=DEADLINE)
 
@@ -40,7 +40,7 @@ async def test_a_turn_that_changes_no_key_leaves_the_footer_as_it_was(tmp_path: 
         await _scenario_at_rest(pilot, app)
         before = _footer_keys(app)
         await pilot.press(">")  # the first turn, to its end: it starts and ends
-        await wait_until(pilot, lambda: app.controller.run.conversation.requests == 2, DEADLINE)
+        await wait_until(pilot, lambda: app.controller.feed.conversation.requests == 2, DEADLINE)
         await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog)
         await pilot.pause()
         assert _footer_keys(app) == before  # the same widgets: not composed again
@@ -53,5 +53,5 @@ async def test_a_hold_offers_its_edit_key_in_the_footer(tmp_path: Path) -> None:
         await _scenario_at_rest(pilot, app)
         assert "e" not in {key.key for key in _footer_keys(app)}
         await pilot.press("space")  # the customer's message, held before request #1
-        await wait_until(pilot, lambda: isinstance(app.controller.run.held, RequestHeld), DEADLINE)
+        await wait_until(pilot, lambda: isinstance(app.controller.feed.held, RequestHeld), DEADLINE)
         await wait_until(pilot, lambda: "e" in {key.key for key in _footer_keys(app)}, DEADLINE)

@@ -66,7 +66,7 @@ async def test_a_live_reply_is_in_view_at_80x24() -> None:
     controller = two_turn_controller(mode="live")
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready)
+        await wait_until(pilot, lambda: app.controller.feed.ready)
         chat = app.main.query_one(ChatPane)
         chat.input.focus()
         await pilot.press(*"cancel EHGLP3", "enter")
@@ -164,10 +164,10 @@ async def test_the_trace_has_the_room_to_show_a_tool_call_whole(size: tuple[int,
 async def _showcase_inspector(pilot) -> InspectorScreen:
     """The real showcase after its first turn, the inspector open on request #1."""
     app = pilot.app
-    await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", 60)
+    await wait_until(pilot, lambda: app.controller.feed.scenario_name == "cancel-ehglp3", 60)
     await wait_until(pilot, lambda: not app.main.turn_running, 60)
     await pilot.press(">")
-    await wait_until(pilot, lambda: app.controller.run.steps_left == 1, 60)
+    await wait_until(pilot, lambda: app.controller.feed.steps_left == 1, 60)
     await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog, 60)
     await pilot.press("i")
     await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))

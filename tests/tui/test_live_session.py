@@ -81,9 +81,9 @@ async def test_first_start_seeds_the_database_with_a_visible_progress_bar(
         await wait_until(pilot, lambda: bar.display)
         assert bar.region.height > 0  # on screen, not only in the tree
         assert "building database" in str(status.render())
-        assert not app.controller.run.ready
+        assert not app.controller.feed.ready
         controller.go_on.set()
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         assert not bar.display
         assert "building database" not in str(status.render())
         assert database.is_file()
@@ -101,7 +101,7 @@ async def test_new_conversation_clears_the_panes_and_the_history(
     chat_server.stream(content="Hello again.", usage=(700, 4))
     app = AirlineApp(AgentController(_settings(chat_server, tmp_path / "a.db")), pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         await _say(pilot, app, chat_server, "Hi, I am Emma.")
         chat, trace = app.main.query_one(ChatPane), app.main.query_one(TracePane)
         usage = app.main.query_one(UsagePane)
@@ -111,7 +111,7 @@ async def test_new_conversation_clears_the_panes_and_the_history(
         await pilot.press("n")
         await wait_until(pilot, lambda: not chat.messages() and not trace.entries)
         assert usage.table.row_count == 0
-        assert app.controller.run.events == []
+        assert app.controller.feed.events == []
         await _say(pilot, app, chat_server, "A new question.")
     second = chat_server.requests[1]["messages"]
     assert [message["role"] for message in second] == ["system", "user"]
@@ -125,10 +125,10 @@ async def test_switching_customer_shows_them_and_acts_for_them(
     chat_server.stream(tool_calls=[("cancel_reservation", {"reservation_id": "EHGLP3"})])
     chat_server.stream(content="I cannot change that reservation.")
     controller = AgentController(_settings(chat_server, tmp_path / "b.db"))
-    controller.run.act_for("emma_kim_9957")
+    controller.feed.act_for("emma_kim_9957")
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         app.main.trace.focus()
         await pilot.press("u")
         await wait_until(pilot, lambda: isinstance(app.screen, CustomerPicker))
@@ -137,7 +137,7 @@ async def test_switching_customer_shows_them_and_acts_for_them(
         await wait_until(pilot, lambda: not isinstance(app.screen, CustomerPicker))
         status = Text.from_markup(str(app.main.query_one("#status").render())).plain
         assert "customer noah_garcia_7579" in status
-        assert controller.run.conversation.customer == "noah_garcia_7579"
+        assert controller.feed.conversation.customer == "noah_garcia_7579"
         await _say(pilot, app, chat_server, "Cancel EHGLP3.", requests=2)
         trace = app.main.query_one(TracePane)
         await wait_until(
@@ -157,7 +157,7 @@ async def test_request_settings_reach_the_live_requests(
     settings = _settings(chat_server, tmp_path / "a.db", temperature=0.3, max_tokens=77)
     app = AirlineApp(AgentController(settings), pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         await _say(pilot, app, chat_server, "Hi.")
     body = chat_server.requests[0]
     assert body["temperature"] == 0.3

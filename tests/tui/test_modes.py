@@ -46,7 +46,7 @@ async def test_after_a_corrupt_database_typing_stays_text_and_the_app_stays_live
         await wait_until(pilot, lambda: bool(app._notifications))
         assert not isinstance(app.screen, ScenarioPicker)  # `l` was a letter, not a key
         assert app.controller.mode == "live"
-        assert app.controller.run.scenario_name is None
+        assert app.controller.feed.scenario_name is None
         assert chat.input.history == ["hello"]
         [note] = list(app._notifications)
         assert note.message.startswith("No live session: ")
@@ -59,7 +59,7 @@ async def test_the_library_from_the_live_chat_stays_live_unless_a_scenario_is_ch
 ) -> None:
     app = AirlineApp(_live(chat_server, seeded(tmp_path / "airline.db")), pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         app.main.trace.focus()  # the letter keys go to the screen
         await pilot.press("l")
         await wait_until(pilot, lambda: library_shown(app))
@@ -73,7 +73,7 @@ async def test_the_library_from_the_live_chat_stays_live_unless_a_scenario_is_ch
         await pilot.press("l")
         await wait_until(pilot, lambda: library_shown(app))
         await pilot.press("down", "enter")
-        await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", 60)
+        await wait_until(pilot, lambda: app.controller.feed.scenario_name == "cancel-ehglp3", 60)
         assert app.controller.mode == "offline"
         status = _status(app)
         assert status.startswith("scenario: cancel-ehglp3 · offline, the live chat waits (l)")

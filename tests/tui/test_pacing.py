@@ -42,9 +42,9 @@ async def test_the_showcase_auto_plays_at_a_readable_pace_by_default() -> None:
     controller = AgentController(Settings())
     await controller.start_scenario("cancel-ehglp3")
     seconds, turns = 0.0, 0
-    while (text := controller.run.next_customer_message()) is not None:
+    while (text := controller.feed.next_customer_message()) is not None:
         turns += 1
-        async for event in controller.run.run_turn(text):
+        async for event in controller.feed.run_turn(text):
             seconds += event_pause(event, DEFAULT_PACE)
     seconds += turn_pause(DEFAULT_PACE) * (turns - 1)
     controller.close()
@@ -72,7 +72,7 @@ async def test_the_live_footer_offers_no_scenario_keys_and_offline_does() -> Non
     live = AirlineApp(two_turn_controller(mode="live"), pace=0)
     async with live.run_test(size=(160, 48)) as pilot:
         await wait_until(
-            pilot, lambda: live.controller.run.ready and "ctrl+q" in _footer_keys(live)
+            pilot, lambda: live.controller.feed.ready and "ctrl+q" in _footer_keys(live)
         )
         await pilot.press("escape")  # out of the input: the letter keys work (and show)
         await wait_until(pilot, lambda: "l" in _footer_keys(live))

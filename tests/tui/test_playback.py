@@ -25,7 +25,7 @@ async def test_offline_opens_on_the_library_with_the_showcase_first() -> None:
         assert picker.choices[0].name == "cancel-ehglp3"
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(app.screen, ScenarioPicker))
-        assert app.controller.run.scenario_name == "cancel-ehglp3"
+        assert app.controller.feed.scenario_name == "cancel-ehglp3"
 
 
 async def test_one_step_fills_the_three_panes_in_order() -> None:
@@ -56,7 +56,7 @@ async def test_one_step_fills_the_three_panes_in_order() -> None:
         usage = app.main.query_one(UsagePane)
         assert usage.table.row_count == 3  # two requests and the turn's subtotal
         # The totals are the conversation's (the pane keeps none): shown as it counts them.
-        conversation = app.controller.run.conversation
+        conversation = app.controller.feed.conversation
         assert conversation.spend.usage.prompt_tokens == 1850 + 2410
         assert "4,260" in str(usage.query_one("#usage-totals").render())
         assert conversation.spend.cost is None  # no price for "scripted": unknown, never 0
@@ -147,17 +147,17 @@ async def _enter_and_space(
             await wait_until(pilot, lambda: app.main._waiting_keys == ["step"])
         else:
             await pilot.press("enter", "space")
-        assert controller.run.scenario_name is None  # still loading
+        assert controller.feed.scenario_name is None  # still loading
         loading.set()
 
         def first_turn_or_library() -> bool:
-            started = any(isinstance(e, TurnStarted) for e in controller.run.events)
+            started = any(isinstance(e, TurnStarted) for e in controller.feed.events)
             return started or isinstance(app.screen, ScenarioPicker)
 
         await wait_until(pilot, first_turn_or_library, timeout=60)
         assert not isinstance(app.screen, ScenarioPicker)
-        assert controller.run.scenario_name == "cancel-ehglp3"
-        started = [e for e in controller.run.events if isinstance(e, TurnStarted)]
+        assert controller.feed.scenario_name == "cancel-ehglp3"
+        started = [e for e in controller.feed.events if isinstance(e, TurnStarted)]
         assert [e.turn for e in started] == [1]
         assert started[0].user_text.startswith("Hi, this is Emma Kim")
 
@@ -188,11 +188,11 @@ async def test_keys_read_at_once_in_the_library_act_in_their_order(tmp_path) -> 
             app.post_message(events.Key(key, character))
 
         def first_turn_or_library() -> bool:
-            started = any(isinstance(e, TurnStarted) for e in controller.run.events)
+            started = any(isinstance(e, TurnStarted) for e in controller.feed.events)
             return started or isinstance(app.screen, ScenarioPicker)
 
         await wait_until(pilot, lambda: not isinstance(app.screen, ScenarioPicker))
         await wait_until(pilot, first_turn_or_library, timeout=60)
-        assert controller.run.scenario_name == second
-        started = [e for e in controller.run.events if isinstance(e, TurnStarted)]
+        assert controller.feed.scenario_name == second
+        started = [e for e in controller.feed.events if isinstance(e, TurnStarted)]
         assert [e.turn for e in started] == [1]

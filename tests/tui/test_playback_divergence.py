@@ -28,7 +28,7 @@ def _status(app: AirlineApp) -> str:
 
 
 def _finished_turns(app: AirlineApp) -> int:
-    return sum(isinstance(event, TurnFinished) for event in app.controller.run.events)
+    return sum(isinstance(event, TurnFinished) for event in app.controller.feed.events)
 
 
 async def _play_every_turn(pilot, app: AirlineApp) -> None:
@@ -39,7 +39,7 @@ async def _play_every_turn(pilot, app: AirlineApp) -> None:
 
 
 async def _started(pilot, app: AirlineApp) -> None:
-    await wait_until(pilot, lambda: app.controller.run.scenario_name == SCENARIO, timeout=60)
+    await wait_until(pilot, lambda: app.controller.feed.scenario_name == SCENARIO, timeout=60)
     await wait_until(pilot, lambda: not app.main.turn_running)
 
 
@@ -51,7 +51,7 @@ async def test_guard_off_during_a_refusal_scenario_says_the_playback_diverged(
     async with app.run_test(size=SIZE) as pilot:
         await _started(pilot, app)
         await pilot.press("g")
-        assert app.controller.run.guard is False
+        assert app.controller.feed.guard is False
         assert "guard OFF (the scenario's: on)" in _status(app)
         await _play_every_turn(pilot, app)
         trace = app.main.query_one(TracePane)
@@ -90,7 +90,7 @@ async def test_choosing_a_scenario_says_what_it_sets_and_what_it_changed(
     async with app.run_test(size=SIZE) as pilot:
         await close_the_library(pilot)
         await pilot.press("g")  # the user's choice: guard OFF
-        assert app.controller.run.guard is False
+        assert app.controller.feed.guard is False
         await pilot.press("l")
         await wait_until(pilot, lambda: library_shown(app))
         options = app.screen.query_one("OptionList")
@@ -104,5 +104,5 @@ async def test_choosing_a_scenario_says_what_it_sets_and_what_it_changed(
             f"{SCENARIO} sets guard on (was OFF), approval auto, customer arjun_rossi_5527, "
             "clock 2024-05-15T15:00:00."
         )
-        assert app.controller.run.guard is True
+        assert app.controller.feed.guard is True
         assert "guard on" in _status(app)

@@ -36,9 +36,9 @@ async def test_a_key_has_done_its_work_when_the_app_has_read_it() -> None:
         await close_the_library(pilot)
         app.main.trace.focus()
         await pilot.pause()
-        guard = app.controller.run.guard
+        guard = app.controller.feed.guard
         await app.on_event(events.Key("g", "g"))  # as the driver hands it to the app
-        assert app.controller.run.guard is not guard
+        assert app.controller.feed.guard is not guard
 
 
 def _live_app(server: ChatServer, db: Path) -> AirlineApp:
@@ -54,7 +54,7 @@ def _live_app(server: ChatServer, db: Path) -> AirlineApp:
 
 async def _typing(pilot: Pilot, app: AirlineApp) -> None:
     """The live session is ready and the customer is in the chat input."""
-    await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+    await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
     app.main.chat.input.focus()
     await pilot.pause()
 
@@ -72,13 +72,13 @@ async def test_while_the_customer_types_the_letters_are_text_and_not_offered(
         chat_input = app.main.chat.input
         await pilot.press("g", "l", "a", "d", "space", "i", "n", "plus")
         assert chat_input.value == "glad in+"
-        assert app.controller.run.guard is True  # g was a letter, not the guard key
+        assert app.controller.feed.guard is True  # g was a letter, not the guard key
         assert not isinstance(app.screen, ScenarioPicker)  # l did not open the library
         assert not _footer_offers(app, "l") and _footer_offers(app, "f3")
         await pilot.press("escape")  # leaves the input: the letters are keys again
         await wait_until(pilot, lambda: _footer_offers(app, "l"))
         await pilot.press("g")
-        assert app.controller.run.guard is False
+        assert app.controller.feed.guard is False
         assert chat_input.value == "glad in+"
 
 
@@ -90,4 +90,4 @@ async def test_the_palette_runs_a_letter_keys_action_while_the_input_has_focus(
         await _typing(pilot, app)
         guard = next(c for c in app.get_system_commands(app.main) if c.title == "Guard")
         guard.callback()
-        await wait_until(pilot, lambda: app.controller.run.guard is False)
+        await wait_until(pilot, lambda: app.controller.feed.guard is False)

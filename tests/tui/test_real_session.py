@@ -58,7 +58,9 @@ def library(tmp_path: Path) -> Path:
 async def _play_all(pilot, app: AirlineApp) -> None:
     await wait_until(pilot, lambda: library_shown(app))
     await pilot.press("enter")
-    await wait_until(pilot, lambda: app.controller.run.scenario_name == "refuse-ehglp3", timeout=60)
+    await wait_until(
+        pilot, lambda: app.controller.feed.scenario_name == "refuse-ehglp3", timeout=60
+    )
     await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
     for turn in (1, 2):
         await pilot.press(">")
@@ -67,7 +69,7 @@ async def _play_all(pilot, app: AirlineApp) -> None:
 
 
 def _finished_turns(app: AirlineApp) -> int:
-    return sum(isinstance(event, TurnFinished) for event in app.controller.run.events)
+    return sum(isinstance(event, TurnFinished) for event in app.controller.feed.events)
 
 
 async def test_a_scenario_plays_through_the_real_loop_and_tools(library: Path) -> None:
@@ -133,7 +135,7 @@ async def test_a_live_turn_streams_into_the_chat(chat_server: ChatServer, tmp_pa
     app = AirlineApp(AgentController(_live_settings(chat_server, tmp_path)), pace=0)
     async with app.run_test(size=SIZE) as pilot:
         assert not isinstance(app.screen, ScenarioPicker)  # live: straight to the chat
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         assert (tmp_path / "airline.db").exists()
         chat = app.main.query_one(ChatPane)
         chat.input.value = "Hi, I am Emma."
@@ -157,10 +159,10 @@ async def test_live_write_asks_for_approval(
     chat_server.stream(content="Done." if accept else "Understood, I left it as it is.")
     settings = _live_settings(chat_server, tmp_path).model_copy(update={"guard": False})
     controller = AgentController(settings)
-    controller.run.act_for("emma_kim_9957")
+    controller.feed.act_for("emma_kim_9957")
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         chat = app.main.query_one(ChatPane)
         chat.input.value = "Cancel EHGLP3 please."
         await pilot.press("enter")

@@ -78,7 +78,7 @@ async def test_reset_asks_first_then_rebuilds_the_seed_the_database_was_built_wi
     _cancel(database, "EHGLP3")
     app = _app(chat_server, database)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         status = str(app.main.query_one("#status").render())
         assert f"db {database} (sample seed 7)" in status  # where the database came from
         confirm = await _press_r(pilot, app)
@@ -93,7 +93,7 @@ async def test_reset_asks_first_then_rebuilds_the_seed_the_database_was_built_wi
         await _press_r(pilot, app)
         await pilot.press("y")
         await wait_until(pilot, lambda: _notified(app, "again (1 records restored)"), BUILD)
-        assert app.controller.run.ready and app.controller.mode == "live"
+        assert app.controller.feed.ready and app.controller.mode == "live"
     assert _status_of(database, "EHGLP3") is None  # as seed 7 built it
     assert diff_databases(seed_7, database) == []  # exactly: not the default sample
 
@@ -108,7 +108,7 @@ async def test_a_database_that_cannot_be_rebuilt_goes_back_to_the_copy_taken_at_
     opened = _copy(database, tmp_path / "as-opened.db")
     app = _app(chat_server, database)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         _cancel(database, "EHGLP3")  # after the app opened it
         confirm = await _press_r(pilot, app)
         assert confirm.question == (
@@ -127,7 +127,7 @@ async def test_a_database_as_built_has_nothing_to_reset(
     database = _copy(seed_7, tmp_path / "airline.db")
     app = _app(chat_server, database)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         app.main.trace.focus()
         await pilot.press("r")
         await wait_until(pilot, lambda: _notified(app, "nothing to reset"), BUILD)
@@ -138,15 +138,15 @@ async def test_offline_reset_plays_the_scenario_again_on_a_fresh_copy(tmp_path: 
     app = AirlineApp(AgentController(Settings(db=str(tmp_path / "unused.db"))), pace=0)
     app.start_scenario = "cancel-ehglp3"
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", 60)
+        await wait_until(pilot, lambda: app.controller.feed.scenario_name == "cancel-ehglp3", 60)
         await wait_until(pilot, lambda: not app.main.turn_running)
         await pilot.press(">")
         trace = app.main.query_one(TracePane)
-        await wait_until(pilot, lambda: app.controller.run.steps_left == 1 and trace.entries, 60)
+        await wait_until(pilot, lambda: app.controller.feed.steps_left == 1 and trace.entries, 60)
         await wait_until(pilot, lambda: not app.main.turn_running)
         # The playback's copy changed (as an approved write would change it): a fresh copy
         # must not have it (issue 19 item 28: this test changed nothing before "fresh").
-        played_on = app.controller.run.database_file()
+        played_on = app.controller.feed.database_file()
         _cancel(played_on, "EHGLP3")
         assert _status_of(played_on, "EHGLP3") == "cancelled"
         await pilot.press("r")
@@ -154,6 +154,6 @@ async def test_offline_reset_plays_the_scenario_again_on_a_fresh_copy(tmp_path: 
         assert not isinstance(app.screen, ConfirmScreen)  # no user data at stake
         assert _notified(app, "your own database is not involved")
         await wait_until(pilot, lambda: not trace.entries)
-        assert app.controller.run.steps_left == 2  # from its first turn
-        assert _status_of(app.controller.run.database_file(), "EHGLP3") is None  # as built
+        assert app.controller.feed.steps_left == 2  # from its first turn
+        assert _status_of(app.controller.feed.database_file(), "EHGLP3") is None  # as built
     assert not (tmp_path / "unused.db").exists()

@@ -145,7 +145,7 @@ async def test_enter_plays_the_trial_and_v_brings_the_results_back(run_folder: P
         controller = app.controller
         await wait_until(
             pilot,
-            lambda: controller.run.scenario_name == "task-14-trial-0" and chat_notes(app),
+            lambda: controller.feed.scenario_name == "task-14-trial-0" and chat_notes(app),
             timeout=LOADS,
         )
         assert isinstance(app.screen, MainScreen)
@@ -156,12 +156,12 @@ async def test_enter_plays_the_trial_and_v_brings_the_results_back(run_folder: P
         trace = app.screen.query_one(TracePane)
 
         def played() -> bool:
-            return not controller.run.steps_left and not app.screen.turn_running
+            return not controller.feed.steps_left and not app.screen.turn_running
 
         await wait_until(pilot, played, timeout=LOADS)
         shown = [entry.title for entry in trace.entries if entry.title.startswith("tool ")]
         assert shown == calls
-        assert not controller.run.divergences  # the trial replays as it ran
+        assert not controller.feed.divergences  # the trial replays as it ran
         await pilot.press("v")
         await wait_until(pilot, lambda: _results_read(app), timeout=30)
         await pilot.press("escape")
@@ -181,11 +181,11 @@ async def test_a_trial_plays_on_the_tau2_folder_its_run_used(
         controller = app.controller
         await wait_until(
             pilot,
-            lambda: controller.run.scenario_name == "task-14-trial-0" and chat_notes(app),
+            lambda: controller.feed.scenario_name == "task-14-trial-0" and chat_notes(app),
             timeout=LOADS,
         )
         assert "Task 14, trial 0: reward 0" in chat_notes(app)[0]
-        assert controller.run.tau2 == tau2_files()[0].parent
+        assert controller.feed.tau2 == tau2_files()[0].parent
 
 
 async def test_v_is_offered_only_with_an_eval_run() -> None:

@@ -28,11 +28,11 @@ async def _save_to(key: str, target: Path, library: Path) -> str:
         await wait_until(pilot, lambda: library_shown(app))
         await pilot.press("enter")
         await wait_until(
-            pilot, lambda: app.controller.run.scenario_name == "refuse-ehglp3", timeout=60
+            pilot, lambda: app.controller.feed.scenario_name == "refuse-ehglp3", timeout=60
         )
         await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
         await pilot.press(">")
-        finished = lambda: any(isinstance(e, TurnFinished) for e in app.controller.run.events)  # noqa: E731
+        finished = lambda: any(isinstance(e, TurnFinished) for e in app.controller.feed.events)  # noqa: E731
         await wait_until(pilot, finished, timeout=30)
         await wait_until(pilot, lambda: not app.main.turn_running)
         app.clear_notifications()

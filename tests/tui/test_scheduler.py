@@ -16,7 +16,7 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
-from airline_agent.tui.run import ShownEvent
+from airline_agent.tui.feed import ShownEvent
 from airline_agent.tui.scheduler import EventScheduler, coalesce_deltas
 from airline_agent.tui.trace import TraceEntry
 

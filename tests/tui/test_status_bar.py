@@ -39,7 +39,7 @@ class Facts:
 
 @dataclass
 class Shown:
-    run: Facts
+    feed: Facts
     live_paused: bool = False
 
 
@@ -121,15 +121,15 @@ async def test_a_waiting_run_gets_its_settings_back(tmp_path: Path) -> None:
     unused = str(tmp_path / "a.db")  # never opened: the live run only waits here
     settings = Settings(model="test-model", base_url="http://127.0.0.1:9/v1", db=unused)
     controller = AgentController(settings)
-    live = controller.run
+    live = controller.feed
     live.guard = False
     live.act_for("emma_kim_9957")
     kept = controller.status.parts()
     await controller.start_scenario("cancel-ehglp3")
-    assert controller.run is not live and controller.status.parts() != kept
+    assert controller.feed is not live and controller.status.parts() != kept
     assert any("scenario: cancel-ehglp3" in part for part in controller.status.parts())
     await controller.back_to_live()
-    assert controller.run is live
+    assert controller.feed is live
     assert controller.status.parts() == kept
     assert not any("the scenario's" in p or "diverged" in p for p in controller.status.parts())
     controller.close()

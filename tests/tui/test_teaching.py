@@ -38,7 +38,7 @@ def library(tmp_path: Path) -> Path:
 async def _first_turn(pilot, app: AirlineApp) -> TracePane:
     await wait_until(pilot, lambda: library_shown(app))
     await pilot.press("enter")
-    await wait_until(pilot, lambda: app.controller.run.scenario_name == "cancel-ehglp3", 60)
+    await wait_until(pilot, lambda: app.controller.feed.scenario_name == "cancel-ehglp3", 60)
     await pilot.press(">")
     trace = app.main.query_one(TracePane)
     await wait_until(pilot, lambda: "model: response #2 · reply" in trace.titles(), 60)
@@ -159,14 +159,14 @@ async def test_an_api_key_and_a_base_url_credential_never_reach_the_screen_or_a_
     controller = AgentController(settings)
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, 60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, 60)
         chat = app.main.query_one(ChatPane)
         chat.input.focus()
         chat.input.value = f"my key is {KEY}"
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(chat_server.requests) >= 1, 30)
         await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog, 30)
-        assert "proxyuser:***@127.0.0.1" in controller.run.source
+        assert "proxyuser:***@127.0.0.1" in controller.feed.source
         agent = chat.messages()[-1]
         assert "[redacted]" in agent.text and "[redacted]" in agent.reasoning
         screens = [app.export_screenshot()]
@@ -208,7 +208,7 @@ async def test_while_a_live_response_is_awaited_the_status_line_counts_the_secon
     chat_server.raw(body, content_type="text/event-stream", delay=4.0)
     app = AirlineApp(AgentController(settings), pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, 60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, 60)
         state = app.controller.status
         chat = app.main.query_one(ChatPane)
         chat.input.focus()
@@ -218,5 +218,5 @@ async def test_while_a_live_response_is_awaited_the_status_line_counts_the_secon
         assert state.activity.startswith("waiting ") and state.activity.endswith("esc cancels")
         await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog, 30)
         assert state.activity == ""
-        [shown] = [e for e in app.controller.run.events if type(e).__name__ == "PromptProgress"]
+        [shown] = [e for e in app.controller.feed.events if type(e).__name__ == "PromptProgress"]
         assert (shown.processed, shown.total, shown.cached) == (1024, 2874, 512)

@@ -85,7 +85,7 @@ async def test_a_hostile_scenario_is_shown_escaped_in_every_widget(library: Path
         assert_no_controls("the library", screen_text(app))
         assert "\\u001b]0;library title\\u0007" in screen_text(app)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.controller.run.scenario_name == "hostile-escapes", 60)
+        await wait_until(pilot, lambda: app.controller.feed.scenario_name == "hostile-escapes", 60)
         await wait_until(pilot, lambda: not app.main.turn_running, timeout=60)
         await pilot.press(">")
         chat = app.main.query_one(ChatPane)

@@ -48,14 +48,14 @@ async def test_a_cancelled_turn_is_recorded_once_and_the_trace_shows_that_record
     async with app.run_test(size=SIZE) as pilot:
         await close_the_library(pilot)
         await pilot.press("space")
-        await wait_until(pilot, lambda: app.main.turn_running and controller.run.events)
+        await wait_until(pilot, lambda: app.main.turn_running and controller.feed.events)
         await pilot.press("escape")
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: CANCELLED in trace.titles())
-        ends = [e for e in controller.run.events if isinstance(e, TurnFinished)]
+        ends = [e for e in controller.feed.events if isinstance(e, TurnFinished)]
         # No usage came before the cancel: none counted, and the cost is unknown, not $0.
         assert ends == [TurnFinished(1, "cancelled", Usage(), None)]
-        assert controller.run.events[-1] is ends[0]
+        assert controller.feed.events[-1] is ends[0]
         assert trace.titles().count(CANCELLED) == 1
         shown = next(e for e in trace.entries if f"framework: {e.title}" == CANCELLED)
         assert shown.details == {"turn": 1, "reason": "cancelled"}
@@ -70,7 +70,7 @@ async def test_a_live_turn_cancelled_while_the_model_answers_is_recorded_as_canc
     chat_server.stream(content="Hello again.", usage=(900, 3))
     app = AirlineApp(_live(chat_server, tmp_path), pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         chat = app.main.query_one(ChatPane)
         chat.input.value = "Hello?"
         await pilot.press("enter")
@@ -79,7 +79,7 @@ async def test_a_live_turn_cancelled_while_the_model_answers_is_recorded_as_canc
         await wait_until(pilot, lambda: not app.main.turn_running)
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: CANCELLED in trace.titles())
-        events = app.controller.run.events
+        events = app.controller.feed.events
         assert events[-1] == TurnFinished(1, "cancelled", Usage(), None)
         await wait_until(pilot, lambda: chat.messages()[-1].speaker == "notice")
         assert "cancelled" in chat.messages()[-1].text
@@ -88,9 +88,9 @@ async def test_a_live_turn_cancelled_while_the_model_answers_is_recorded_as_canc
         chat.input.value = "Are you there?"
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(chat_server.requests) == 2, timeout=30)
-        await wait_until(pilot, lambda: isinstance(app.controller.run.events[-1], TurnFinished))
-        assert app.controller.run.events[-1].reason == "answered"  # type: ignore[union-attr]
-        assert app.controller.run.events[-1].turn == 2  # type: ignore[union-attr]
+        await wait_until(pilot, lambda: isinstance(app.controller.feed.events[-1], TurnFinished))
+        assert app.controller.feed.events[-1].reason == "answered"  # type: ignore[union-attr]
+        assert app.controller.feed.events[-1].turn == 2  # type: ignore[union-attr]
 
 
 async def test_a_customer_the_loop_binds_is_shown_with_how_it_was_bound(
@@ -100,7 +100,7 @@ async def test_a_customer_the_loop_binds_is_shown_with_how_it_was_bound(
     chat_server.stream(content="Hello Emma, how can I help?", usage=(900, 8))
     app = AirlineApp(_live(chat_server, tmp_path), pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         assert "customer not identified" in _status(app)
         chat = app.main.query_one(ChatPane)
         chat.input.value = "Hi, I am emma_kim_9957."
@@ -119,14 +119,14 @@ async def test_a_customer_the_loop_binds_is_shown_with_how_it_was_bound(
         )
         assert "customer emma_kim_9957" in _status(app)
         # The conversation is the one owner of whom it acts for, and of how that came to be.
-        conversation = app.controller.run.conversation
+        conversation = app.controller.feed.conversation
         assert conversation is not None
         assert (conversation.customer, conversation.bound_by) == ("emma_kim_9957", "stated")
         # A new conversation binds nobody until the customer says who they are.
         app.main.trace.focus()
         await pilot.press("n")
         await wait_until(pilot, lambda: "customer not identified" in _status(app))
-        assert app.controller.run.conversation.customer is None  # type: ignore[union-attr]
+        assert app.controller.feed.conversation.customer is None  # type: ignore[union-attr]
 
 
 async def test_a_turn_cancelled_between_events_while_auto_playing_is_recorded_too() -> None:
@@ -137,14 +137,14 @@ async def test_a_turn_cancelled_between_events_while_auto_playing_is_recorded_to
     async with app.run_test(size=SIZE) as pilot:
         await close_the_library(pilot)
         await pilot.press("a")
-        await wait_until(pilot, lambda: app.main.turn_running and controller.run.events)
+        await wait_until(pilot, lambda: app.main.turn_running and controller.feed.events)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.main.turn_running)
         trace = app.main.query_one(TracePane)
         await wait_until(pilot, lambda: CANCELLED in trace.titles())
-        ends = [e for e in controller.run.events if isinstance(e, TurnFinished)]
+        ends = [e for e in controller.feed.events if isinstance(e, TurnFinished)]
         assert [e.reason for e in ends] == ["cancelled"]
-        assert controller.run.events[-1] is ends[0]
+        assert controller.feed.events[-1] is ends[0]
         assert trace.titles().count(CANCELLED) == 1
 
 
@@ -177,7 +177,7 @@ async def test_a_scenario_turn_cancelled_when_recorded_plays_cancelled_in_the_tu
     app = AirlineApp(controller, pace=0)
     app.start_scenario = "cancelled-at-the-question"
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: controller.run.scenario_name is not None, timeout=60)
+        await wait_until(pilot, lambda: controller.feed.scenario_name is not None, timeout=60)
         await wait_until(pilot, lambda: not app.main.turn_running)
         await pilot.press(">")
         trace = app.main.query_one(TracePane)
@@ -188,10 +188,10 @@ async def test_a_scenario_turn_cancelled_when_recorded_plays_cancelled_in_the_tu
         await wait_until(pilot, lambda: not app.main.turn_running)
         await pilot.press(">")
         await wait_until(
-            pilot, lambda: controller.run.steps_left == 0 and not app.main.turn_running
+            pilot, lambda: controller.feed.steps_left == 0 and not app.main.turn_running
         )
         await wait_until(pilot, lambda: not app.main.backlog)
-        ends = [e.reason for e in controller.run.events if isinstance(e, TurnFinished)]
+        ends = [e.reason for e in controller.feed.events if isinstance(e, TurnFinished)]
         assert ends == ["cancelled", "answered"]
         assert not any("diverged" in title for title in trace.titles())
 
@@ -210,7 +210,7 @@ async def test_a_live_conversation_with_a_cancelled_turn_saves_and_replays_it_ca
     app = AirlineApp(controller, pace=0)
     saved = tmp_path / "with-a-cancel.yaml"
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready, timeout=60)
+        await wait_until(pilot, lambda: app.controller.feed.ready, timeout=60)
         chat = app.main.query_one(ChatPane)
         chat.input.value = "Hello?"
         await pilot.press("enter")

@@ -32,7 +32,7 @@ async def _first_turn(pilot, app: AirlineApp) -> None:
 async def test_a_new_live_conversation_shows_fresh_totals() -> None:
     app = AirlineApp(two_turn_controller(mode="live"), pace=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.controller.run.ready)
+        await wait_until(pilot, lambda: app.controller.feed.ready)
         app.main.chat.input.value = "Please cancel my reservation EHGLP3."
         await pilot.press("enter")
         await wait_until(pilot, lambda: not app.main.turn_running and not app.main.backlog)
@@ -51,7 +51,7 @@ async def test_another_scenario_and_a_restart_show_fresh_totals() -> None:
         await pilot.press("l")
         await wait_until(pilot, lambda: library_shown(app))
         await pilot.press("down", "enter")  # book-with-bags
-        await wait_until(pilot, lambda: app.controller.run.scenario_name == "book-with-bags")
+        await wait_until(pilot, lambda: app.controller.feed.scenario_name == "book-with-bags")
         await wait_until(pilot, lambda: _totals(app) == (FRESH, "cost —"))
         await _first_turn(pilot, app)
         await pilot.press("r")

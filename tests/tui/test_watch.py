@@ -27,7 +27,7 @@ from airline_agent.tools.outcome import RowChange
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import Controller
 from airline_agent.tui.status import Status
-from airline_agent.tui.watch_run import WatchRun
+from airline_agent.tui.watched_log import WatchedLog
 from tests.support.cli import invoke_cli
 from tests.tui.helpers import wait_until
 
@@ -37,7 +37,7 @@ CANCELLED = RowChange("reservation", "EHGLP3", {"status": "active"}, {"status": 
 
 def watching(path: Path) -> AirlineApp:
     status = Status()
-    return AirlineApp(Controller(status, WatchRun(status, path)))
+    return AirlineApp(Controller(status, WatchedLog(status, path)))
 
 
 def cancel_call(number: int) -> list[AgentEvent]:

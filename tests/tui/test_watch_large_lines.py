@@ -22,7 +22,7 @@ from airline_agent.tui.controller import Controller
 from airline_agent.tui.log_tail import MAX_LINE_BYTES
 from airline_agent.tui.screens.details import SHOWN_LINE_CHARS, EntryDetailsScreen
 from airline_agent.tui.status import Status
-from airline_agent.tui.watch_run import WatchRun
+from airline_agent.tui.watched_log import WatchedLog
 from airline_agent.tui.widgets.trace_pane import ROW_LINE_CHARS
 from tests.tui.helpers import screen_lines, wait_until
 
@@ -31,7 +31,7 @@ DEADLINE = 30.0
 
 def watching(path: Path) -> AirlineApp:
     status = Status()
-    return AirlineApp(Controller(status, WatchRun(status, path)))
+    return AirlineApp(Controller(status, WatchedLog(status, path)))
 
 
 def line(**record: object) -> str:

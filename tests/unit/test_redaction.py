@@ -49,6 +49,12 @@ def test_from_settings_blanks_the_key_and_the_base_urls_password() -> None:
         ("sent bearer tok_1234567890", f"sent bearer {MASK}"),
         ("https://h/v1?key=AIzaXYZ&alt=json", f"https://h/v1?key={MASK}&alt=json"),
         ("postgresql://app:s3cret@db/airline", f"postgresql://app:{MASK}@db/airline"),
+        # Without a URL around them: a connection string's password, by each of its names.
+        ("host=db password=s3cret dbname=airline", f"host=db password={MASK} dbname=airline"),
+        ("host=db pwd=s3cret", f"host=db pwd={MASK}"),
+        ("dbname=airline %70assword=s3cret", f"dbname=airline %70assword={MASK}"),
+        ("Api_Key: abc123", f"Api_Key: {MASK}"),
+        ("GET /v1?token=abc123", f"GET /v1?token={MASK}"),
     ],
 )
 def test_credentials_are_masked_by_their_place(text: str, shown: str) -> None:
@@ -115,8 +121,11 @@ def test_streamed_text_split_anywhere_is_redacted_as_the_whole(seed: int) -> Non
 
 def test_a_list_of_secrets_is_added_to_the_environments(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", LOGIN_URL)
     redactor = as_redactor(["another-secret-42"])
     assert redactor.redact(f"{KEY} another-secret-42") == f"{REDACTED} {REDACTED}"
+    # The base URL's login is kept too: its Basic credential blanked whole.
+    assert redactor.redact(f"Basic {BASIC} sent") == f"Basic {REDACTED} sent"
 
 
 def test_redact_url_masks_only_the_password() -> None:
@@ -345,3 +354,81 @@ def test_streamed_text_one_character_at_a_time_is_redacted_as_the_whole() -> Non
     pieces = [stream.feed(character) for character in STREAMED]
     assert "".join(pieces) + stream.flush() == redactor.redact(STREAMED)
     assert stream.flush() == ""  # nothing held twice
+
+
+def test_a_stream_shows_at_once_what_can_begin_no_secret() -> None:
+    """What each piece lets through: all of it when its end can begin no secret; up to a
+    possible start of one, held until a later piece says whether it is one."""
+    plain = Redactor().stream()
+    assert [plain.feed("Your flight "), plain.feed("is on time."), plain.flush()] == [
+        "Your flight ",
+        "is on time.",
+        "",
+    ]
+    stream = Redactor.of(KEY).stream()
+    pieces = ["Your key is ", "s", "k-unit", "-and more", " at last."]
+    assert [stream.feed(piece) for piece in pieces] == [
+        "Your key is ",
+        "",  # "s" may begin the key
+        "",  # so may "sk-unit"
+        "sk-unit-and more",  # it was not the key after all
+        " at last.",
+    ]
+    assert stream.flush() == ""
+
+
+def _streamed(redactor: Redactor, pieces: list[str]) -> list[str]:
+    stream = redactor.stream()
+    return [stream.feed(piece) for piece in pieces] + [stream.flush()]
+
+
+def test_a_piece_never_ends_inside_a_secret_whose_end_begins_another() -> None:
+    """The end of a whole secret may be the start of another: the piece stops before the
+    first (wherever it is, however often), which is blanked whole with the next piece,
+    never shown cut in two; a whole secret at a piece's end is shown blanked at once."""
+    ends_begin = Redactor.of("abcd-secret-1", "ret-1-more-x")
+    assert _streamed(ends_begin, ["see abcd-secret-1", " ok", " and ret-1-m"]) == [
+        "see ",
+        f"{REDACTED} ok",
+        " and ",
+        "ret-1-m",  # shorter than any secret: no start of one
+    ]
+    assert _streamed(ends_begin, ["abcd-secret-1", " ok"]) == ["", f"{REDACTED} ok", ""]
+    assert _streamed(ends_begin, ["abcd-secret-1 and abcd-secret-1", " ok"]) == [
+        f"{REDACTED} and ",
+        f"{REDACTED} ok",
+        "",
+    ]
+    last_letter = Redactor.of("abcd-secret-1", "1-more-secret-x")
+    assert _streamed(last_letter, ["see abcd-secret-1", " ok"]) == [
+        "see ",
+        f"{REDACTED} ok",
+        "",
+    ]
+    assert _streamed(Redactor.of(KEY), [f"Your key is {KEY}", " ok"]) == [
+        f"Your key is {REDACTED}",
+        " ok",
+        "",
+    ]
+
+
+def test_a_piece_ending_in_half_a_surrogate_pair_waits_for_the_other_half_only() -> None:
+    # The first and the last high surrogates (U+10000 and U+10FFFF begin with them).
+    pieces = ["a\ud800", "\udc00b", "c\udbff", "\udfffd"]
+    assert _streamed(Redactor(), pieces) == ["a", "\U00010000b", "c", "\U0010ffffd", ""]
+
+
+def test_the_longest_form_of_a_secret_cut_short_is_blanked() -> None:
+    # Its hex form is twice as long as the key: the longest form is looked for.
+    cut = KEY.encode().hex()[:-2]
+    assert Redactor.of(KEY).redact(f"hex: {cut}") == f"hex: {REDACTED}"
+    assert Redactor.of(KEY).redact(f"hex: {cut}…") == f"hex: {REDACTED}…"
+
+
+def test_a_base_url_without_a_password_or_without_a_user() -> None:
+    no_password = Redactor.from_settings(Settings(api_key=KEY, base_url="http://llm.local/v1"))
+    assert no_password.logins == ()
+    assert no_password.redact(f"key {KEY}") == f"key {REDACTED}"
+    no_user = Redactor.from_settings(Settings(base_url="http://:s3cret-pw@llm.local/v1"))
+    basic = base64.b64encode(b":s3cret-pw").decode()
+    assert no_user.redact(f"Basic {basic} sent") == f"Basic {REDACTED} sent"

@@ -1,8 +1,8 @@
 """The main screen: status line, the panes (chat, trace, usage), footer; its keys, and
 the flows they start.
 
-It composes its owners and listens to them: the controller (which run is on screen, and
-switching runs), the run on screen (its turns and conversation: `controller.run`), the
+It composes its owners and listens to them: the controller (which feed is on screen, and
+switching feeds), the feed on screen (its turns and conversation: `controller.feed`), the
 status (what the status line says), the scheduler (when a turn's events go on screen:
 tui/scheduler.py; how each is shown is this screen's, the scheduler's `PaneHost`), the
 pane switcher (how the panes are laid out). The actions of the keys that ask something
@@ -65,7 +65,7 @@ from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
 from airline_agent.tui.trace import TraceBuilder, TraceEntry
 from airline_agent.tui.waiting import AT_WORK, ResponseWait
-from airline_agent.tui.watch_run import WatchRun
+from airline_agent.tui.watched_log import WatchedLog
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.keys_footer import KeysFooter
 from airline_agent.tui.widgets.pane_switcher import PaneSwitcher
@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from airline_agent.agent.debugger import Branch
     from airline_agent.tui.controller import Controller
     from airline_agent.tui.database_reset import ResetPlan
-    from airline_agent.tui.run import BreakpointName, ShownEvent
+    from airline_agent.tui.feed import BreakpointName, ShownEvent
     from airline_agent.tui.screens.later import Later
 
 # Short words in the footer (it fits 80 columns); the tooltip says what the key does,
@@ -173,7 +173,7 @@ MAIN_KEYS: list[BindingType] = [
 # a fork's turn that can resume, space and > step and play it there too.
 OFFLINE_ONLY_ACTIONS = frozenset({"step", "play_turn", "autoplay", "faster", "slower"})
 HOLD_ACTIONS = frozenset({"step", "play_turn"})
-# Without a debugger (a run with nothing open yet) these have nothing to act on.
+# Without a debugger (a feed with nothing open yet) these have nothing to act on.
 DEBUGGER_ACTIONS = frozenset({"play_turn", "fork", "branch"})
 # Watching a server (`tui --watch`), nothing runs here: the keys that act on a conversation
 # have none to act on.
@@ -271,7 +271,7 @@ class MainScreen(Screen[None]):
         """Live, the scenario keys are not offered (they do nothing there) but to step a
         held turn; the debugger's keys only with a debugger; f2 only when one pane is
         shown at a time."""
-        run = self.controller.run
+        run = self.controller.feed
         if self.controller.mode == "watch":
             return action in WATCH_ACTIONS
         if action == "results":
@@ -323,7 +323,7 @@ class MainScreen(Screen[None]):
 
     def _hold_shown(self, held: RequestHeld | ToolCallHeld | TurnEndHeld) -> None:
         """The turn waits for a key here (the status line says what comes next)."""
-        run = self.controller.run
+        run = self.controller.feed
         if held is not run.held:
             return  # let go meanwhile
         breakpoints = [reason for reason in held.reasons if reason != "step"]
@@ -342,7 +342,7 @@ class MainScreen(Screen[None]):
         self.trace.add_entries(entries)
 
     def show_usage(self, events: list[ShownEvent]) -> None:
-        self.usage.show(events, self.controller.run.conversation)
+        self.usage.show(events, self.controller.feed.conversation)
 
     def chat_streaming(self, request: int) -> bool:
         return self.chat.streaming(request)
@@ -431,8 +431,8 @@ class MainScreen(Screen[None]):
     def watch_log(self) -> None:
         """Follow the watched file until the app closes; what comes goes on screen on the
         UI's loop (the call waits for it, so a long file is read as fast as it is shown)."""
-        run = self.controller.run
-        assert isinstance(run, WatchRun)
+        run = self.controller.feed
+        assert isinstance(run, WatchedLog)
         worker = get_current_worker()
         tail = run.tail
         shown: tuple[bool, int] | None = None  # (present, lines dropped) last shown
@@ -452,7 +452,7 @@ class MainScreen(Screen[None]):
         finally:
             tail.close()
 
-    async def _show_watched(self, run: WatchRun, lines: list[str], present: bool) -> None:
+    async def _show_watched(self, run: WatchedLog, lines: list[str], present: bool) -> None:
         if not self.chat.notes():
             await self.chat.add_note(
                 f"Watching {run.path}: the calls of an MCP server's clients (airline-agent "
@@ -490,9 +490,9 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="turn")
     async def show_turn(self, text: str | None) -> None:
-        """The run's turn on screen, event by event (the run runs it: `Run.run_turn`)."""
-        run = self.controller.run
-        events = run.run_turn(text)  # the run's own turn: closing it closes the loop's
+        """The feed's turn on screen, event by event (the feed runs it: `Feed.run_turn`)."""
+        run = self.controller.feed
+        events = run.run_turn(text)  # the feed's own turn: closing it closes the loop's
         try:
             async for event in events:
                 await self.scheduler.put(event)
@@ -500,7 +500,7 @@ class MainScreen(Screen[None]):
                     await asyncio.sleep(pause)
         except asyncio.CancelledError:
             # Cancelled here (between events) or in the loop: either way the turn is
-            # closed now, and the run records how it ended — the record the panes show.
+            # closed now, and the feed records how it ended — the record the panes show.
             await events.aclose()
             cancelled = run.last_cancelled()
             if cancelled is not None:
@@ -519,7 +519,7 @@ class MainScreen(Screen[None]):
         if message.how == "failed":
             await self.chat.add_message("error", f"The turn failed: {message.detail}")
         if self.autoplay and message.how == "finished":
-            if self.controller.run.steps_left:
+            if self.controller.feed.steps_left:
                 self.set_timer(turn_pause(self.pace), self._play_on)
                 return  # still playing
             self.autoplay = False
@@ -535,12 +535,12 @@ class MainScreen(Screen[None]):
             self.notify(
                 f"No live session: {problem}. l opens the scenario library.", severity="error"
             )
-        elif not self.controller.run.ready:
+        elif not self.controller.feed.ready:
             self.notify("The database is still being prepared.", severity="warning")
         elif self.turn_running:
             self.notify("The agent is still answering (esc cancels).", severity="warning")
         else:
-            self.controller.run.set_stepping(False)  # to its end, but for a breakpoint
+            self.controller.feed.set_stepping(False)  # to its end, but for a breakpoint
             self.start_turn(message.text)
 
     @on(TracePane.EntryChosen)
@@ -554,10 +554,10 @@ class MainScreen(Screen[None]):
             )
 
     def _inspect(self, request: int | None) -> None:
-        """The inspector on `request` (None: the latest, or the one held), over the run's
+        """The inspector on `request` (None: the latest, or the one held), over the feed's
         conversation."""
-        log = later().RequestLog(self.controller.run.events)
-        held = self.controller.run.held
+        log = later().RequestLog(self.controller.feed.events)
+        held = self.controller.feed.held
         held = held if isinstance(held, RequestHeld) else None
         if request is None and held is not None:
             request = held.request
@@ -572,13 +572,13 @@ class MainScreen(Screen[None]):
         self.scheduler.clear()
         self.trace_builder.new_conversation()
         self.trace.clear()
-        self.usage.clear(self.controller.run.conversation)
+        self.usage.clear(self.controller.feed.conversation)
         await self.chat.clear()
 
     async def show_conversation(self) -> None:
-        """The panes anew, with the run's conversation so far (back to the live chat)."""
+        """The panes anew, with the feed's conversation so far (back to the live chat)."""
         await self.clear_panes()
-        for event in self.controller.run.events:
+        for event in self.controller.feed.events:
             self.scheduler.put_nowait(event)
 
     # -- keys that wait for a scenario being chosen or loaded --------------------------
@@ -621,7 +621,7 @@ class MainScreen(Screen[None]):
         """The held turn goes on; or the turn a fork cut resumes; or, offline, the
         scenario's next turn starts. `stepping`: holding again before the next request
         or tool call."""
-        run = self.controller.run
+        run = self.controller.feed
         if run.go_on(stepping=stepping):
             self.show_activity(AT_WORK)
             self.refresh_bindings()
@@ -669,25 +669,25 @@ class MainScreen(Screen[None]):
         if self.controller.mode == "offline":
             # A scenario's new conversation is its first turn again, on a fresh copy (a
             # blank chat with the script at its end would be nothing to play).
-            if self.controller.run.scenario_name is None:
+            if self.controller.feed.scenario_name is None:
                 self.notify("No scenario is playing: l opens the library.")
             else:
                 self.action_reset_database()
             return
-        self.controller.run.new_conversation()
+        self.controller.feed.new_conversation()
         self.run_worker(self.clear_panes(), group="ui")
         self.notify("New conversation.")
 
     def action_toggle_break(self, name: BreakpointName) -> None:
         # The status line lists the breakpoints on; no toast (as for the guard).
-        self.controller.run.toggle_breakpoint(name)
+        self.controller.feed.toggle_breakpoint(name)
 
     def action_toggle_guard(self) -> None:
         if self.waits_for_scenario("toggle_guard"):
             return
         # The status line shows "guard on" / "guard OFF" in colour; a toast as well would
         # cost a full layout of the screen on every toggle (a slower key while playing).
-        run = self.controller.run
+        run = self.controller.feed
         run.guard = not run.guard
 
     # -- the debugger: edits, forks, branches ---------------------------------------------
@@ -695,7 +695,7 @@ class MainScreen(Screen[None]):
     async def action_edit_held(self) -> None:
         """The held request's body, or the held call's arguments, in the editor; what it
         accepts goes on (the body byte for byte); esc leaves the hold as it was."""
-        run = self.controller.run
+        run = self.controller.feed
         held = run.held
         if isinstance(held, RequestHeld):
             title = f"Request #{held.request}, held before it is sent: its body, exactly"
@@ -731,7 +731,7 @@ class MainScreen(Screen[None]):
         as it was then (made in a thread: a copy, and the writes again), shown at once."""
         if self.waits_for_scenario("fork"):
             return
-        run = self.controller.run
+        run = self.controller.feed
         entry = self.trace.highlighted_entry
         if entry is None or entry.step is None:
             self.notify("Highlight a trace entry first (tab to the trace, then the arrows).")
@@ -752,7 +752,7 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="fork")
     async def action_branch(self, delta: int) -> None:
-        run = self.controller.run
+        run = self.controller.feed
         debugger = run.debugger
         if debugger is None or debugger.current is None or len(debugger.branches) < 2:
             self.notify("One branch only: f forks after the highlighted trace entry.")
@@ -765,7 +765,7 @@ class MainScreen(Screen[None]):
 
     async def _show_branch(self, branch: Branch) -> None:
         try:
-            self.controller.run.switch_branch(branch)
+            self.controller.feed.switch_branch(branch)
         except BranchBusy as busy:
             self.notify(str(busy), severity="warning")
             return
@@ -883,17 +883,17 @@ class MainScreen(Screen[None]):
         except Exception as error:  # the database went away or broke since it was opened
             self.notify(f"Could not read the customers: {error}", severity="error")
             return
-        run = self.controller.run
+        run = self.controller.feed
         customer = await self.app.push_screen_wait(later().CustomerPicker(customers, run.customer))
         if customer is None or self.turn_running:
             return
-        self.controller.run.act_for(customer or None)
+        self.controller.feed.act_for(customer or None)
         await self.clear_panes()
         self.notify(f"New conversation as {customer or 'an unidentified customer'}.")
 
     def _customer_is_the_scenarios(self) -> None:
         """Offline, the script is written for its customer: `u` says so, changes nothing."""
-        run = self.controller.run
+        run = self.controller.feed
         if run.scenario_name is None:
             self.notify("No scenario is playing: l opens the library.")
             return
@@ -920,7 +920,7 @@ class MainScreen(Screen[None]):
 
     async def _restart_scenario(self) -> None:
         """Offline, `r` plays the scenario again on a fresh copy: no user data at stake."""
-        name = self.controller.run.scenario_name
+        name = self.controller.feed.scenario_name
         if name is None:
             self.notify(
                 "Nothing to reset: no scenario is playing (offline, your database is never opened)."
@@ -938,7 +938,7 @@ class MainScreen(Screen[None]):
         )
 
     async def _reset_live_database(self) -> None:
-        live = self.controller.run
+        live = self.controller.feed
         live.resetting = True  # no turn starts on a database being reset
         try:
             await self._reset_with_confirmation()
@@ -1006,7 +1006,7 @@ class MainScreen(Screen[None]):
         self, question: str, suffix: str, save: Callable[[Path], Path | list[Path]]
     ) -> None:
         """Ask where (a dated name under recordings/ proposed), then save there."""
-        if not self.controller.run.events:  # before asking where, not after
+        if not self.controller.feed.events:  # before asking where, not after
             self.notify("Nothing to save yet.", severity="warning")
             return
         if self.turn_running:  # the save reads the conversation in a thread

@@ -30,7 +30,7 @@ from airline_agent.agent.events import (
 )
 from airline_agent.redaction import Redactor, StreamRedactor
 from airline_agent.terminal_text import escape_controls
-from airline_agent.tui.run import ScenarioDiverged, ShownEvent
+from airline_agent.tui.feed import ScenarioDiverged, ShownEvent
 from airline_agent.tui.widgets.chat_input import ChatInput
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The line at the top: what is running, for whom, on which data, under which rules.
 
-It renders the status (status.py: the facts of the run on screen, read where each is
+It renders the status (status.py: the facts of the feed on screen, read where each is
 owned) and keeps none of it: it subscribes and repaints when told of a change. The parts
 go on one line when they fit; otherwise they wrap between parts, never inside one
 ("clock 2024-05-15" stays whole).

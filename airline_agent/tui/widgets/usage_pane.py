@@ -22,7 +22,7 @@ from airline_agent.tui.widgets.usage_table import UsageTable
 
 if TYPE_CHECKING:
     from airline_agent.agent.conversation import Conversation
-    from airline_agent.tui.run import ShownEvent
+    from airline_agent.tui.feed import ShownEvent
 
 PRICES = "data/prices.toml"
 UNKNOWN_CONTEXT = "context window: unknown for this model"

@@ -291,6 +291,21 @@ def test_b5_nonfree_bags_follow_the_allowance(world_db) -> None:
     _allowed(tools.call("book_reservation", paid))
 
 
+def test_b5_a_bag_change_s_nonfree_bags_follow_the_allowance(world_db) -> None:
+    tools = toolbox(world_db, acting_user=NOAH)
+    # ECON01: Noah alone, economy, 1 bag; 3 bags = 2 paid.
+    change = {
+        "reservation_id": "ECON01",
+        "total_baggages": 3,
+        "nonfree_baggages": 1,
+        "payment_id": "credit_card_1111111",
+    }
+    refused = tools.call("update_reservation_baggages", change)
+    _refused(refused, "B5")
+    assert "means 2 non-free, not 1" in refused.result["message"]
+    _allowed(tools.call("update_reservation_baggages", {**change, "nonfree_baggages": 2}))
+
+
 # ---------------------------------------------------------------- changes (M1–M7)
 
 ECON01_FLIGHTS = [

@@ -71,14 +71,14 @@ PACKAGE = Path(__file__).resolve().parents[3] / "airline_agent"
 # The TUI's modules past its first screen, and their doors (imports inside a function).
 DOORS = {
     "tui/controller.py": 2,  # a scenario's playback, an eval run's results
-    "tui/live_run.py": 1,  # the live database
+    "tui/live_chat.py": 1,  # the live database
     "tui/screens/main.py": 2,  # the settings' error, the modal screens (later.py)
     "tui/screens/inspector.py": 1,  # the both-wires view (the stack)
     "tui/playback.py": 0,
     "tui/live_database.py": 0,
     "tui/database_reset.py": 0,
     "tui/eval_results.py": 0,
-    "tui/watch_run.py": 0,
+    "tui/watched_log.py": 0,
     **{
         f"tui/screens/{path.name}": 0
         for path in (PACKAGE / "tui" / "screens").glob("*.py")

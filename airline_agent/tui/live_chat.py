@@ -1,13 +1,13 @@
-"""The live run: the agent over an OpenAI-compatible server, on the user's database.
+"""The live chat: the agent over an OpenAI-compatible server, on the user's database.
 
 Opened in a thread (opening, and building the sample on first start, take time): the
 stack comes from `airline_agent.stack.live_stack`; what the database records of how it
-was built is the run's to tell (the status line, and what `r` restores). A
+was built is the feed's to tell (the status line, and what `r` restores). A
 database that cannot be rebuilt as built is copied as it is opened, so that `r` can put
 that copy back. Each conversation copies the database as it begins, so that a saved
 conversation knows what it changed and which dataset it replays on.
 
-The first screen shows this run's facts before anything is open: the work on its database
+The first screen shows this feed's facts before anything is open: the work on its database
 (the stack, the copies, the reset, the recording) is `LiveDatabase`'s (tui/live_database.py),
 whose modules `open` loads in its thread, the one door to them.
 """
@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from airline_agent.redaction import redact_url
 from airline_agent.settings_peek import PendingSettings
-from airline_agent.tui.run import Run
+from airline_agent.tui.feed import Feed
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from airline_agent.tui.live_database import LiveDatabase
 
 
-class LiveRun(Run):
+class LiveChat(Feed):
     mode = "live"
 
     def __init__(

@@ -1,8 +1,8 @@
-"""What the TUI runs conversations with: a live run (live_run.py) or a scenario's
-playback (playback.py); this base is a run with nothing to play yet (offline, before a
-scenario is chosen).
+"""What feeds the TUI's panes: a live chat (live_chat.py), a scenario's playback
+(playback.py) or a watched MCP event log (watched_log.py); this base is a feed with
+nothing to play yet (offline, before a scenario is chosen).
 
-`Run` holds what every run does alike: a stack built by `airline_agent.stack`, the events
+`Feed` holds what every feed does alike: a stack built by `airline_agent.stack`, the events
 of the conversation so far (what is saved and what the inspector reads), a turn's
 bookkeeping — a turn cancelled before its end is recorded as a
 `TurnFinished(reason="cancelled")`, the one record of it the screen, the recorder and the
@@ -12,7 +12,7 @@ customer its conversation's (the loop binds one and says so); before its stack e
 the guard and customer it will open with. Subclasses say where the database comes from,
 how a reset works and what else a turn yields (a playback's `ScenarioDiverged`).
 
-Its stack has the debugger (agent/debugger.py): the run keeps the hold its turn waits
+Its stack has the debugger (agent/debugger.py): the feed keeps the hold its turn waits
 at (`held`, until a key lets it go on, one step or to the end of the turn, or with your
 edit), hands every stack it opens the same breakpoints (the user's toggles outlive a
 scenario's restart), and keeps each branch's events as shown, so that switching branches
@@ -83,11 +83,11 @@ class ScenarioDiverged:
         return f"diverged from the scenario: {self.brief}"
 
 
-# What a run's turn yields: the loop's events, and a playback's divergences.
+# What a feed's turn yields: the loop's events, and a playback's divergences.
 ShownEvent = AgentEvent | ScenarioDiverged
 
 
-class Run:
+class Feed:
     """One way of running conversations (see the module's docstring)."""
 
     mode: Mode = "offline"
@@ -105,8 +105,8 @@ class Run:
         self.status = status  # told of every change of a fact it shows
         self.events: list[AgentEvent] = []  # the conversation so far (its branch's)
         self.stack: Stack | None = None
-        # The user's toggles, the same object for every stack this run opens (and, given
-        # by the controller, for every run).
+        # The user's toggles, the same object for every stack this feed opens (and, given
+        # by the controller, for every feed).
         self.breakpoints = breakpoints or Breakpoints()
         self.held: Held | None = None  # where the running turn waits for a key
         self._guard = guard  # until the stack exists; from then on its toolbox's
@@ -130,7 +130,7 @@ class Run:
         return self.stack is not None and not self.resetting
 
     def database_file(self) -> Path | None:
-        """The SQLite file the run's stack opened (None: not open, or not SQLite)."""
+        """The SQLite file the feed's stack opened (None: not open, or not SQLite)."""
         if self.stack is None:
             return None
         return self.stack.database.path
@@ -148,7 +148,7 @@ class Run:
         return self.stack.debugger if self.stack is not None else None
 
     def _use_breakpoints(self) -> None:
-        """The stack just opened holds where the run's breakpoints say."""
+        """The stack just opened holds where the feed's breakpoints say."""
         if self.debugger is not None:
             self.debugger.breakpoints = self.breakpoints
 
@@ -187,7 +187,7 @@ class Run:
 
     @property
     def rules_known(self) -> bool:
-        """The guard, approvals and clock shown are this run's (a watched server's are
+        """The guard, approvals and clock shown are this feed's (a watched server's are
         its own: not shown)."""
         return True
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from airline_agent.agent.events import AgentEvent, AssistantMessage, CustomerBound
 from airline_agent.mcp_server.event_log import LoggedEvent, SessionMark, UnreadableLine, read_record
+from airline_agent.tui.feed import Feed, Mode
 from airline_agent.tui.formatting import clip_lines
 from airline_agent.tui.log_tail import LogTail
-from airline_agent.tui.run import Mode, Run
 from airline_agent.tui.status import DatabaseOrigin, Status
 
 SERVERS_DATABASE = DatabaseOrigin("user", "the MCP server's")
@@ -35,7 +35,7 @@ class Watched:
     notes: list[str] = field(default_factory=list)
 
 
-class WatchRun(Run):
+class WatchedLog(Feed):
     mode: Mode = "watch"
 
     def __init__(self, status: Status, path: Path) -> None:
