@@ -174,6 +174,10 @@ async def test_live_write_asks_for_approval(
         tool_message = chat_server.requests[1]["messages"][-1]
         assert tool_message["role"] == "tool"
         trace = app.main.query_one(TracePane)
+        # The panes draw the turn's last events a frame after it ends (the key's frame first).
+        await wait_until(
+            pilot, lambda: any(e.title == "tool cancel_reservation" for e in trace.entries)
+        )
         tool = next(e for e in trace.entries if e.title == "tool cancel_reservation")
         if accept:
             assert not tool.error and tool.details["changes"]

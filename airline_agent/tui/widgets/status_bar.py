@@ -150,21 +150,27 @@ class StatusBar(Static):
         """
         screen = self.screen
         app = self.app
-        compositor = screen._compositor
-        if (
-            not self._repaint_regions  # nothing new to paint
-            or not screen.is_current
-            or app._batch_count
-            or app.is_inline  # drawn below the prompt: the screen's frame places it
-            or self not in compositor.visible_widgets
-            or compositor.size != screen.size  # a resize is under way
-            or self._layout_required  # the line grew: the screen lays out again
-            or self.content_size.height != self._lines_kept
-        ):
+        try:
+            compositor = screen._compositor
+            if (
+                not self._repaint_regions  # nothing new to paint
+                or not screen.is_current
+                or app._batch_count
+                or app.is_inline  # drawn below the prompt: the screen's frame places it
+                or self not in compositor.visible_widgets
+                or compositor.size != screen.size  # a resize is under way
+                or self._layout_required  # the line grew: the screen lays out again
+                or self.content_size.height != self._lines_kept
+            ):
+                return
+            screen._dirty_widgets.add(self)  # as the screen does when told of the refresh
+            compositor.update_widgets({self})
+            app._display(screen, compositor.render_update(screen_stack=app._background_screens))
+        except AttributeError:
+            # These are Textual's own steps, not its public API (pyproject.toml keeps
+            # Textual to the major version they are read from): should a release rename
+            # one, the line is painted by the screen's next frame, as any other change.
             return
-        screen._dirty_widgets.add(self)  # as the screen does when told of the refresh
-        compositor.update_widgets({self})
-        app._display(screen, compositor.render_update(screen_stack=app._background_screens))
 
     def _line_count(self, parts: list[Text] | None = None) -> int:
         fitted = fit_parts(self.parts() if parts is None else parts, self.content_size.width)
