@@ -78,7 +78,10 @@ JsonValue = TypeVar("JsonValue")
 # URL's, and the host and database stay readable.
 _HEADER_VALUE = re.compile(
     r"(?i)(\b(?:proxy-)?authorization|\bx-api-key|(?<![\w/-])api[-_]key)"
-    r"([\"']?\s*[:=]\s*[\"']?)((?:bearer|basic|token)\s+)?([^\s\"',;&}\]]+)"
+    # The value: a secret already blanked as "[redacted]", whole up to a separator (its
+    # "]" ends any other value: it would be masked again, "***]"), or what comes before
+    # a separator.
+    r"([\"']?\s*[:=]\s*[\"']?)((?:bearer|basic|token)\s+)?(\[redacted\](?![^\s\"',;&}\]])|[^\s\"',;&}\]]+)"
 )
 _BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{8,})")
 _URL_PARAMETER = re.compile(r"(?i)([?&](?:key|api[-_]?key|token|access_token)=)([^\s&#\"']+)")

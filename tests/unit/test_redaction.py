@@ -68,6 +68,9 @@ def test_a_credential_blanked_already_stays_as_it_was_blanked(blank: str) -> Non
         f"https://h/v1?key={blank}&alt=json",
         f"GET /v1?access_token={blank}",
         f"postgresql://app:{blank}@db/airline",
+        f"api_key={blank}",
+        f'{{"x-api-key": "{blank}"}}',
+        f"Authorization: Bearer {blank}",
     ):
         assert Redactor.of(KEY).redact(text) == text
 
