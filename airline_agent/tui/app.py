@@ -20,8 +20,6 @@ from airline_agent.tui.screens.picker import ScenarioPicker
 from airline_agent.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from textual.message import Message
-
     from airline_agent.tui.controller import Controller
 
 
@@ -95,15 +93,6 @@ class AirlineApp(App[None]):
         # reads them before opening the database).
         if self.controller.mode == "offline":
             self.after_first_frame(self.main.settle_settings)
-
-    def post_message(self, message: Message) -> bool:
-        if isinstance(message, events.Key):
-            # Before it is queued (from the terminal's thread): the turn's events wait for
-            # the key instead of drawing in front of it.
-            for screen in self.screen_stack:
-                if isinstance(screen, MainScreen):
-                    screen.scheduler.key_arriving()
-        return super().post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:

@@ -13,9 +13,7 @@ shown all at once, a key pressed meanwhile would wait behind seconds of drawing.
   milliseconds, and a key pressed meanwhile waits for it); one pane at a time is a third
   of that, the panes a frame or two apart.
 - **Key hold.** A key press parks the events until its effect is painted: that frame
-  shows the key's effect alone instead of beside a slice of pane updates. The app says
-  so as the key is posted (`key_arriving`), not only when it takes it from its queue: no
-  slice starts, or goes on, while the key waits behind it.
+  shows the key's effect alone instead of beside a slice of pane updates.
 - **First-text wait.** The first text of a reply, with nothing after it yet, waits
   `first_text_wait` for the rest: in a fast scenario (or a burst from the server) the end
   is there by then and the reply is shown whole; otherwise it streams, its first words
@@ -94,7 +92,6 @@ class EventScheduler:
         self._caught_up = asyncio.Event()
         self._text_seen_at: dict[int, float] = {}  # request → when its first text was held
         self._key_pending = False
-        self._key_arriving = False  # a key is on its way to the app (set from any thread)
         self._key_number = 0  # which key is held: a released key's timer lets no other go
         self._parked = False
 
@@ -146,15 +143,8 @@ class EventScheduler:
             self._waiting_for_frame = False
             self.host.call_next(self._show_backlog)
 
-    def key_arriving(self) -> None:
-        """A key was posted to the app (from the terminal's thread, maybe): no slice starts
-        or goes on until it is handled, so its frame is not also a slice's. Only a flag:
-        the next slice turns it into a hold (`hold_for_key`)."""
-        self._key_arriving = True
-
     def hold_for_key(self) -> None:
         """A key arrived (the app calls this first): no new events until it is shown."""
-        self._key_arriving = False
         if not self._key_pending:
             self._key_pending = True
             self._key_number += 1
@@ -218,8 +208,6 @@ class EventScheduler:
             self.host.call_after_refresh(self._show_backlog)
 
     async def _show_backlog(self) -> None:
-        if self._key_arriving:
-            self.hold_for_key()  # released by the key's frame, or the hold's timer
         if self._key_pending:
             self._parked = True  # `_release_events` schedules this again
             return
@@ -261,11 +249,7 @@ class EventScheduler:
         deadline = self.clock() + self.slice_seconds
         held = 0.0
         try:
-            while (
-                self._backlog
-                and self.clock() < deadline
-                and not (self._key_pending or self._key_arriving)
-            ):
+            while self._backlog and self.clock() < deadline and not self._key_pending:
                 if isinstance(self._backlog[0], TextDelta | ReasoningDelta):
                     self._backlog[:] = coalesce_deltas(self._backlog)
                     held = self._first_text_wait()

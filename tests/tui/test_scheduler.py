@@ -209,49 +209,6 @@ async def test_a_held_key_is_released_by_its_timer_when_no_binding_took_it() -> 
     assert host.chat_events() == [TurnStarted(1, "Hello?")]
 
 
-async def test_a_key_on_its_way_parks_the_events_before_the_app_handles_it() -> None:
-    host = RecordingHost()
-    scheduler = host.start()
-    scheduler.key_hold_seconds = 60.0  # only the key's own frame releases them here
-    scheduler.key_arriving()  # posted to the app, still in its queue
-    scheduler.put_nowait(TurnStarted(1, "Hello?"))
-    await host.idle()
-    assert host.shown == []  # no slice draws in front of the key
-    scheduler.hold_for_key()  # the app takes it
-    scheduler.key_handled()
-    await until(lambda: scheduler.backlog == 0)
-    assert host.chat_events() == [TurnStarted(1, "Hello?")]
-
-
-async def test_a_slice_stops_at_a_key_on_its_way() -> None:
-    host = RecordingHost(gate=asyncio.Event())
-    scheduler = host.start(clock=SteppedClock())  # the slice never runs out here
-    scheduler.key_hold_seconds = 60.0
-    for event in _turn():
-        scheduler.put_nowait(event)
-    await until(lambda: host.gate is not None and scheduler._slice_scheduled)
-    await host.idle()  # the slice is at its first event, held at the gate
-    scheduler.key_arriving()
-    assert host.gate is not None
-    host.gate.set()
-    await host.idle()
-    assert host.chat_events() == _turn()[:1]  # the rest waits for the key's frame
-    scheduler.hold_for_key()
-    scheduler.key_handled()
-    await until(lambda: scheduler.backlog == 0)
-    assert host.chat_events() == _turn()
-
-
-async def test_a_key_on_its_way_that_never_comes_is_released_by_the_hold_timer() -> None:
-    host = RecordingHost()
-    scheduler = host.start()
-    scheduler.key_hold_seconds = 0.05
-    scheduler.key_arriving()  # and the app never hands it over (it closed, say)
-    scheduler.put_nowait(TurnStarted(1, "Hello?"))
-    await until(lambda: scheduler.backlog == 0)
-    assert host.chat_events() == [TurnStarted(1, "Hello?")]
-
-
 async def test_a_first_text_whose_reply_ends_within_the_wait_is_shown_whole() -> None:
     host = RecordingHost()
     scheduler = host.start()
