@@ -182,8 +182,19 @@ def chat_body_problems(body: Mapping[str, object]) -> list[str]:
     adapter = _types().chat.streaming if stream is True else _types().chat.not_streaming
     rest = {key: value for key, value in body.items() if key not in OWN_CHECKS}
     rest |= {"messages": [], **({"stream": stream} if isinstance(stream, bool) else {})}
+    return found + _parameter_problems(adapter, rest, body, RANGES)
+
+
+def _parameter_problems(
+    adapter: _Check,
+    rest: Mapping[str, object],
+    body: Mapping[str, object],
+    ranges: Mapping[str, tuple[float, float | None, bool]],
+) -> list[str]:
+    """The body's other parameters against the API's type, and those with a documented
+    range within it (the types do not carry ranges)."""
     ranged: dict[str, str] = {}
-    for name, (low, high, whole) in RANGES.items():
+    for name, (low, high, whole) in ranges.items():
         value = body.get(name)
         if name in body and value is not None and not _within(value, low, high, whole):
             what = "a whole number" if whole else "a number"
@@ -191,8 +202,7 @@ def chat_body_problems(body: Mapping[str, object]) -> list[str]:
             ranged[f'"{name}" '] = f'"{name}" must be {what} {span}'
     # A parameter out of its range, or no number at all, is said once, with its range.
     said = _said(adapter, rest, quoted=True)
-    found += [line for line in said if not line.startswith(tuple(ranged))]
-    return [*found, *ranged.values()]
+    return [*(line for line in said if not line.startswith(tuple(ranged))), *ranged.values()]
 
 
 def _message_problems(messages: object) -> list[str]:
@@ -486,17 +496,7 @@ def responses_body_problems(body: Mapping[str, object]) -> list[str]:
     adapter = adapters.streaming if stream is True else adapters.not_streaming
     rest = {key: value for key, value in body.items() if key not in RESPONSES_OWN_CHECKS}
     rest |= {"stream": stream} if isinstance(stream, bool) else {}
-    ranged: dict[str, str] = {}
-    for name, (low, high, whole) in RESPONSES_RANGES.items():
-        value = body.get(name)
-        if name in body and value is not None and not _within(value, low, high, whole):
-            what = "a whole number" if whole else "a number"
-            span = f"of at least {low:g}" if high is None else f"from {low:g} to {high:g}"
-            ranged[f'"{name}" '] = f'"{name}" must be {what} {span}'
-    # A parameter out of its range, or no number at all, is said once, with its range.
-    said = _said(adapter, rest, quoted=True)
-    found += [line for line in said if not line.startswith(tuple(ranged))]
-    return [*found, *ranged.values()]
+    return found + _parameter_problems(adapter, rest, body, RESPONSES_RANGES)
 
 
 def _input_problems(items: object) -> list[str]:
