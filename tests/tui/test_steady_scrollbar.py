@@ -12,6 +12,7 @@ from textual.widgets import Static
 from airline_agent.tui.trace import TraceEntry
 from airline_agent.tui.widgets.trace_pane import TracePane
 from airline_agent.tui.widgets.usage_table import UsageTable
+from tests.tui.helpers import wait_until_steady
 
 
 class PanesApp(App[None]):
@@ -43,7 +44,14 @@ async def test_a_layout_that_changes_nothing_of_theirs_leaves_the_bars_alone() -
         trace.add_entries([TraceEntry("model", f"entry {n}", body="a\nb") for n in range(20)])
         for n in range(20):
             table.add_row(f"#{n}", ["1", "2", "3", "4", "5"])
-        await pilot.pause()
+        # Both panes at their end, as they settle after the rows (later under load).
+        await wait_until_steady(
+            pilot,
+            lambda: all(
+                pane.vertical_scrollbar.display and pane.scroll_y == pane.max_scroll_y > 0
+                for pane in (trace, table)
+            ),
+        )
         assert trace.vertical_scrollbar.display and table.vertical_scrollbar.display
         trace_bar = _bar_repaints(trace.vertical_scrollbar)
         table_bar = _bar_repaints(table.vertical_scrollbar)
