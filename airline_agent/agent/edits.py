@@ -226,6 +226,14 @@ def _message_problems(messages: object) -> list[str]:
 
 
 def _tools_problems(tools: object) -> list[str]:
+    return _function_list_problems(
+        tools, _types().chat.tool, '{"type": "function", "function": …}', "its function"
+    )
+
+
+def _function_list_problems(tools: object, adapter: _Check, shape: str, named: str) -> list[str]:
+    """A body's function tools, each against the API's type (`adapter`, `shape` the form it
+    must have), and none with a blank name (`named`: what carries it, in the message)."""
     if tools is None:
         return []
     if not isinstance(tools, list):
@@ -233,12 +241,13 @@ def _tools_problems(tools: object) -> list[str]:
     found: list[str] = []
     for position, tool in enumerate(tools):
         if not isinstance(tool, dict) or tool.get("type") != "function":
-            found.append(f'tools #{position}: must be {{"type": "function", "function": …}}')
+            found.append(f"tools #{position}: must be {shape}")
             continue
-        found += [f"tools #{position}: {problem}" for problem in _said(_types().chat.tool, tool)]
+        found += [f"tools #{position}: {problem}" for problem in _said(adapter, tool)]
         function = tool.get("function")
-        if isinstance(function, dict) and not str(function.get("name", "x")).strip():
-            found.append(f"tools #{position}: its function needs a name")
+        name = function.get("name") if isinstance(function, dict) else tool.get("name")
+        if isinstance(name, str) and not name.strip():
+            found.append(f"tools #{position}: {named} needs a name")
     return found
 
 
@@ -537,21 +546,9 @@ def _input_item_type(item: object) -> tuple[str, _Check | None]:
 
 
 def _function_tools_problems(tools: object) -> list[str]:
-    if tools is None:
-        return []
-    if not isinstance(tools, list):
-        return ['"tools" must be a list']
-    found: list[str] = []
-    for position, tool in enumerate(tools):
-        if not isinstance(tool, dict) or tool.get("type") != "function":
-            found.append(f'tools #{position}: must be {{"type": "function", "name": …}}')
-            continue
-        said = _said(_types().responses.tool, tool)
-        found += [f"tools #{position}: {problem}" for problem in said]
-        name = tool.get("name")
-        if isinstance(name, str) and not name.strip():
-            found.append(f"tools #{position}: a function tool needs a name")
-    return found
+    return _function_list_problems(
+        tools, _types().responses.tool, '{"type": "function", "name": …}', "a function tool"
+    )
 
 
 def _function_choice_problems(choice: object, tools: object) -> list[str]:
