@@ -17,6 +17,8 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.support.function_imports import imports_in_functions, without_reason
+
 PACKAGE = Path(__file__).resolve().parents[2] / "airline_agent"
 # Lowest first: a module may import from its own layer and the layers before it. Every
 # module of the package is in exactly one (a name is a package or a module of the root, or
@@ -212,25 +214,17 @@ def test_no_import_circles() -> None:
     assert _circles(_graph()) == []
 
 
-def _imports_in_functions() -> list[tuple[Path, ast.stmt]]:
-    found = []
-    for path in _modules():
-        for function in ast.walk(ast.parse(path.read_text())):
-            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-                for node in ast.walk(function):
-                    if isinstance(node, ast.Import | ast.ImportFrom):
-                        found.append((path, node))
-    return found
+def _imports_in_functions() -> list[tuple[Path, int]]:
+    return [(path, number) for path in _modules() for number in imports_in_functions(path)]
 
 
 def test_few_imports_inside_functions_each_saying_why() -> None:
-    inside = {(path, node.lineno): node for path, node in _imports_in_functions()}
-    unexplained = []
-    for (path, line), _node in sorted(inside.items()):
-        lines = path.read_text().splitlines()
-        here, above = lines[line - 1], lines[line - 2].strip() if line > 1 else ""
-        if "#" not in here and not above.startswith("#"):
-            unexplained.append(f"{path.relative_to(PACKAGE)}:{line}: {here.strip()}")
+    inside = _imports_in_functions()
+    unexplained = [
+        f"{path.relative_to(PACKAGE)}:{line}: {path.read_text().splitlines()[line - 1].strip()}"
+        for path in _modules()
+        for line in without_reason(path, [number for where, number in inside if where == path])
+    ]
     assert unexplained == []
     assert len(inside) <= MAX_IMPORTS_IN_FUNCTIONS, sorted(
         f"{path.relative_to(PACKAGE)}:{line}" for path, line in inside

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.function_imports import imports_in_functions, without_reason
+
 PACKAGE = Path(__file__).resolve().parents[3] / "airline_agent"
 HEAVY = ("openai", "sqlmodel", "sqlalchemy", "pydantic_settings", "textual", "mcp", "uvicorn")
 
@@ -26,27 +28,15 @@ def test_the_app_and_every_commands_options_load_none_of_their_work() -> None:
     assert out.stdout.splitlines() == ["[]", "[]"]
 
 
-def _imports_in_functions(path: Path) -> list[int]:
-    tree = ast.parse(path.read_text())
-    return sorted(
-        node.lineno
-        for function in ast.walk(tree)
-        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
-        for node in ast.walk(function)
-        if isinstance(node, ast.Import | ast.ImportFrom)
-    )
-
-
 def test_a_command_imports_its_work_once_in_its_body_saying_why() -> None:
     doors: dict[str, list[int]] = {}
     unexplained = []
     for path in sorted([*(PACKAGE / "commands").rglob("*.py"), PACKAGE / "cli.py"]):
-        lines = path.read_text().splitlines()
-        for number in _imports_in_functions(path):
-            name = str(path.relative_to(PACKAGE))
-            doors.setdefault(name, []).append(number)
-            if "#" not in lines[number - 1] and not lines[number - 2].strip().startswith("#"):
-                unexplained.append(f"{name}:{number}")
+        name = str(path.relative_to(PACKAGE))
+        numbers = imports_in_functions(path)
+        if numbers:
+            doors[name] = numbers
+        unexplained += [f"{name}:{number}" for number in without_reason(path, numbers)]
     assert unexplained == []
     # One per command (seed and export share data.py); eval --compare reads two results
     # files, imported with the options; chat's recording comes with its work (about 30 ms
@@ -65,7 +55,7 @@ def test_a_command_imports_its_work_once_in_its_body_saying_why() -> None:
 
 def test_the_mcp_server_imports_at_the_top_and_nothing_of_the_commands() -> None:
     for path in sorted((PACKAGE / "mcp_server").rglob("*.py")):
-        assert _imports_in_functions(path) == [], path.name
+        assert imports_in_functions(path) == [], path.name
         modules = {
             node.module
             for node in ast.walk(ast.parse(path.read_text()))

@@ -5,10 +5,11 @@ playback, the live database, an eval run's results, `--watch`, the modal screens
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.function_imports import imports_in_functions, without_reason
 
 # What `airline-agent tui` imports before its first frame (tui/launch.py's `_run`).
 FIRST_SCREEN = (
@@ -87,26 +88,12 @@ DOORS = {
 }
 
 
-def _imports_in_functions(path: Path) -> list[int]:
-    tree = ast.parse(path.read_text())
-    return sorted(
-        node.lineno
-        for function in ast.walk(tree)
-        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
-        for node in ast.walk(function)
-        if isinstance(node, ast.Import | ast.ImportFrom)
-    )
-
-
 def test_the_later_modules_import_at_their_top_but_for_their_doors_saying_why() -> None:
     found: dict[str, int] = {}
     unexplained = []
     for name in DOORS:
-        lines = (PACKAGE / name).read_text().splitlines()
-        numbers = _imports_in_functions(PACKAGE / name)
+        numbers = imports_in_functions(PACKAGE / name)
         found[name] = len(numbers)
-        for number in numbers:
-            if "#" not in lines[number - 1] and not lines[number - 2].strip().startswith("#"):
-                unexplained.append(f"{name}:{number}")
+        unexplained += [f"{name}:{n}" for n in without_reason(PACKAGE / name, numbers)]
     assert unexplained == []
     assert found == DOORS
