@@ -90,15 +90,9 @@ class OpenAIBackend:
             yield reply_from_completion(await self._create(body, wire))
             return
         stream = await self._create(body, wire)
-        response = getattr(stream, "response", None)
-        content_type = str(getattr(response, "headers", {}).get("content-type") or "")
-        if response is not None and "event-stream" not in content_type.lower():
-            # Not a stream at all: read it whole and say what it is (or take a completion).
-            try:
-                data = await response.aread()
-            finally:
-                await stream.close()
-            yield reply_from_whole_body(data, content_type)
+        whole = await _read_if_not_a_stream(stream)
+        if whole is not None:  # say what it is (or take a completion)
+            yield reply_from_whole_body(*whole)
             return
         assembler = StreamAssembler()
         try:
@@ -167,14 +161,9 @@ class ResponsesBackend(OpenAIBackend):
             yield responses_reply.reply_from_response(await self._create(body, wire))
             return
         stream = await self._create(body, wire)
-        response = getattr(stream, "response", None)
-        content_type = str(getattr(response, "headers", {}).get("content-type") or "")
-        if response is not None and "event-stream" not in content_type.lower():
-            try:
-                data = await response.aread()
-            finally:
-                await stream.close()
-            yield responses_reply.reply_from_whole_body(data, content_type)
+        whole = await _read_if_not_a_stream(stream)
+        if whole is not None:
+            yield responses_reply.reply_from_whole_body(*whole)
             return
         reader = responses_reply.ResponsesStreamReader()
         try:
@@ -234,3 +223,17 @@ def backend_for(settings: Settings) -> OpenAIBackend:
     if settings.api == "responses":
         return ResponsesBackend.from_settings(settings)
     return OpenAIBackend.from_settings(settings)
+
+
+async def _read_if_not_a_stream(stream: Any) -> tuple[bytes, str] | None:
+    """A streamed request the server answered with no event stream at all: its body, read
+    whole, and its content type (None: it is a stream, to be read event by event)."""
+    response = getattr(stream, "response", None)
+    content_type = str(getattr(response, "headers", {}).get("content-type") or "")
+    if response is None or "event-stream" in content_type.lower():
+        return None
+    try:
+        data = await response.aread()
+    finally:
+        await stream.close()
+    return data, content_type
