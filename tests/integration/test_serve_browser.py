@@ -133,11 +133,15 @@ def second_tab(open_tab: OpenTab, played_tab: Tab) -> Tab:
 def closed_mid_turn(server: ServeProcess, second_tab: Tab) -> int:
     """The second tab closed while a turn plays at a reading pace; its app's pid, once
     that process has ended."""
-    second_tab.press("-", "-", "-", "-")  # instant → 8× → 4× → 2× → 1×
-    second_tab.wait_for("auto-play 1×")
-    second_tab.press(">")  # turn 2: seconds of reading pauses at 1×
+    # instant → 8× → 4× → 2× → 1× → 0.5× → 0.25×: the slowest pace, so that the turn is
+    # still playing when the tab shows its start, however late a busy machine's browser
+    # draws it (at 1×, its end was once read in the same screen as its start).
+    second_tab.press("-", "-", "-", "-", "-", "-")
+    second_tab.wait_for("auto-play 0.25×")
+    second_tab.press(">")  # turn 2: reading pauses of many seconds at 0.25×
     screen = second_tab.wait_for("turn 2 · customer message")
-    assert re.search(r"turn 2 +\d", screen) is None  # no usage row for it yet: still running
+    # No usage row for it yet: still running.
+    assert re.search(r"turn 2 +\d", screen) is None, screen
     second_tab.close()
     server.wait_for_apps(lambda apps: second_tab.app not in apps, what=f"without {second_tab.app}")
     return second_tab.app
