@@ -33,6 +33,7 @@ LIBRARIES = (
     "pydantic_settings",
     "httpx",
     "dotenv",  # read only when there is a .env (the test runs where there is none)
+    "tomllib",  # the price table, read once a cost is priced
 )
 BEHIND_DOORS = (
     "airline_agent.stack",
