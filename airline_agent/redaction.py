@@ -41,9 +41,10 @@ secret until the next piece says whether it is. `blank_secrets` blanks out only 
 known secrets (not credentials by their place): what tool arguments are scrubbed with
 before a tool stores them.
 
-Importing it costs the standard library and python-dotenv (`from_environment`, for a
-writer given no settings, reads the key and the base URL as `settings_peek` reads them,
-without pydantic), so any front end may use it at start-up.
+Importing it costs the standard library alone (`from_environment`, for a writer given no
+settings, reads the key and the base URL as `settings_peek` reads them, without pydantic,
+and with python-dotenv only when there is a `.env`), so any front end may use it at
+start-up.
 """
 
 from __future__ import annotations

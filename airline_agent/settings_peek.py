@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dotenv import dotenv_values
-
 from airline_agent.choices import DEFAULT_APPROVAL, DEFAULT_DB, DEFAULT_NOW
 
 if TYPE_CHECKING:
@@ -112,6 +110,9 @@ def _sources(
     dotenv_path = Path(".env") if dotenv is None else dotenv
     from_file: dict[str, str | None] = {}
     if dotenv_path.is_file():
+        # Only with a .env: without one, the first screen does not wait for python-dotenv.
+        from dotenv import dotenv_values
+
         from_file = {name.lower(): value for name, value in dotenv_values(dotenv_path).items()}
     return env, from_file
 

@@ -7,7 +7,6 @@ which would be a lie for a paid model and a guess for a local one.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,6 +31,9 @@ class Price:
 
 @lru_cache(maxsize=4)
 def price_table(path: Path = PRICES_FILE) -> dict[str, Price]:
+    # Read once a cost is priced: the TUI's first screen does not wait for tomllib.
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError):

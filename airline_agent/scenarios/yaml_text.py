@@ -193,22 +193,33 @@ def check_limits(root: yaml.Node) -> None:
 
 def _has_aliases(root: yaml.Node) -> bool:
     """The walk of every file: depth, tags and texts; True when a node is reached twice
-    (an alias: a node of the tree shared), for `_measure_aliases` to weigh."""
+    (an alias: a node of the tree shared), for `_measure_aliases` to weigh.
+
+    The TUI's first screen waits for it over every file of the library (some 6,000
+    nodes): a node that passes, the usual one, costs no call (`_check_node` words what
+    fails)."""
     seen: set[int] = set()
     pending: list[tuple[yaml.Node, int]] = [(root, 1)]
     while pending:
         node, depth = pending.pop()
-        if id(node) in seen:
+        key = id(node)
+        if key in seen:
             return True
-        seen.add(id(node))
+        seen.add(key)
         if depth > MAX_DEPTH:
             raise YamlLimitError(_TOO_DEEP, node.start_mark)
-        _check_node(node)
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag not in ALLOWED_TAGS or SURROGATE.search(node.value):
+                _check_node(node)
+            continue
+        if node.tag not in ALLOWED_TAGS:
+            _check_node(node)
+        below = depth + 1
         if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                pending += ((key, depth + 1), (value, depth + 1))
+            for name, value in node.value:
+                pending += ((name, below), (value, below))
         elif isinstance(node, yaml.SequenceNode):
-            pending += ((item, depth + 1) for item in node.value)
+            pending += [(item, below) for item in node.value]
     return False
 
 
