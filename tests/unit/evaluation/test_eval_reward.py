@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from airline_agent.domain.db import Database
+from airline_agent.domain.errors import DatabaseUnavailable
 from airline_agent.evaluation import reward
 from airline_agent.evaluation.reward import (
     DatabaseCheck,
@@ -25,6 +28,7 @@ from airline_agent.evaluation.reward import (
     touched,
 )
 from airline_agent.evaluation.tasks import CustomerInstructions, EvalTask, ReferenceAction
+from airline_agent.scenarios import datasets
 from airline_agent.scenarios.dbdiff import RecordChange
 from airline_agent.stack import reference_toolbox
 from airline_agent.tools.conversation import ToolConversation
@@ -302,6 +306,111 @@ def test_without_copies_the_run_s_databases_are_files_of_the_task_data(tmp_path)
     assert copy.name.startswith("task-1-trial-0-") and copy.is_file()
     references.discard(copy)
     assert not copy.exists()
+
+
+def _status(copy: Path, reservation_id: str) -> str | None:
+    with closing(sqlite3.connect(copy)) as connection:
+        return connection.execute(
+            "SELECT status FROM reservation WHERE reservation_id = ?", (reservation_id,)
+        ).fetchone()[0]
+
+
+def _cancel(database: Database, reservation_id: str) -> None:
+    tools = reference_toolbox(database, now="2024-05-15T15:00:00")
+    result = tools.call(
+        "cancel_reservation", {"reservation_id": reservation_id}, ToolConversation()
+    )
+    assert result.changes, result
+
+
+class RefillingCopies(datasets.FileDatasets):
+    """Files of the small world, made pristine again in place, every call recorded (the
+    refill fails for the copies named in `broken`)."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__("tau2", folder)
+        self.refilled: list[Path] = []
+        self.discarded: list[Path] = []
+        self.broken: set[Path] = set()
+
+    def refill(self, copy: datasets.Location) -> None:
+        self.refilled.append(Path(copy))
+        if Path(copy) in self.broken:
+            raise OSError("disk full")
+        super().refill(copy)
+
+    def discard(self, copy: datasets.Location) -> None:
+        self.discarded.append(Path(copy))
+        super().discard(copy)
+
+
+@pytest.fixture
+def file_copies(tmp_path: Path) -> RefillingCopies:
+    folder = tmp_path / "tau2"
+    folder.mkdir()
+    (folder / "db.json").write_text(json.dumps(world()))
+    return RefillingCopies(folder)
+
+
+def test_a_trial_s_file_database_given_back_serves_the_next_trial_pristine(
+    file_copies: RefillingCopies, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file copy given back is refilled where it is and kept open for the next trial,
+    which finds none of the last trial's changes; a trial that starts while every copy is
+    in use gets a new one; the run's end closes and removes the spares."""
+    opened = Opened(monkeypatch)
+    references = ReferenceStates(Path("unused"), copies=file_copies)
+    copy, database = references.trial_database("task-1-trial-0")
+    assert Path(copy).name.startswith("task-1-trial-0-") and opened.databases == [database]
+    _cancel(database, "ECON01")
+    assert _status(Path(copy), "ECON01") == "cancelled"
+    references.give_back(copy, database)
+    assert file_copies.refilled == [Path(copy)] and file_copies.discarded == []
+    assert opened.closes == [1]  # closed: a trial's connections go with it
+    assert _status(Path(copy), "ECON01") is None  # pristine again at once
+    again, reopened = references.trial_database("task-1-trial-1")
+    assert (again, reopened) == (copy, database)  # no copy made, nothing opened
+    assert opened.databases == [database]
+    other, other_database = references.trial_database("task-2-trial-0")  # the spare in use
+    assert Path(other) != Path(copy) and opened.databases == [database, other_database]
+    assert Path(other).name.startswith("task-2-trial-0-")
+    references.give_back(again, reopened)
+    references.give_back(other, other_database)
+    assert file_copies.refilled == [Path(copy), Path(copy), Path(other)]
+    assert file_copies.discarded == []
+    references.close()
+    assert sorted(file_copies.discarded) == sorted([Path(copy), Path(other)])
+    assert not Path(copy).exists() and not Path(other).exists()
+    assert opened.closes == [3, 2]  # given back twice and once, then at the run's end
+
+
+def test_a_trial_s_file_database_that_cannot_be_refilled_is_dropped(
+    file_copies: RefillingCopies,
+) -> None:
+    references = ReferenceStates(Path("unused"), copies=file_copies)
+    copy, database = references.trial_database("task-1-trial-0")
+    file_copies.broken.add(Path(copy))
+    references.give_back(copy, database)
+    assert file_copies.discarded == [Path(copy)] and not Path(copy).exists()
+    again, reopened = references.trial_database("task-1-trial-1")  # a new copy, not it
+    assert Path(again) != Path(copy) and reopened is not database
+    references.give_back(again, reopened)
+    references.close()
+    assert file_copies.discarded == [Path(copy), Path(again)]
+
+
+def test_a_trial_s_copy_that_cannot_be_opened_is_dropped(
+    copies: Copies, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unopenable(location: Path) -> Database:
+        raise DatabaseUnavailable(f"cannot open {location}")
+
+    monkeypatch.setattr(reward, "open_existing_database", unopenable)
+    references = ReferenceStates(Path("unused"), copies=copies)
+    with pytest.raises(DatabaseUnavailable, match="cannot open"):
+        references.trial_database("task-1-trial-0")
+    assert copies.made == ["task-1-trial-0"]
+    assert copies.discarded == [copies.folder / "task-1-trial-0-1.db"]
 
 
 # ------------------------------------------------------------------ a run's end states
