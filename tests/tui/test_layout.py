@@ -254,3 +254,18 @@ async def test_what_a_scenario_sets_is_said_in_the_chat_not_over_it() -> None:
         await pilot.press("space")  # the first reply comes under it, nothing over it
         await wait_until(pilot, lambda: len(chat.messages()) == 2 and not app.main.backlog)
         assert chat.notes() == [note]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 40)])
+async def test_quitting_as_the_first_frame_shows_ends_without_a_traceback(
+    size: tuple[int, int],
+) -> None:
+    """A quit typed ahead of the app (read as its first frame is out): at 80×24 the
+    one-pane layout's tab bar was mounted into a pane switcher already taken down
+    (MountError)."""
+    apps: list[AirlineApp] = []
+    app = AirlineApp(two_turn_controller(), pace=0, first_frame_shown=lambda: apps[0].exit())
+    apps.append(app)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+    assert app.return_code == 0

@@ -81,7 +81,9 @@ class PaneSwitcher(Container):
         for name in ("side", "stacked", "single"):
             panes.set_class(layout == name, f"-{name}")
         switcher = self.query_one("#switcher")
-        if layout == "single" and self.tab_bar is None:
+        # Not once the app is closing: a quit typed ahead of the app is read as its first
+        # frame is out, before this first layout (Textual refuses to mount then).
+        if layout == "single" and self.tab_bar is None and switcher.is_attached:
             tabs = (Tab(PANE_TITLES[p], id=f"tab-{p}") for p in PANES)
             self.tab_bar = Tabs(*tabs, active=f"tab-{self.shown}", id="pane-tabs")
             switcher.mount(self.tab_bar, Static("f2 next pane", id="pane-keys"))
