@@ -3,11 +3,12 @@
 nothing to play yet (offline, before a scenario is chosen).
 
 `Feed` holds what every feed does alike: a stack built by `airline_agent.stack`, the events
-of the conversation so far (what is saved and what the inspector reads), a turn's
-bookkeeping — a turn cancelled before its end is recorded as a
-`TurnFinished(reason="cancelled")`, the one record of it the screen, the recorder and the
-transcript all read — and saving. It owns the facts the status line shows of it, each
-where it is decided: the guard is its toolbox's (the switch the tools obey), the
+of the conversation so far (what is saved and what the inspector reads), the hooks of a
+turn, and saving. A turn itself runs through tui/turns.py (`run_turn`: it matches on the
+agent's events, which the first screen does not load) — a turn cancelled before its end
+is recorded there as a `TurnFinished(reason="cancelled")`, the one record of it the
+screen, the recorder and the transcript all read. It owns the facts the status line
+shows of it, each where it is decided: the guard is its toolbox's (the switch the tools obey), the
 customer its conversation's (the loop binds one and says so); before its stack exists,
 the guard and customer it will open with. Subclasses say where the database comes from,
 how a reset works and what else a turn yields (a playback's `ScenarioDiverged`).
@@ -21,35 +22,22 @@ shows each as it was and saving saves the branch on screen.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from airline_agent.agent import edits
 from airline_agent.agent.breakpoints import Breakpoints
-from airline_agent.agent.cancelled import cancelled_turn
-from airline_agent.agent.debugger_errors import EditRefused, ForkFailed
-from airline_agent.agent.events import (
-    AgentEvent,
-    ApprovalRequested,
-    CustomerBound,
-    Held,
-    RequestHeld,
-    ToolCallHeld,
-    ToolFinished,
-    ToolStarted,
-    TurnEndHeld,
-    TurnFinished,
-    TurnStarted,
-)
+from airline_agent.agent.debugger_errors import ForkFailed
 from airline_agent.tui.status import DatabaseOrigin, DebugFacts, Status
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from airline_agent.agent.conversation import Conversation
     from airline_agent.agent.debugger import Branch, Debugger
+    from airline_agent.agent.events import AgentEvent, Held
     from airline_agent.agent.loop import AgentSession
     from airline_agent.config import Settings
     from airline_agent.redaction import Redactor
@@ -83,8 +71,9 @@ class ScenarioDiverged:
         return f"diverged from the scenario: {self.brief}"
 
 
-# What a feed's turn yields: the loop's events, and a playback's divergences.
-ShownEvent = AgentEvent | ScenarioDiverged
+if TYPE_CHECKING:
+    # What a feed's turn yields: the loop's events, and a playback's divergences.
+    ShownEvent: TypeAlias = AgentEvent | ScenarioDiverged
 
 
 class Feed:
@@ -254,52 +243,8 @@ class Feed:
             self._guard = settings.guard
 
     # -- turns ------------------------------------------------------------------------
-    async def run_turn(self, text: str | None) -> AsyncGenerator[ShownEvent, None]:
-        """The turn's events as the screen shows them (`text` None: the turn a fork cut
-        goes on, `can_resume`). A hold is kept (`held`) until a key lets it go on.
-        Closed early (`aclose`, or the task cancelled inside it), the turn is recorded as
-        cancelled at once."""
-        await self._before_turn()
-        events = self._turn_events(text)
-        try:
-            async for event in events:
-                if isinstance(event, RequestHeld | ToolCallHeld | TurnEndHeld):
-                    self.held = event
-                    self.status.changed()
-                    yield event
-                    continue
-                if not self._cancels_here(event):
-                    async for shown in self._take(event):
-                        yield shown
-                    continue
-                # A playback of a turn that was cancelled when recorded: cancelled here.
-                if isinstance(event, ApprovalRequested):
-                    event.decision.cancel()  # a question nobody will answer: no modal
-                if not isinstance(event, ToolStarted | ToolFinished):
-                    self.events.append(event)  # a request or a question the customer saw
-                    yield event
-                break
-        except (asyncio.CancelledError, GeneratorExit):
-            if turn_open(self.events):
-                self.events.append(cancelled_turn(self.events))
-            raise
-        finally:
-            self._let_go()
-            await events.aclose()  # the loop settles its history (open calls answered)
-        if turn_open(self.events):
-            async for shown in self._take(cancelled_turn(self.events)):
-                yield shown
-
-    async def _take(self, event: AgentEvent) -> AsyncGenerator[ShownEvent, None]:
-        """One event of the turn: observed and kept; then what follows it."""
-        extra = self._observe(event)
-        self.events.append(event)
-        if isinstance(event, CustomerBound):
-            self.status.changed()  # the conversation acts for its customer now
-        yield event
-        for shown in extra:
-            yield shown
-
+    # A turn runs through tui/turns.py (`run_turn`): the code that matches on the agent's
+    # events loads with a feed's first turn, not with the first screen.
     def _turn_events(self, text: str | None) -> AsyncGenerator[AgentEvent, None]:
         """Where the turn's events come from: the stack's loop (None: resumed)."""
         if self.agent is None:
@@ -328,20 +273,10 @@ class Feed:
             return False
         self.set_stepping(stepping)
         held.go()
-        self._let_go()
+        self.let_go()
         return True
 
-    def go_on_edited(self, text: str) -> None:
-        """The held request is sent with `text` as its body, byte for byte, or the held
-        call runs with `text` as its arguments. Raises EditRefused, saying why, and the
-        hold stays, when it cannot be (`edits.held_problems` says so first)."""
-        held = self.held
-        if not isinstance(held, RequestHeld | ToolCallHeld):
-            raise EditRefused(["nothing editable is held: a request or a tool call is"])
-        edits.go_on_edited(held, text)
-        self._let_go()
-
-    def _let_go(self) -> None:
+    def let_go(self) -> None:
         if self.held is not None:
             self.held = None
             self.status.changed()
@@ -357,13 +292,6 @@ class Feed:
     def _observe(self, event: AgentEvent) -> list[ScenarioDiverged]:
         """Each event of the turn before anyone else sees it; what to yield after it."""
         return []
-
-    def last_cancelled(self) -> TurnFinished | None:
-        """The record of the turn just cancelled, if the last turn was."""
-        last = self.events[-1] if self.events else None
-        if isinstance(last, TurnFinished) and last.reason == "cancelled":
-            return last
-        return None
 
     # -- the conversation -----------------------------------------------------------
     def new_conversation(self) -> None:
@@ -434,16 +362,6 @@ class Feed:
         from airline_agent.scenarios.transcript import write_transcript
 
         return list(write_transcript(self.events, directory, slug(name), redactor))
-
-
-def turn_open(events: list[AgentEvent]) -> bool:
-    """A turn started and has not finished (a cancel must record its end)."""
-    for event in reversed(events):
-        if isinstance(event, TurnFinished):
-            return False
-        if isinstance(event, TurnStarted):
-            return True
-    return False
 
 
 def slug(text: str) -> str:

@@ -7,17 +7,11 @@ minute), reasoning at a skim, any other event (a request, a tool call, usage) a 
 beat so the trace builds up entry by entry; then a pause between turns. At 1× the
 showcase (cancel-ehglp3, two turns of long replies) takes about 44 s (it took about 3 s
 before: 0.25 s an event, whatever it said); every pause is multiplied by the
-pace (1 / the speed shown).
+pace (1 / the speed shown). The pause after an event is `turns.event_pause` (it
+matches on the agent's events: loaded with a feed's first turn).
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from airline_agent.agent.events import ReasoningDelta, TextDelta, TurnStarted
-
-if TYPE_CHECKING:
-    from airline_agent.tui.feed import ShownEvent
 
 READING_CHARS_PER_SECOND = 25.0
 SKIM_CHARS_PER_SECOND = 150.0  # reasoning: collapsed in the chat, a glance in the trace
@@ -28,26 +22,6 @@ LONGEST_PAUSE_SECONDS = 10.0
 # The speeds `+` and `-` go through (1× reads at READING_CHARS_PER_SECOND); 0: instant.
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 0.0)
 DEFAULT_PACE = 1.0
-
-
-def _reading(chars: int, per_second: float, shortest: float) -> float:
-    return min(max(chars / per_second, shortest), LONGEST_PAUSE_SECONDS)
-
-
-def event_pause(event: ShownEvent, pace: float) -> float:
-    """Seconds to wait after this event is shown, at this pace (0: none)."""
-    if not pace:
-        return 0.0
-    match event:
-        case TurnStarted(user_text=text):
-            seconds = _reading(len(text), READING_CHARS_PER_SECOND, 1.0)
-        case TextDelta(text=text):
-            seconds = _reading(len(text), READING_CHARS_PER_SECOND, 0.5)
-        case ReasoningDelta(text=text):
-            seconds = _reading(len(text), SKIM_CHARS_PER_SECOND, 0.5)
-        case _:
-            seconds = EVENT_BEAT_SECONDS
-    return seconds * pace
 
 
 def turn_pause(pace: float) -> float:

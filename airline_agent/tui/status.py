@@ -23,6 +23,7 @@ from airline_agent.redaction import redact_url
 from airline_agent.terminal_text import escape_controls
 
 OriginKind = Literal["user", "scenario"]
+AT_WORK = "agent working… esc cancels"  # the status line's word between waits
 LIVE_WAITS = " · offline, the live chat waits (l)"  # never a silent switch from live
 
 

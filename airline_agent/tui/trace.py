@@ -43,11 +43,12 @@ from airline_agent.agent.events import (
 )
 from airline_agent.agent.responses_wire import input_parts, reasoning_fate, reasoning_item_ids
 from airline_agent.tools.describe import describe_row_change, value_words
-from airline_agent.tui.feed import ScenarioDiverged, ShownEvent
+from airline_agent.tui.feed import ScenarioDiverged
 from airline_agent.tui.formatting import call_signature, first_line, fold, latency, pretty_json
 
 if TYPE_CHECKING:
     from airline_agent.tools.outcome import ColumnValue, RowChange
+    from airline_agent.tui.feed import ShownEvent
 
 EntryProducer = Literal["developer", "customer", "model", "framework", "api", "you"]
 RESULT_LINES = 6  # a tool result longer than this is folded; the details show it whole

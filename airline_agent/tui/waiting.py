@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from airline_agent.agent.events import (
     AssistantMessage,
@@ -23,9 +24,10 @@ from airline_agent.agent.events import (
     ToolCallDelta,
     TurnFinished,
 )
-from airline_agent.tui.feed import ShownEvent
+from airline_agent.tui.status import AT_WORK
 
-AT_WORK = "agent working… esc cancels"  # the status line's word between waits
+if TYPE_CHECKING:
+    from airline_agent.tui.feed import ShownEvent
 
 
 class ResponseWait:

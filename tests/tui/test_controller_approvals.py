@@ -12,6 +12,7 @@ from airline_agent.config import Settings
 from airline_agent.scenarios.loader import load_scenario
 from airline_agent.scenarios.runner import replay_scenario_async
 from airline_agent.tui.controller import AgentController
+from airline_agent.tui.turns import run_turn
 
 SCENARIO = """\
 name: mixed-answers
@@ -50,7 +51,7 @@ async def test_playback_answers_each_write_and_the_saved_scenario_replays(
     events = []
     try:
         while (message := controller.feed.next_customer_message()) is not None:
-            events += [event async for event in controller.feed.run_turn(message)]
+            events += [event async for event in run_turn(controller.feed, message)]
         saved = controller.save_scenario(tmp_path / "saved.yaml")
     finally:
         controller.close()
@@ -82,7 +83,7 @@ async def test_a_saved_scenario_too_large_to_replay_is_said_so(tmp_path: Path, m
     await controller.start_scenario("mixed-answers")
     try:
         while (message := controller.feed.next_customer_message()) is not None:
-            [event async for event in controller.feed.run_turn(message)]
+            [event async for event in run_turn(controller.feed, message)]
         monkeypatch.setattr(yaml_text, "MAX_FILE_BYTES", 1024)
         saved = controller.save_scenario(tmp_path / "saved.yaml")
     finally:

@@ -16,6 +16,7 @@ from airline_agent.scenarios.runner import replay_scenario_async
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController
 from airline_agent.tui.screens.prompt import PromptScreen
+from airline_agent.tui.turns import run_turn
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from tests.support.chat_server import ChatServer
 from tests.support.sample_db import seeded
@@ -52,7 +53,7 @@ async def _prepared(server: ChatServer, tmp_path: Path) -> tuple[AgentController
 async def _turn(controller: AgentController, server: ChatServer, call, text: str) -> None:
     server.stream(tool_calls=[call])
     server.stream("Done.", usage=(900, 2))
-    async for _ in controller.feed.run_turn(text):
+    async for _ in run_turn(controller.feed, text):
         pass
 
 

@@ -10,7 +10,8 @@ from airline_agent.agent.events import RequestSent, TextDelta, TurnStarted
 from airline_agent.config import Settings
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController
-from airline_agent.tui.pacing import DEFAULT_PACE, event_pause, next_pace, turn_pause
+from airline_agent.tui.pacing import DEFAULT_PACE, next_pace, turn_pause
+from airline_agent.tui.turns import event_pause, run_turn
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller
@@ -44,7 +45,7 @@ async def test_the_showcase_auto_plays_at_a_readable_pace_by_default() -> None:
     seconds, turns = 0.0, 0
     while (text := controller.feed.next_customer_message()) is not None:
         turns += 1
-        async for event in controller.feed.run_turn(text):
+        async for event in run_turn(controller.feed, text):
             seconds += event_pause(event, DEFAULT_PACE)
     seconds += turn_pause(DEFAULT_PACE) * (turns - 1)
     controller.close()

@@ -7,6 +7,7 @@ import asyncio
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from airline_agent.agent.events import (
     AssistantMessage,
@@ -16,9 +17,11 @@ from airline_agent.agent.events import (
     Usage,
     UsageReported,
 )
-from airline_agent.tui.feed import ShownEvent
 from airline_agent.tui.scheduler import EventScheduler, coalesce_deltas
 from airline_agent.tui.trace import TraceEntry
+
+if TYPE_CHECKING:
+    from airline_agent.tui.feed import ShownEvent
 
 DEADLINE = 10.0
 

@@ -11,6 +11,7 @@ from textual.app import App, ComposeResult
 from airline_agent.agent.conversation import Conversation
 from airline_agent.agent.events import TurnFinished, Usage, UsageReported
 from airline_agent.agent.usage import Spend
+from airline_agent.tui.shown import show_in_usage
 from airline_agent.tui.widgets.usage_pane import UNKNOWN_CONTEXT, UsagePane
 
 ONE = Usage(prompt_tokens=3_210, completion_tokens=207, cached_tokens=2_816, reasoning_tokens=89)
@@ -61,7 +62,7 @@ async def test_a_streamed_request_and_its_turn_are_drawn_with_their_figures() ->
         )
         conversation = _conversation(first)
         pane = app.query_one(UsagePane)
-        pane.show([first, TurnFinished(1, "answered", ONE, 0.0012)], conversation)
+        show_in_usage(pane, [first, TurnFinished(1, "answered", ONE, 0.0012)], conversation)
         assert pane.table.lines() == [
             "#1       3,210  2,816   207    89      812",
             "  first token 95 ms · 41.2 tok/s",
@@ -80,7 +81,7 @@ async def test_a_scripted_request_says_so_and_no_speed() -> None:
     async with app.run_test(size=(60, 20)):
         scripted = _report(1, TWO, None, scripted=True, first_token_ms=5.0)
         pane = app.query_one(UsagePane)
-        pane.show([scripted], _conversation(scripted))
+        show_in_usage(pane, [scripted], _conversation(scripted))
         assert pane.table.lines() == ["#1       1,050      0    13     0 scripted"]
         assert _lines(app)["cost"] == "cost unknown: no price for gpt-4o-mini in data/prices.toml"
         assert _lines(app)["context"] == UNKNOWN_CONTEXT  # no window known for the request
@@ -93,7 +94,7 @@ async def test_a_response_without_usage_has_dashes_and_makes_the_cost_unknown() 
         bare = _report(2, None, None, context_window=8_192)
         conversation = _conversation(priced, bare)
         pane = app.query_one(UsagePane)
-        pane.show([priced, bare, TurnFinished(1, "answered", TWO, None)], conversation)
+        show_in_usage(pane, [priced, bare, TurnFinished(1, "answered", TWO, None)], conversation)
         assert pane.table.lines() == [
             "#1       1,050      0    13     0      812",
             "#2           —      —     —     —      812",
@@ -111,13 +112,13 @@ async def test_the_context_bar_fills_in_proportion_and_stops_at_the_window() -> 
     async with app.run_test(size=(60, 20)):
         pane = app.query_one(UsagePane)
         half = _report(1, Usage(prompt_tokens=4_096), 0.1, context_window=8_192)
-        pane.show([half], _conversation(half))
+        show_in_usage(pane, [half], _conversation(half))
         assert _lines(app)["context"] == "context 4,096 / 8,192 (50%) ━━━━━━━━━━"
         bar = pane.query_one("#usage-context").render()
         assert [str(span.style) for span in bar.spans] == ["bold", "dim"]
         assert [bar.plain[span.start : span.end] for span in bar.spans] == ["━" * 5, "━" * 5]
         over = _report(2, Usage(prompt_tokens=9_000), 0.1, context_window=8_192)
-        pane.show([over], _conversation(half, over))
+        show_in_usage(pane, [over], _conversation(half, over))
         bar = pane.query_one("#usage-context").render()
         assert bar.plain == "context 9,000 / 8,192 (100%) ━━━━━━━━━━"
         first = bar.spans[0]
@@ -129,7 +130,7 @@ async def test_a_cost_of_a_dollar_or_more_has_cents_and_clear_empties_the_pane()
     async with app.run_test(size=(60, 20)):
         pane = app.query_one(UsagePane)
         dear = _report(1, ONE, 2.5, context_window=128_000)
-        pane.show([dear], _conversation(dear))
+        show_in_usage(pane, [dear], _conversation(dear))
         assert _lines(app)["cost"] == "cost $2.50 (prices: data/prices.toml)"
         fresh = Conversation()
         assert fresh.spend == Spend()
@@ -155,7 +156,7 @@ async def test_a_model_name_holding_brackets_is_shown_as_written_not_read_as_mar
     app = PaneApp()
     async with app.run_test(size=(90, 20)):
         report = UsageReported(1, TWO, None, "qwen[/b][bold]-7b", 20.0, scripted=True)
-        app.query_one(UsagePane).show([report], _conversation(report))
+        show_in_usage(app.query_one(UsagePane), [report], _conversation(report))
         assert _lines(app)["cost"] == (
             "cost unknown: no price for qwen[/b][bold]-7b in data/prices.toml"
         )
@@ -166,7 +167,7 @@ async def test_a_turns_subtotal_is_bold_and_a_requests_row_is_not() -> None:
     async with app.run_test(size=(60, 20)) as pilot:
         first = _report(1, ONE, 0.0012)
         pane = app.query_one(UsagePane)
-        pane.show([first, TurnFinished(1, "answered", ONE, 0.0012)], _conversation(first))
+        show_in_usage(pane, [first, TurnFinished(1, "answered", ONE, 0.0012)], _conversation(first))
         await pilot.pause()
         rows = [pane.table.render_line(y) for y in range(3)]
         assert [strip.text.split()[0] for strip in rows] == ["#1", "turn", "cost"]
@@ -182,7 +183,7 @@ async def test_a_streamed_request_without_a_speed_shows_only_its_first_token_tim
     async with app.run_test(size=(60, 20)):
         report = _report(1, TWO, 0.01, first_token_ms=95.0, tokens_per_second=None)
         pane = app.query_one(UsagePane)
-        pane.show([report], _conversation(report))
+        show_in_usage(pane, [report], _conversation(report))
         assert pane.table.lines() == [
             "#1       1,050      0    13     0      812",
             "  first token 95 ms",

@@ -28,7 +28,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from functools import partial
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -38,14 +38,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from airline_agent.agent import edits
 from airline_agent.agent.debugger_errors import BranchBusy, EditRefused, ForkFailed
-from airline_agent.agent.events import (
-    ApprovalRequested,
-    RequestHeld,
-    ToolCallHeld,
-    TurnEndHeld,
-)
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui import notices
 from airline_agent.tui.collector import (
@@ -54,17 +47,9 @@ from airline_agent.tui.collector import (
     resume_full_collections,
 )
 from airline_agent.tui.messages import SeedingProgress, TurnEnded
-from airline_agent.tui.pacing import (
-    DEFAULT_PACE,
-    describe_speed,
-    event_pause,
-    next_pace,
-    turn_pause,
-)
-from airline_agent.tui.scheduler import EventScheduler
+from airline_agent.tui.pacing import DEFAULT_PACE, describe_speed, next_pace, turn_pause
 from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
-from airline_agent.tui.trace import TraceBuilder, TraceEntry
-from airline_agent.tui.waiting import AT_WORK, ResponseWait
+from airline_agent.tui.status import AT_WORK
 from airline_agent.tui.watched_log import WatchedLog
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from airline_agent.tui.widgets.keys_footer import KeysFooter
@@ -77,10 +62,14 @@ if TYPE_CHECKING:
     from textual.widgets import ProgressBar
 
     from airline_agent.agent.debugger import Branch
+    from airline_agent.agent.events import ApprovalRequested, Held
     from airline_agent.tui.controller import Controller
     from airline_agent.tui.database_reset import ResetPlan
     from airline_agent.tui.feed import BreakpointName, ShownEvent
+    from airline_agent.tui.scheduler import EventScheduler
     from airline_agent.tui.screens.later import Later
+    from airline_agent.tui.trace import TraceBuilder, TraceEntry
+    from airline_agent.tui.waiting import ResponseWait
 
 # Short words in the footer (it fits 80 columns); the tooltip says what the key does,
 # for the command palette. Keys not shown stay in help (f1) and the palette.
@@ -202,10 +191,7 @@ class MainScreen(Screen[None]):
         # pace, 0 is instant (tests, the benchmark); + and - change it.
         self.pace = pace
         self.autoplay = False
-        self.trace_builder = TraceBuilder()
-        self.scheduler = EventScheduler(self)
         self.turn_worker: Worker | None = None
-        self.waiting = ResponseWait(self.show_activity)  # live: seconds waited, prompt read
         # A key that acts on the scenario waits while one is chosen or loads.
         self.scenario_coming = False  # the library is open, or its choice loads
         self.scenario_loading = False  # a chosen scenario loads
@@ -237,12 +223,43 @@ class MainScreen(Screen[None]):
         """What the app is doing now, in the status line ("" when at rest)."""
         self.controller.status.show_activity(activity)
 
+    # -- what shows a feed's events: made when the first events come (screens/later.py) --
+    @cached_property
+    def scheduler(self) -> EventScheduler:
+        """When a turn's events go on screen (how each is shown is this screen's)."""
+        scheduler = later().EventScheduler(self)
+        self.screen_layout_refresh_signal.subscribe(self, scheduler.frame_painted)
+        return scheduler
+
+    @cached_property
+    def trace_builder(self) -> TraceBuilder:
+        return later().TraceBuilder()
+
+    @cached_property
+    def waiting(self) -> ResponseWait:
+        """Live: the seconds a response is waited for, how much of the prompt is read."""
+        waiting = later().ResponseWait(self.show_activity)
+        self.set_interval(1.0, waiting.tick)
+        return waiting
+
+    @property
+    def showing_events(self) -> bool:
+        """Events have come: the scheduler exists (before, a key has none to hold)."""
+        return "scheduler" in self.__dict__
+
+    def hold_for_key(self) -> None:
+        """A key arrived: no new events go on screen until its frame is painted."""
+        if self.showing_events:
+            self.scheduler.hold_for_key()
+
+    def key_handled(self) -> None:
+        if self.showing_events:
+            self.scheduler.key_handled()
+
     def on_mount(self) -> None:
-        self.screen_layout_refresh_signal.subscribe(self, self.scheduler.frame_painted)
         self.show_speed()
         self.show_input()
         self.use_redactor()
-        self.set_interval(1.0, self.waiting.tick)
         if self.controller.mode == "live":
             self.prepare()
         elif self.controller.mode == "watch":
@@ -279,10 +296,8 @@ class MainScreen(Screen[None]):
         if action in DEBUGGER_ACTIONS and run.debugger is None:
             return False
         if action == "edit_held":
-            held = run.held
-            return isinstance(held, RequestHeld) or (
-                isinstance(held, ToolCallHeld) and held.editable
-            )
+            # Held: a turn ran, so what shows its events (`later`) is loaded.
+            return run.held is not None and later().editable(run.held)
         if action in HOLD_ACTIONS and (run.held is not None or run.can_resume):
             return True
         if action in OFFLINE_ONLY_ACTIONS and self.controller.mode == "live":
@@ -313,15 +328,16 @@ class MainScreen(Screen[None]):
     async def show_event(self, event: ShownEvent, *, in_chat: bool) -> list[TraceEntry]:
         if self.controller.mode == "live":  # a scripted reply is not waited for
             self.waiting.observe(event)
+        shows = later()
         if in_chat:
-            await self.chat.show(event)
-        if isinstance(event, ApprovalRequested) and not event.decision.done():
-            self.ask_approval(event)
-        if isinstance(event, RequestHeld | ToolCallHeld | TurnEndHeld):
-            self._hold_shown(event)
+            await shows.show_in_chat(self.chat, event)
+        if (question := shows.approval_asked(event)) is not None:
+            self.ask_approval(question)
+        if (held := shows.hold(event)) is not None:
+            self._hold_shown(held)
         return self.trace_builder.feed(event)
 
-    def _hold_shown(self, held: RequestHeld | ToolCallHeld | TurnEndHeld) -> None:
+    def _hold_shown(self, held: Held) -> None:
         """The turn waits for a key here (the status line says what comes next)."""
         run = self.controller.feed
         if held is not run.held:
@@ -342,7 +358,7 @@ class MainScreen(Screen[None]):
         self.trace.add_entries(entries)
 
     def show_usage(self, events: list[ShownEvent]) -> None:
-        self.usage.show(events, self.controller.feed.conversation)
+        later().show_in_usage(self.usage, events, self.controller.feed.conversation)
 
     def chat_streaming(self, request: int) -> bool:
         return self.chat.streaming(request)
@@ -350,7 +366,7 @@ class MainScreen(Screen[None]):
     @property
     def backlog(self) -> int:
         """Events the worker produced that the panes do not show yet (and a slice to come)."""
-        return self.scheduler.backlog
+        return self.scheduler.backlog if self.showing_events else 0
 
     # -- start-up: settings, then open (and seed) the database, in workers ----------
     async def _settled(self) -> bool:
@@ -434,6 +450,7 @@ class MainScreen(Screen[None]):
         run = self.controller.feed
         assert isinstance(run, WatchedLog)
         worker = get_current_worker()
+        later()  # what shows the log's events, loaded here rather than on the UI's loop
         tail = run.tail
         shown: tuple[bool, int] | None = None  # (present, lines dropped) last shown
         try:
@@ -459,7 +476,7 @@ class MainScreen(Screen[None]):
                 "mcp --events FILE) show in the trace as they happen."
             )
         waited = not run.appeared
-        watched = run.take(lines, present=present)
+        watched = later().take_watched(run, lines, present=present)
         if not present and waited:
             self.show_activity(f"waiting for {run.path} to appear…")
             await self.chat.add_message(
@@ -490,19 +507,20 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="turn")
     async def show_turn(self, text: str | None) -> None:
-        """The feed's turn on screen, event by event (the feed runs it: `Feed.run_turn`)."""
+        """The feed's turn on screen, event by event (`turns.run_turn` runs it)."""
         run = self.controller.feed
-        events = run.run_turn(text)  # the feed's own turn: closing it closes the loop's
+        shows = later()
+        events = shows.run_turn(run, text)  # the feed's turn: closing it closes the loop's
         try:
             async for event in events:
                 await self.scheduler.put(event)
-                if self.autoplay and (pause := event_pause(event, self.pace)):
+                if self.autoplay and (pause := shows.event_pause(event, self.pace)):
                     await asyncio.sleep(pause)
         except asyncio.CancelledError:
             # Cancelled here (between events) or in the loop: either way the turn is
             # closed now, and the feed records how it ended — the record the panes show.
             await events.aclose()
-            cancelled = run.last_cancelled()
+            cancelled = shows.last_cancelled(run)
             if cancelled is not None:
                 self.scheduler.put_nowait(cancelled)
             self.post_message(TurnEnded("cancelled"))
@@ -557,8 +575,7 @@ class MainScreen(Screen[None]):
         """The inspector on `request` (None: the latest, or the one held), over the feed's
         conversation."""
         log = later().RequestLog(self.controller.feed.events)
-        held = self.controller.feed.held
-        held = held if isinstance(held, RequestHeld) else None
+        held = later().held_request(self.controller.feed.held)
         if request is None and held is not None:
             request = held.request
         elif request is None and log.exchanges:
@@ -697,28 +714,20 @@ class MainScreen(Screen[None]):
         accepts goes on (the body byte for byte); esc leaves the hold as it was."""
         run = self.controller.feed
         held = run.held
-        if isinstance(held, RequestHeld):
-            title = f"Request #{held.request}, held before it is sent: its body, exactly"
-            accept = "send it as it stands, byte for byte"
-        elif isinstance(held, ToolCallHeld) and held.editable:
-            title = (
-                f"{held.call.name} ({held.call.call_id}), held before it runs: its arguments "
-                "(the model's call stays in the history as it made it)"
-            )
-            accept = "run the call with them"
-        else:
+        edit = later().held_edit(held)
+        if edit is None:
             self.notify("Nothing to edit: e edits a request or a tool call held before it goes.")
             return
         # As every pane shows text: secrets blanked, a terminal's commands as JSON escapes
         # (the same JSON value; a blanked secret stays blank if you send it).
-        text = escape_controls(self.controller.redactor.redact(edits.held_text(held)))
+        text = escape_controls(self.controller.redactor.redact(edit.text))
         edited = await self.app.push_screen_wait(
-            later().JsonEditorScreen(title, text, partial(edits.held_problems, held), accept=accept)
+            later().JsonEditorScreen(edit.title, text, edit.problems, accept=edit.accept)
         )
         if edited is None or run.held is not held:
             return  # left as it was, or the turn went on (or was cancelled) meanwhile
         try:
-            run.go_on_edited(edited)
+            later().go_on_edited(run, edited)
         except EditRefused as refused:
             self.notify(f"Not accepted: {refused}", severity="error")
         else:

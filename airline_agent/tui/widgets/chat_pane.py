@@ -18,19 +18,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from airline_agent.agent.events import (
-    AssistantMessage,
-    ErrorOccurred,
-    GroundingWarning,
-    LimitReached,
-    ReasoningDelta,
-    TextDelta,
-    TurnFinished,
-    TurnStarted,
-)
 from airline_agent.redaction import Redactor, StreamRedactor
 from airline_agent.terminal_text import escape_controls
-from airline_agent.tui.feed import ScenarioDiverged, ShownEvent
 from airline_agent.tui.widgets.chat_input import ChatInput
 
 if TYPE_CHECKING:
@@ -167,53 +156,48 @@ class ChatPane(Vertical):
             self._reply = await self.add_message("agent", "")
         return self._reply
 
-    async def show(self, event: ShownEvent) -> None:
-        match event:
-            case TurnStarted(user_text=text):
-                self._reply = None
-                await self.add_message("customer", text)
-            case ReasoningDelta(request=request, text=fragment):
-                self._reasoned.add(request)
-                await (await self._agent_message()).add_reasoning(self._shown(fragment), request)
-            case TextDelta(request=request, text=fragment):
-                reply = await self._agent_message()
-                self._by_request[request] = reply
-                stream = self._streams.setdefault(request, self.redactor.stream())
-                # One character at a time: a sequence split across chunks is escaped too.
-                await reply.append(escape_controls(stream.feed(fragment)))
-            case AssistantMessage(request=request, content=content, reasoning=reasoning):
-                streamed = request in self._by_request
-                if reasoning and request not in self._reasoned:
-                    reasoning = self._shown(reasoning)
-                    await (await self._agent_message()).add_reasoning(reasoning, request)
-                if content and not streamed:
-                    reply = await self._agent_message()
-                    self._by_request[request] = reply
-                    await reply.set_text(self._shown(content))
-                elif streamed:
-                    await self._finish_streamed(request)
-            case GroundingWarning(request=request) as warning:
-                target = self._by_request.get(request) or self._reply
-                text = self._shown(warning.describe())
-                if target is not None:
-                    await target.add_warning(text)
-                else:
-                    await self.add_message("notice", f"⚠ {text}")
-            case LimitReached(message=text):
-                await self.add_message("notice", f"⚠ {text}")
-            case ErrorOccurred(message=text, hint=hint):
-                await self.add_message("error", text + (f"\n\n{hint}" if hint else ""))
-            case ScenarioDiverged() as diverged:
-                await self.add_message(
-                    "notice",
-                    f"⚠ This playback {diverged.summary()} ({diverged.where}); what the "
-                    "scripted agent says next may not match what happened.",
-                )
-            case TurnFinished(reason="cancelled"):
-                await self.turn_cancelled()
-            case TurnFinished():
-                if self._reply is not None:
-                    await self._reply.finish_stream()
+    # -- what a turn's events add (tui/shown.py says which event adds what) ---------
+    async def customer_said(self, text: str) -> None:
+        """The customer's message opens the turn: the agent's reply starts anew."""
+        self._reply = None
+        await self.add_message("customer", text)
+
+    async def reasoning(self, request: int, fragment: str) -> None:
+        self._reasoned.add(request)
+        await (await self._agent_message()).add_reasoning(self._shown(fragment), request)
+
+    async def reply_delta(self, request: int, fragment: str) -> None:
+        reply = await self._agent_message()
+        self._by_request[request] = reply
+        stream = self._streams.setdefault(request, self.redactor.stream())
+        # One character at a time: a sequence split across chunks is escaped too.
+        await reply.append(escape_controls(stream.feed(fragment)))
+
+    async def reply(self, request: int, content: str | None, reasoning: str | None) -> None:
+        """The agent's whole message for `request` (shown already if it streamed)."""
+        streamed = request in self._by_request
+        if reasoning and request not in self._reasoned:
+            reasoning = self._shown(reasoning)
+            await (await self._agent_message()).add_reasoning(reasoning, request)
+        if content and not streamed:
+            reply = await self._agent_message()
+            self._by_request[request] = reply
+            await reply.set_text(self._shown(content))
+        elif streamed:
+            await self._finish_streamed(request)
+
+    async def warn_reply(self, request: int, warning: str) -> None:
+        """A warning about the reply to `request`, under it (or as a notice)."""
+        target = self._by_request.get(request) or self._reply
+        text = self._shown(warning)
+        if target is not None:
+            await target.add_warning(text)
+        else:
+            await self.add_message("notice", f"⚠ {text}")
+
+    async def turn_finished(self) -> None:
+        if self._reply is not None:
+            await self._reply.finish_stream()
 
     async def _finish_streamed(self, request: int) -> None:
         """The reply's stream ended: what its redaction held back goes out, then it closes."""

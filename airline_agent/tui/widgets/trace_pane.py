@@ -10,6 +10,8 @@ approval, a binding) marks every other entry with that id and posts
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -21,9 +23,11 @@ from textual.widgets.option_list import Option
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.formatting import clip_lines
-from airline_agent.tui.trace import TraceEntry
 from airline_agent.tui.widgets.steady_scrollbar import SteadyScrollbar
 from airline_agent.tui.widgets.token_wrap import WholeTokens
+
+if TYPE_CHECKING:
+    from airline_agent.tui.trace import TraceEntry
 
 BADGES = {
     "developer": ("developer", "bold black on #b48ead"),

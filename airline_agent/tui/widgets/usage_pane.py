@@ -16,13 +16,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from airline_agent.agent.events import TurnFinished, Usage, UsageReported
 from airline_agent.tui.formatting import latency, money, rate, tokens
 from airline_agent.tui.widgets.usage_table import UsageTable
 
 if TYPE_CHECKING:
     from airline_agent.agent.conversation import Conversation
-    from airline_agent.tui.feed import ShownEvent
+    from airline_agent.agent.events import Usage, UsageReported
 
 PRICES = "data/prices.toml"
 UNKNOWN_CONTEXT = "context window: unknown for this model"
@@ -56,22 +55,12 @@ class UsagePane(Vertical):
         self.query_one("#usage-context", Static).update(UNKNOWN_CONTEXT, layout=False)
         self.show_totals(conversation)
 
-    def show(self, events: list[ShownEvent], conversation: Conversation | None) -> None:
-        """New rows for these events, then the conversation's totals as they are now."""
-        reported: UsageReported | None = None
-        for event in events:
-            match event:
-                case UsageReported():
-                    reported = event
-                    self._request_row(event)
-                case TurnFinished(turn=turn, usage=usage, cost=cost):
-                    cells = [tokens(n) for n in _counts(usage)]
-                    self.table.add_row(f"turn {turn}", cells, bold=True, note=_cost(cost))
-        if reported is not None:
-            self._show_context(reported)
-        self.show_totals(conversation, reported)
+    # -- what a turn's events add (tui/shown.py says which event adds what) ---------
+    def turn_row(self, turn: int, usage: Usage, cost: float | None) -> None:
+        cells = [tokens(n) for n in _counts(usage)]
+        self.table.add_row(f"turn {turn}", cells, bold=True, note=_cost(cost))
 
-    def _request_row(self, reported: UsageReported) -> None:
+    def request_row(self, reported: UsageReported) -> None:
         usage = reported.usage
         cells = _counts(usage) if usage else (None, None, None, None)
         elapsed = latency(reported.latency_ms, reported.scripted).removesuffix(" ms")
@@ -79,7 +68,7 @@ class UsagePane(Vertical):
             f"#{reported.request}", [*(tokens(n) for n in cells), elapsed], note=_speed(reported)
         )
 
-    def _show_context(self, reported: UsageReported) -> None:
+    def show_context(self, reported: UsageReported) -> None:
         """How much of the context window the request used, in figures and a bar."""
         line = self.query_one("#usage-context", Static)
         used = reported.usage.prompt_tokens if reported.usage else None
@@ -100,9 +89,9 @@ class UsagePane(Vertical):
         """The conversation's totals in the table's columns, and its cost in words (why
         it is unknown, when it is). `reported`: the last request shown, whose model a
         missing price is named by."""
-        total = conversation.spend.usage if conversation is not None else Usage()
+        counts = _counts(conversation.spend.usage) if conversation is not None else (0, 0, 0, 0)
         requests = conversation.requests if conversation is not None else 0
-        cells = [tokens(n) for n in _counts(total)]
+        cells = [tokens(n) for n in counts]
         self.query_one("#usage-totals", Static).update(
             UsageTable.format_row("total", [*cells, f"{requests} req"]), layout=False
         )

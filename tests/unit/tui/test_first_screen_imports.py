@@ -36,6 +36,9 @@ LIBRARIES = (
     "tomllib",  # the price table, read once a cost is priced
 )
 BEHIND_DOORS = (
+    # The agent's events: what shows them (a feed's turn, the trace, the panes' rows) is
+    # behind the main screen's door to screens/later.py.
+    "airline_agent.agent.events",
     "airline_agent.stack",
     "airline_agent.config",
     "airline_agent.scenarios.loader",
@@ -84,6 +87,9 @@ DOORS = {
     "tui/database_reset.py": 0,
     "tui/eval_results.py": 0,
     "tui/watched_log.py": 0,
+    "tui/watched_lines.py": 0,
+    "tui/turns.py": 0,
+    "tui/shown.py": 0,
     **{
         f"tui/screens/{path.name}": 0
         for path in (PACKAGE / "tui" / "screens").glob("*.py")
