@@ -62,7 +62,7 @@ from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 from airline_agent.domain import database_urls
 from airline_agent.domain.database_urls import mask_passwords
 from airline_agent.settings_peek import peek_credentials
-from airline_agent.tools.untrusted import clean_text
+from airline_agent.terminal_text import clean_text
 
 if TYPE_CHECKING:
     from airline_agent.config import Settings

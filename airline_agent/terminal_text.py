@@ -21,7 +21,8 @@ six characters and an escaped ESC look alike, and neither commands the terminal.
 Every front end applies `escape_controls` where such text reaches a screen or a file a
 person reads with `cat`: the chat REPL's output, the TUI's widgets, toasts and status
 line, the Markdown transcript. Standard library only, so any front end may import it at
-start-up.
+start-up. It also repairs text holding lone UTF-16 halves (`clean_text`), which no terminal
+or file takes.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ import re
 _COMMANDS = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]"
 )
+
+# A lone UTF-16 half (U+D800–U+DFFF): no character, and no file or terminal takes it as
+# text. `clean_text` repairs it (tools/untrusted.py does the rest: JSON from outside);
+# scenarios/yaml_text.py refuses it. Here, in the module every front end loads at
+# start-up: redacting a pane's text or checking the library's YAML needs nothing heavier.
+SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"  # what the Unicode standard puts in place of undecodable text
+_SPLIT_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -50,3 +59,17 @@ def escape_controls(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text  # the usual line: nothing to look for
     return _COMMANDS.sub(_escape, text)
+
+
+def _combined(match: re.Match[str]) -> str:
+    pair = match.group()
+    high, low = pair[0], pair[1]
+    return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
+
+
+def clean_text(text: str) -> str:
+    """Halves of one character that arrived apart joined again; any other surrogate
+    replaced by U+FFFD. Text without surrogates is returned as it is (the usual case)."""
+    if text.isascii() or SURROGATE.search(text) is None:
+        return text
+    return SURROGATE.sub(REPLACEMENT, _SPLIT_PAIR.sub(_combined, text))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from airline_agent.tools.untrusted import SURROGATE
+from airline_agent.terminal_text import SURROGATE
 
 # A long recorded session (1,000 turns of flight searches) is about 8 MiB; reading a file
 # takes about 40 MB of memory per MiB (measured: 2 / 8 / 16 MiB → 108 / 337 / 638 MB

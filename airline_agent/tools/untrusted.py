@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-REPLACEMENT = "\ufffd"  # what the Unicode standard puts in place of undecodable text
+from airline_agent.terminal_text import REPLACEMENT, SURROGATE, clean_text
+
 # Levels of lists and objects a JSON value from outside may have (tool arguments need 3:
 # `{"flights": [{"date": …}]}`); well below where recursive code breaks.
 MAX_DEPTH = 32
@@ -30,9 +31,7 @@ MAX_DEPTH = 32
 # body; one of more digits than this is a mistake or an attack, refused before anything
 # converts it (Python will not even turn an integer of over 4,300 digits into text).
 MAX_NUMBER_DIGITS = 20
-SURROGATE = re.compile("[\ud800-\udfff]")
 _HIGH = ("\ud800", "\udbff")
-_SPLIT_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _TOO_LARGE = 10**MAX_NUMBER_DIGITS
 _NUMBERS_ARE = f"a number is finite and has at most {MAX_NUMBER_DIGITS} digits"
@@ -44,20 +43,6 @@ JsonObject: TypeAlias = dict[str, "JsonValue"]
 def has_surrogate(text: str) -> bool:
     """Whether the text holds a surrogate (one that no encoder can write)."""
     return SURROGATE.search(text) is not None
-
-
-def _combined(match: re.Match[str]) -> str:
-    pair = match.group()
-    high, low = pair[0], pair[1]
-    return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
-
-
-def clean_text(text: str) -> str:
-    """Halves of one character that arrived apart joined again; any other surrogate
-    replaced by U+FFFD. Text without surrogates is returned as it is (the usual case)."""
-    if text.isascii() or SURROGATE.search(text) is None:
-        return text
-    return SURROGATE.sub(REPLACEMENT, _SPLIT_PAIR.sub(_combined, text))
 
 
 def escape_surrogates(text: str) -> str:

@@ -39,6 +39,8 @@ BEHIND_DOORS = (
     # The agent's events: what shows them (a feed's turn, the trace, the panes' rows) is
     # behind the main screen's door to screens/later.py.
     "airline_agent.agent.events",
+    # JSON from outside, checked (the screen's text needs only terminal_text's repair).
+    "airline_agent.tools.untrusted",
     "airline_agent.stack",
     "airline_agent.config",
     "airline_agent.scenarios.loader",
