@@ -19,7 +19,10 @@ the field's: Textual leaves it out of the screen's bindings then, priority or no
 
 The modal screens (and the database's progress bar) are reached through one door,
 `later()`: the first frame waits for none of them, and a worker opens it once the settings
-are read, so opening one does not wait for its module either.
+are read, so opening one does not wait for its module either. So is what shows a feed's
+events (the agent's event classes and the code that matches on them: a feed's turn, the
+scheduler, the trace, what each event adds to the panes): the panes themselves know
+messages, entries and rows, and the scheduler is made when the first events come.
 """
 
 from __future__ import annotations
