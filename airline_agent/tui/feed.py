@@ -245,7 +245,7 @@ class Feed:
     # -- turns ------------------------------------------------------------------------
     # A turn runs through tui/turns.py (`run_turn`): the code that matches on the agent's
     # events loads with a feed's first turn, not with the first screen.
-    def _turn_events(self, text: str | None) -> AsyncGenerator[AgentEvent, None]:
+    def turn_events(self, text: str | None) -> AsyncGenerator[AgentEvent, None]:
         """Where the turn's events come from: the stack's loop (None: resumed)."""
         if self.agent is None:
             raise RuntimeError("nothing is open to run a turn on")
@@ -281,15 +281,15 @@ class Feed:
             self.held = None
             self.status.changed()
 
-    async def _before_turn(self) -> None:
+    async def before_turn(self) -> None:
         """Before the loop sees the customer's message (live: copy the database)."""
 
-    def _cancels_here(self, event: AgentEvent) -> bool:
+    def cancels_here(self, event: AgentEvent) -> bool:
         """Whether the turn is to be cancelled at this event (a playback's recording of
         a cancelled turn ends there)."""
         return False
 
-    def _observe(self, event: AgentEvent) -> list[ScenarioDiverged]:
+    def divergences_at(self, event: AgentEvent) -> list[ScenarioDiverged]:
         """Each event of the turn before anyone else sees it; what to yield after it."""
         return []
 

@@ -117,7 +117,7 @@ class LiveChat(Feed):
         return self._database.customers(self.stack)
 
     # -- turns --------------------------------------------------------------------------
-    async def _before_turn(self) -> None:
+    async def before_turn(self) -> None:
         if not self.events and self._database is not None:
             # The conversation begins: copy the database as it is.
             await asyncio.to_thread(self._database.copy_start, self.database_file())

@@ -191,14 +191,14 @@ class Playback(Feed):
             return f"customer message (turn {self.next_turn + 1})"
         return None
 
-    def _turn_events(self, text: str | None) -> AsyncGenerator[AgentEvent, None]:
+    def turn_events(self, text: str | None) -> AsyncGenerator[AgentEvent, None]:
         cut = self.conversation.cut_turn if self.conversation is not None else None
         if text is None and cut is not None and self.script is not None:
             # A fork cut in the middle of a turn goes on with the rest of its responses.
             served = sum(isinstance(event, AssistantMessage) for event in self._this_turn)
             if 0 < cut.number <= len(self.scenario.turns):
                 self.script.load(self.scenario.turns[cut.number - 1], served=served)
-        return super()._turn_events(text)
+        return super().turn_events(text)
 
     # -- branches -----------------------------------------------------------------------
     def _left_branch(self, branch: Branch) -> None:
@@ -234,11 +234,11 @@ class Playback(Feed):
         self._this_turn = []
         self.status.changed()
 
-    def _cancels_here(self, event: AgentEvent) -> bool:
+    def cancels_here(self, event: AgentEvent) -> bool:
         # As `replay` does: asked once per event, before the script answers anything.
         return self.script is not None and self.script.cancels(event)
 
-    def _observe(self, event: AgentEvent) -> list[ScenarioDiverged]:
+    def divergences_at(self, event: AgentEvent) -> list[ScenarioDiverged]:
         if self.script is not None:
             self.script.answer(event)  # an approval question gets the scenario's answer
         if isinstance(event, TurnStarted):

@@ -50,8 +50,8 @@ async def run_turn(feed: Feed, text: str | None) -> AsyncGenerator[ShownEvent, N
     goes on, `feed.can_resume`). A hold is kept (`feed.held`) until a key lets it go on.
     Closed early (`aclose`, or the task cancelled inside it), the turn is recorded as
     cancelled at once."""
-    await feed._before_turn()
-    events = feed._turn_events(text)
+    await feed.before_turn()
+    events = feed.turn_events(text)
     try:
         async for event in events:
             if isinstance(event, RequestHeld | ToolCallHeld | TurnEndHeld):
@@ -59,7 +59,7 @@ async def run_turn(feed: Feed, text: str | None) -> AsyncGenerator[ShownEvent, N
                 feed.status.changed()
                 yield event
                 continue
-            if not feed._cancels_here(event):
+            if not feed.cancels_here(event):
                 async for shown in _take(feed, event):
                     yield shown
                 continue
@@ -84,7 +84,7 @@ async def run_turn(feed: Feed, text: str | None) -> AsyncGenerator[ShownEvent, N
 
 async def _take(feed: Feed, event: AgentEvent) -> AsyncGenerator[ShownEvent, None]:
     """One event of the turn: observed and kept; then what follows it."""
-    extra = feed._observe(event)
+    extra = feed.divergences_at(event)
     feed.events.append(event)
     if isinstance(event, CustomerBound):
         feed.status.changed()  # the conversation acts for its customer now

@@ -355,7 +355,7 @@ class EventFeed(Feed):
     def steps_left(self) -> int:
         return len(self.turns) - self.position
 
-    async def _turn_events(self, text: str) -> AsyncIterator[AgentEvent]:  # type: ignore[override]
+    async def turn_events(self, text: str) -> AsyncIterator[AgentEvent]:  # type: ignore[override]
         self.received.append(text)
         events = self.turns[self.position][1] if self.position < len(self.turns) else []
         self.position += 1
