@@ -83,6 +83,15 @@ async def test_a_terminal_is_greeted_and_prompted_not_echoed(chat_server, db) ->
     assert out.endswith("you> \n")  # the last prompt's line ended at the end of input
 
 
+async def test_a_terminal_is_told_when_the_chat_uses_the_responses_api(chat_server, db) -> None:
+    code, out, err = await _chat(_settings(chat_server, db, api="responses"), Terminal(""))
+    assert code == 0, err
+    assert out.splitlines()[0] == (
+        "Chatting with gpt-4o-mini over the Responses API. /quit to leave, /new to start over."
+    )
+    assert chat_server.requests == []  # told before anything is sent
+
+
 async def test_an_unanswered_approval_says_so_and_declines(chat_server, db) -> None:
     chat_server.stream(tool_calls=[("cancel_reservation", {"reservation_id": "EHGLP3"})])
     chat_server.stream("Not done.")
