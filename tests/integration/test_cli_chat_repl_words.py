@@ -4,14 +4,19 @@ The chat's end-to-end tests run `airline-agent chat` as a child process; these c
 `run_chat` itself, so that a change to what it prints or returns fails here too (and in
 the mutation profile, which cannot see into a child process): the greeting and prompt of
 a terminal, the echo of piped lines, `/new`, `/quit` and `/exit`, blank lines, an
-unanswered approval, and exit statuses 0, 1 and 2.
+unanswered approval, a transcript without a recording, a turn cancelled by Ctrl-C (its
+handler called), and exit statuses 0, 1 and 2.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 from pathlib import Path
 
+from airline_agent.agent.events import ApprovalRequested, TurnFinished, TurnStarted
+from airline_agent.commands.chat import repl
+from airline_agent.commands.chat.interrupts import Interrupts
 from airline_agent.commands.chat.repl import run_chat
 from airline_agent.config import Settings
 from tests.support.chat_server import ChatServer
@@ -76,6 +81,15 @@ async def test_a_terminal_is_greeted_and_prompted_not_echoed(chat_server, db) ->
     assert out.startswith(GREETING + "\nyou> ")
     assert "you> hi" not in out  # the terminal showed what was typed
     assert out.endswith("you> \n")  # the last prompt's line ended at the end of input
+
+
+async def test_a_terminal_is_told_when_the_chat_uses_the_responses_api(chat_server, db) -> None:
+    code, out, err = await _chat(_settings(chat_server, db, api="responses"), Terminal(""))
+    assert code == 0, err
+    assert out.splitlines()[0] == (
+        "Chatting with gpt-4o-mini over the Responses API. /quit to leave, /new to start over."
+    )
+    assert chat_server.requests == []  # told before anything is sent
 
 
 async def test_an_unanswered_approval_says_so_and_declines(chat_server, db) -> None:
@@ -169,6 +183,44 @@ async def test_the_chat_acts_for_its_customer_and_observers_see_every_event(
     assert None not in seen
 
 
+async def test_a_turn_cancelled_at_its_approval_ends_for_the_observers_as_cancelled(
+    chat_server, db, monkeypatch
+) -> None:
+    """Ctrl-C during a turn (pressed here as the chat's handler of it is called, at the
+    approval question: a real SIGINT would reach pytest too): the cancelled loop cannot
+    say how the turn ended, so the chat tells its observers, with the turn's number."""
+    made: list[Interrupts] = []
+
+    class Recorded(Interrupts):
+        def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+            super().__init__(loop)
+            made.append(self)
+
+    monkeypatch.setattr(repl, "Interrupts", Recorded)
+    seen: list[object] = []
+
+    def observe(event: object) -> None:
+        seen.append(event)
+        if isinstance(event, ApprovalRequested):
+            made[0]._pressed()  # Ctrl-C
+
+    chat_server.stream("Hello.")
+    chat_server.stream(tool_calls=[("cancel_reservation", {"reservation_id": "EHGLP3"})])
+    settings = _settings(chat_server, db, approve="ask", guard=False)
+    code, _, err = await _chat(
+        settings,
+        io.StringIO("hi\ncancel EHGLP3\n"),
+        as_user="emma_kim_9957",
+        observers=(observe,),
+    )
+    assert code == 0, err
+    started = [event for event in seen if isinstance(event, TurnStarted)]
+    assert [event.turn for event in started] == [1, 2]
+    finished = seen[-1]
+    assert isinstance(finished, TurnFinished)
+    assert (finished.turn, finished.reason) == (2, "cancelled")
+
+
 async def test_a_recording_is_saved_for_the_customer_with_the_key_blanked(
     chat_server, db, tmp_path
 ) -> None:
@@ -192,6 +244,29 @@ async def test_a_recording_is_saved_for_the_customer_with_the_key_blanked(
     ]
     assert written and all(Path(path).exists() for path in written)
     assert all(key not in Path(path).read_text() for path in written)
+
+
+async def test_a_transcript_alone_is_saved_and_nothing_without_either(
+    chat_server, db, tmp_path
+) -> None:
+    """`--transcript` without `--record` still writes the transcript; with neither, the
+    chat saves nothing and says nothing of saving."""
+    transcript = tmp_path / "chat-transcript"
+    chat_server.stream("Hello.")
+    code, _, err = await _chat(
+        _settings(chat_server, db), io.StringIO("hi\n"), transcript=transcript
+    )
+    assert code == 0, err
+    written = [
+        line.removeprefix("saved ") for line in err.splitlines() if line.startswith("saved ")
+    ]
+    assert written == [str(transcript / "chat.jsonl"), str(transcript / "chat.md")], err
+    assert all(Path(path).is_file() for path in written)
+    chat_server.stream("Hello.")
+    code, _, err = await _chat(_settings(chat_server, db), io.StringIO("hi\n"))
+    assert code == 0, err
+    assert "saved" not in err
+    assert sorted(str(path) for path in transcript.iterdir()) == written
 
 
 async def test_a_recording_that_cannot_be_saved_makes_the_status_1(
