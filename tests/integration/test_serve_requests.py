@@ -7,6 +7,7 @@ test_serve_checks.py.)"""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 
@@ -78,7 +79,14 @@ async def _open(server: ServeProcess, session: aiohttp.ClientSession, query: str
 
 
 async def _close(server: ServeProcess, tab: Tab) -> None:
-    await tab.websocket.close()
+    # aiohttp's close reads whatever the server still sends until its answer to the
+    # close, with no overall limit: a tab that never closes fails here, with what serve
+    # printed, instead of at the run's 300 s timeout.
+    try:
+        await asyncio.wait_for(tab.websocket.close(), 30)
+    except TimeoutError:
+        message = f"the tab did not close in 30 s; serve printed:\n{server.output}"
+        raise AssertionError(message) from None
     server.wait_for_apps(lambda apps: tab.app not in apps, what=f"without {tab.app}")
 
 
