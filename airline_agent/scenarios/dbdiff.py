@@ -16,6 +16,7 @@ from pathlib import Path
 
 from airline_agent.domain import schema
 from airline_agent.domain.db import Database
+from airline_agent.domain.sqlite_files import SqliteFile
 from airline_agent.domain.tau2 import export_tau2
 from airline_agent.scenarios.model import RecordKind
 from airline_agent.tools.outcome import RowChange
@@ -216,9 +217,21 @@ class _attached:
         self.current, self.pristine = current, pristine
 
     def __enter__(self) -> sqlite3.Connection:
-        self.conn = sqlite3.connect(self.current)
-        self.conn.execute("ATTACH DATABASE ? AS base", (str(self.pristine),))
+        # Opened for reading only: a file that is gone is an error here, not created
+        # again empty where the user's database was.
+        self.conn = _for_reading(self.current).connect()
+        try:
+            self.conn.execute("ATTACH DATABASE ? AS base", (_for_reading(self.pristine).uri(),))
+        except sqlite3.Error:
+            self.conn.close()
+            raise
         return self.conn
 
     def __exit__(self, *exc: object) -> None:
         self.conn.close()
+
+
+def _for_reading(path: Path) -> SqliteFile:
+    """`path` opened without the right to write, even where this process has it."""
+    found = SqliteFile.of(path)
+    return found if found.read_only else SqliteFile(path, "read-only")
