@@ -36,7 +36,9 @@ from airline_agent.tui.watched_lines import take
 
 
 class Later:
-    """The classes the main screen uses after its first frame, by their names."""
+    """The classes and functions the main screen uses after its first frame, by their
+    names. Read through the class (`later()` returns it), never an instance: a function
+    here is the function itself, and mypy checks every call against its signature."""
 
     ApprovalScreen = ApprovalScreen
     ConfirmScreen = ConfirmScreen
@@ -52,16 +54,16 @@ class Later:
     EventScheduler = EventScheduler
     ResponseWait = ResponseWait
     TraceBuilder = TraceBuilder
-    run_turn = staticmethod(turns.run_turn)
-    last_cancelled = staticmethod(turns.last_cancelled)
-    approval_asked = staticmethod(turns.approval_asked)
-    hold = staticmethod(turns.hold)
-    editable = staticmethod(turns.editable)
-    held_request = staticmethod(turns.held_request)
-    held_edit = staticmethod(turns.held_edit)
-    go_on_edited = staticmethod(turns.go_on_edited)
-    event_pause = staticmethod(pacing.event_pause)
-    turn_pause = staticmethod(pacing.turn_pause)
-    show_in_chat = staticmethod(show_in_chat)
-    show_in_usage = staticmethod(show_in_usage)
-    take_watched = staticmethod(take)
+    run_turn = turns.run_turn
+    last_cancelled = turns.last_cancelled
+    approval_asked = turns.approval_asked
+    hold = turns.hold
+    editable = turns.editable
+    held_request = turns.held_request
+    held_edit = turns.held_edit
+    go_on_edited = turns.go_on_edited
+    event_pause = pacing.event_pause
+    turn_pause = pacing.turn_pause
+    show_in_chat = show_in_chat
+    show_in_usage = show_in_usage
+    take_watched = take
