@@ -14,9 +14,9 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from airline_agent.terminal_text import escape_controls
-from airline_agent.tui.pacing import DEFAULT_PACE
 from airline_agent.tui.screens.main import WATCH_ACTIONS, MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
+from airline_agent.tui.speed import DEFAULT_PACE
 from airline_agent.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:

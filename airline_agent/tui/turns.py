@@ -24,21 +24,13 @@ from airline_agent.agent.events import (
     ApprovalRequested,
     CustomerBound,
     Held,
-    ReasoningDelta,
     RequestHeld,
-    TextDelta,
     ToolCallHeld,
     ToolFinished,
     ToolStarted,
     TurnEndHeld,
     TurnFinished,
     TurnStarted,
-)
-from airline_agent.tui.pacing import (
-    EVENT_BEAT_SECONDS,
-    LONGEST_PAUSE_SECONDS,
-    READING_CHARS_PER_SECOND,
-    SKIM_CHARS_PER_SECOND,
 )
 
 if TYPE_CHECKING:
@@ -168,23 +160,3 @@ def held_edit(held: Held | None) -> HeldEdit | None:
     else:
         return None
     return HeldEdit(title, accept, edits.held_text(held), partial(edits.held_problems, held))
-
-
-def _reading(chars: int, per_second: float, shortest: float) -> float:
-    return min(max(chars / per_second, shortest), LONGEST_PAUSE_SECONDS)
-
-
-def event_pause(event: ShownEvent, pace: float) -> float:
-    """Seconds to wait after this event is shown, at this pace (0: none)."""
-    if not pace:
-        return 0.0
-    match event:
-        case TurnStarted(user_text=text):
-            seconds = _reading(len(text), READING_CHARS_PER_SECOND, 1.0)
-        case TextDelta(text=text):
-            seconds = _reading(len(text), READING_CHARS_PER_SECOND, 0.5)
-        case ReasoningDelta(text=text):
-            seconds = _reading(len(text), SKIM_CHARS_PER_SECOND, 0.5)
-        case _:
-            seconds = EVENT_BEAT_SECONDS
-    return seconds * pace

@@ -10,8 +10,9 @@ from airline_agent.agent.events import RequestSent, TextDelta, TurnStarted
 from airline_agent.config import Settings
 from airline_agent.tui.app import AirlineApp
 from airline_agent.tui.controller import AgentController
-from airline_agent.tui.pacing import DEFAULT_PACE, next_pace, turn_pause
-from airline_agent.tui.turns import event_pause, run_turn
+from airline_agent.tui.pacing import event_pause, turn_pause
+from airline_agent.tui.speed import DEFAULT_PACE, next_pace
+from airline_agent.tui.turns import run_turn
 from airline_agent.tui.widgets.chat_pane import ChatPane
 from tests.tui.helpers import close_the_library, wait_until
 from tests.tui.scripted_events import two_turn_controller

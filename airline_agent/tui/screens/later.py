@@ -2,9 +2,10 @@
 (an entry's details, the inspector, the JSON editor, an eval run's results, the customer
 picker, a confirmation, a prompt, an approval), the database's progress bar, and what
 shows a feed's events — the code that matches on the agent's events: a feed's turn
-(tui/turns.py), when each event goes on screen (tui/scheduler.py), what it adds to the
-chat and usage panes (tui/shown.py) and to the trace (tui/trace.py), the wait for a live
-response (tui/waiting.py), a watched log's lines (tui/watched_lines.py).
+(tui/turns.py), auto-play's pauses (tui/pacing.py), when each event goes on screen
+(tui/scheduler.py), what it adds to the chat and usage panes (tui/shown.py) and to the
+trace (tui/trace.py), the wait for a live response (tui/waiting.py), a watched log's lines
+(tui/watched_lines.py).
 
 Together they cost a tenth of a second or more to import (Textual's TextArea and tabs,
 the eval modules), which the first frame does not wait for: the main screen reaches them
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from textual.widgets import ProgressBar
 
-from airline_agent.tui import turns
+from airline_agent.tui import pacing, turns
 from airline_agent.tui.request_log import RequestLog
 from airline_agent.tui.scheduler import EventScheduler
 from airline_agent.tui.screens.approval import ApprovalScreen
@@ -35,7 +36,9 @@ from airline_agent.tui.watched_lines import take
 
 
 class Later:
-    """The classes the main screen uses after its first frame, by their names."""
+    """The classes and functions the main screen uses after its first frame, by their
+    names. Read through the class (`later()` returns it), never an instance: a function
+    here is the function itself, and mypy checks every call against its signature."""
 
     ApprovalScreen = ApprovalScreen
     ConfirmScreen = ConfirmScreen
@@ -51,15 +54,16 @@ class Later:
     EventScheduler = EventScheduler
     ResponseWait = ResponseWait
     TraceBuilder = TraceBuilder
-    run_turn = staticmethod(turns.run_turn)
-    last_cancelled = staticmethod(turns.last_cancelled)
-    event_pause = staticmethod(turns.event_pause)
-    approval_asked = staticmethod(turns.approval_asked)
-    hold = staticmethod(turns.hold)
-    editable = staticmethod(turns.editable)
-    held_request = staticmethod(turns.held_request)
-    held_edit = staticmethod(turns.held_edit)
-    go_on_edited = staticmethod(turns.go_on_edited)
-    show_in_chat = staticmethod(show_in_chat)
-    show_in_usage = staticmethod(show_in_usage)
-    take_watched = staticmethod(take)
+    run_turn = turns.run_turn
+    last_cancelled = turns.last_cancelled
+    approval_asked = turns.approval_asked
+    hold = turns.hold
+    editable = turns.editable
+    held_request = turns.held_request
+    held_edit = turns.held_edit
+    go_on_edited = turns.go_on_edited
+    event_pause = pacing.event_pause
+    turn_pause = pacing.turn_pause
+    show_in_chat = show_in_chat
+    show_in_usage = show_in_usage
+    take_watched = take

@@ -50,8 +50,8 @@ from airline_agent.tui.collector import (
     resume_full_collections,
 )
 from airline_agent.tui.messages import SeedingProgress, TurnEnded
-from airline_agent.tui.pacing import DEFAULT_PACE, describe_speed, next_pace, turn_pause
 from airline_agent.tui.screens.picker import LIVE_CHAT, ScenarioPicker
+from airline_agent.tui.speed import DEFAULT_PACE, describe_speed, next_pace
 from airline_agent.tui.status import AT_WORK
 from airline_agent.tui.watched_log import WatchedLog
 from airline_agent.tui.widgets.chat_pane import ChatPane
@@ -190,7 +190,7 @@ class MainScreen(Screen[None]):
     def __init__(self, controller: Controller, *, pace: float = DEFAULT_PACE) -> None:
         super().__init__()
         self.controller = controller
-        # Auto-play's pauses are multiplied by this (pacing.py): 1 reads at a person's
+        # Auto-play's pauses are multiplied by this (speed.py, pacing.py): 1 reads at a person's
         # pace, 0 is instant (tests, the benchmark); + and - change it.
         self.pace = pace
         self.autoplay = False
@@ -541,7 +541,8 @@ class MainScreen(Screen[None]):
             await self.chat.add_message("error", f"The turn failed: {message.detail}")
         if self.autoplay and message.how == "finished":
             if self.controller.feed.steps_left:
-                self.set_timer(turn_pause(self.pace), self._play_on)
+                # A turn ran, so what shows its events (`later`, its pauses) is loaded.
+                self.set_timer(later().turn_pause(self.pace), self._play_on)
                 return  # still playing
             self.autoplay = False
             self.notify("End of the scenario. l opens the library.")

@@ -56,6 +56,7 @@ BEHIND_DOORS = (
     "airline_agent.tui.live_database",
     "airline_agent.tui.database_reset",
     "airline_agent.tui.eval_results",
+    "airline_agent.tui.pacing",  # auto-play's pauses, which match on the events
     "airline_agent.tui.screens.later",
     "airline_agent.tui.screens.help",
     "airline_agent.tui.screens.both_wires",
@@ -91,6 +92,7 @@ DOORS = {
     "tui/watched_log.py": 0,
     "tui/watched_lines.py": 0,
     "tui/turns.py": 0,
+    "tui/pacing.py": 0,
     "tui/shown.py": 0,
     **{
         f"tui/screens/{path.name}": 0
