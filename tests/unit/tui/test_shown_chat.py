@@ -82,6 +82,16 @@ async def test_a_streamed_turn_shows_the_question_the_reasoning_and_the_reply_on
     assert reply.body.text == "Yes, you can."
 
 
+async def test_reasoning_shows_as_it_streams_before_any_reply() -> None:
+    messages = await _shown(
+        TurnStarted(1, "Can I change my flight?"),
+        ReasoningDelta(2, "The customer wants "),
+        ReasoningDelta(2, "a change."),
+    )
+    assert _said(messages) == [("customer", "Can I change my flight?"), ("agent", "")]
+    assert messages[1].reasoning_of(2) == "The customer wants a change."
+
+
 async def test_a_whole_reply_shows_its_text_and_reasoning_and_a_second_turn_starts_anew() -> None:
     messages = await _shown(
         TurnStarted(1, "Hello"),
