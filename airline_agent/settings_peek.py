@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from airline_agent.choices import DEFAULT_APPROVAL, DEFAULT_DB, DEFAULT_NOW
+from airline_agent.late_imports import importing
 
 if TYPE_CHECKING:
     # For the annotation only: pydantic is what the first frame must not wait for.
@@ -65,7 +66,9 @@ class PendingSettings:
     def load(self) -> Settings:
         """The full `Settings` (raises `config.SettingsError` for an unusable value)."""
         # Imported here, after the first frame: pydantic is what it must not wait for.
-        from airline_agent.config import load_settings
+        with importing("airline_agent.config"):
+            # Alone: another thread's door may be importing (late_imports.py).
+            from airline_agent.config import load_settings
 
         return load_settings(**self.flags)
 

@@ -42,6 +42,7 @@ from airline_agent.domain.provisioning import DEFAULT_SEED, ensure_database, pro
 from airline_agent.domain.provisioning import build_as_built as build_from_record
 from airline_agent.domain.provisioning import build_database as build_sample
 from airline_agent.domain.sqlite_files import copy_sqlite, remove_database_files
+from airline_agent.late_imports import importing
 from airline_agent.redaction import Redactor
 from airline_agent.scenarios.datasets import DatasetCopies, FileDatasets, ServerDatasets
 from airline_agent.tools.conversation import ToolConversation
@@ -320,7 +321,9 @@ def _model_backend(settings: Settings, *, chat_completions: bool = False) -> Ope
     api.openai.com)."""
     # The door to `openai` (0.6 s): only a stack that talks to a model loads it; `call`,
     # `seed`, `replay` and the MCP server build none.
-    from airline_agent.agent.openai_backends import OpenAIBackend, backend_for
+    with importing("airline_agent.agent.openai_backends"):
+        # Alone: another thread's door may be importing (late_imports.py).
+        from airline_agent.agent.openai_backends import OpenAIBackend, backend_for
 
     if chat_completions:
         return OpenAIBackend.from_settings(settings)

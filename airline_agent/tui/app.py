@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from airline_agent.late_imports import importing
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.screens.main import WATCH_ACTIONS, MainScreen
 from airline_agent.tui.screens.picker import ScenarioPicker
@@ -144,7 +145,8 @@ class AirlineApp(App[None]):
         self.exit(return_code=2)
 
     def action_help(self) -> None:
-        from airline_agent.tui.screens.help import HelpScreen  # Markdown: slow to import
+        with importing("airline_agent.tui.screens.help"):
+            from airline_agent.tui.screens.help import HelpScreen  # Markdown: slow to import
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())

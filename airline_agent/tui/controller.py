@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from airline_agent.agent.breakpoints import Breakpoints
+from airline_agent.late_imports import importing
 from airline_agent.redaction import Redactor
 from airline_agent.settings_peek import PendingSettings
 from airline_agent.tui.feed import Feed, Mode
@@ -92,7 +93,9 @@ class Controller:
         """The eval run of `results`, read (slow for a big run: a thread); raises
         ResultsUnusable."""
         # The door to the eval modules: only with `tui --results` (no other start waits).
-        from airline_agent.tui.eval_results import read_eval_results
+        with importing("airline_agent.tui.eval_results"):
+            # Alone: another thread's door may be importing (late_imports.py).
+            from airline_agent.tui.eval_results import read_eval_results
 
         if self.results is None:
             raise ResultsUnusable("no eval run was given: `airline-agent tui --results DIR`")
@@ -323,7 +326,9 @@ def _read_playback(
     """The scenario at `path` as a playback (in a thread: the first one loads its modules)."""
     # The door to a scenario's modules (its models, the stack, the checks, the recorder):
     # taken in a worker thread when one is first played; the first screen waits for none.
-    from airline_agent.tui.playback import Playback
+    with importing("airline_agent.tui.playback"):
+        # Alone: another thread's door may be importing (late_imports.py).
+        from airline_agent.tui.playback import Playback
 
     return Playback.read(
         status, path, default_clock=default_clock, breakpoints=breakpoints, tau2=tau2, api=api

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 from airline_agent.agent.breakpoints import Breakpoints
 from airline_agent.agent.debugger_errors import ForkFailed
+from airline_agent.late_imports import importing
 from airline_agent.tui.status import DatabaseOrigin, DebugFacts, Status
 
 if TYPE_CHECKING:
@@ -359,7 +360,9 @@ class Feed:
     def save_transcript(self, directory: Path, name: str, redactor: Redactor) -> list[Path]:
         # Only when saving: the transcript's writer (hashing, the output files) would hold
         # up the first screen.
-        from airline_agent.scenarios.transcript import write_transcript
+        with importing("airline_agent.scenarios.transcript"):
+            # Alone: another thread's door may be importing (late_imports.py).
+            from airline_agent.scenarios.transcript import write_transcript
 
         return list(write_transcript(self.events, directory, slug(name), redactor))
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from airline_agent.late_imports import importing
 from airline_agent.scenarios.library import SHOWCASE, library_dir
 from airline_agent.scenarios.yaml_text import scenario_paths_in, summary
 
@@ -26,7 +27,13 @@ def scenario_choices(library: Path | None, paths: dict[str, Path]) -> list[Scena
     """Every file of the library (None: the shipped one) validated; `paths` learns where
     each scenario's file is."""
     # pydantic's models: loaded in the library's worker thread, after the first frame.
-    from airline_agent.scenarios.loader import ScenarioLoadError, load_scenario, scenario_paths
+    with importing("airline_agent.scenarios.loader"):
+        # Alone: another thread's door may be importing (late_imports.py).
+        from airline_agent.scenarios.loader import (
+            ScenarioLoadError,
+            load_scenario,
+            scenario_paths,
+        )
 
     choices = []
     for path in scenario_paths([library or library_dir()]):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from airline_agent.late_imports import importing
 from airline_agent.redaction import redact_url
 from airline_agent.settings_peek import PendingSettings
 from airline_agent.tui.feed import Feed
@@ -88,7 +89,9 @@ class LiveChat(Feed):
         loop)."""
         # The door to the live database's modules (the stack: sqlmodel, openai; the
         # recorder), taken in the thread that opens it, after the first frame.
-        from airline_agent.tui.live_database import LiveDatabase
+        with importing("airline_agent.tui.live_database"):
+            # Alone: another thread's door may be importing (late_imports.py).
+            from airline_agent.tui.live_database import LiveDatabase
 
         try:
             database = LiveDatabase(self.full_settings, id(self), progress)

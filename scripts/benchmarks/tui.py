@@ -22,9 +22,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarks.common import Row, timing
+
+if TYPE_CHECKING:
+    from airline_agent.tui.app import AirlineApp
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,6 +48,9 @@ FIRST_SCREEN_TARGET = 1.5  # × the bare Textual app, measured in the same run
 PLAY_TARGET_MS = 10_000  # 200 turns into the panes
 KEY_P90_TARGET_MS = 50  # a key press to the frame that shows it, while they play
 KEY_MAX_TARGET_MS = 250  # the slowest key press of all the runs
+# Generous, on a loaded shared machine: a wait past these is a stall, not slowness.
+WAIT_DEADLINE_S = 120  # the library listed, the scenario loaded
+PLAY_DEADLINE_S = 600  # all the turns played and shown (the target is 10 s)
 
 
 def _launch(argv: list[str], shown: bytes, workdir: str) -> float:
@@ -199,6 +207,65 @@ class _KeyProbe:
         return self.pressed is not None
 
 
+async def _until(done: Callable[[], bool], what: str, app: AirlineApp) -> None:
+    """Polls `done` until it holds; a bench never waits forever: it fails at once if the
+    app stopped (an error in it ends it, and nothing it waits for comes any more), and
+    after `WAIT_DEADLINE_S` saying what it waited for and what the app was doing."""
+    deadline = time.monotonic() + WAIT_DEADLINE_S
+    while not done():
+        _still_running(app, what)
+        if time.monotonic() > deadline:
+            raise TimeoutError(
+                f"bench tui: {what} not reached within {WAIT_DEADLINE_S:.0f} s; {_state(app)}"
+            )
+        await asyncio.sleep(0.01)
+
+
+def _still_running(app: AirlineApp, what: str) -> None:
+    """Raises if the app has stopped: its error, if one stopped it."""
+    if app._exception is not None or not app.is_running:
+        raise RuntimeError(
+            f"bench tui: the app stopped while waiting for {what}; {_state(app)}"
+        ) from app._exception
+
+
+def _state(app: AirlineApp) -> str:
+    """What a stalled wait saw: the screen, the feed, the turn and the scheduler (of an
+    app stopped too: its screens may be gone)."""
+    from airline_agent.tui.screens.main import MainScreen
+
+    stack = app.screen_stack
+    screen = stack[-1] if stack else None
+    parts = [
+        f"running {app.is_running}",
+        f"error {app._exception!r}",
+        f"screen {type(screen).__name__}",
+        f"focused {type(app.focused).__name__}",
+    ]
+    loaded = getattr(screen, "loaded", None)
+    if loaded is not None:
+        parts.append(f"library loaded {loaded}")
+    feed = app.controller.feed
+    parts.append(f"scenario {feed.scenario_name!r}, {feed.steps_left} steps left")
+    parts.append(f"held {feed.held!r}")
+    main = next((s for s in stack if isinstance(s, MainScreen)), None)
+    if main is not None:
+        worker = main.turn_worker
+        scheduler = main.scheduler
+        parts += [
+            f"turn worker {worker.state.name if worker is not None else None}",
+            f"autoplay {main.autoplay}",
+            f"scenario coming {main.scenario_coming}",
+            f"backlog {main.backlog} (chat {len(scheduler._backlog)}, "
+            f"slice scheduled {scheduler._slice_scheduled}, key pending "
+            f"{scheduler._key_pending}, parked {scheduler._parked}, waiting for frame "
+            f"{scheduler._waiting_for_frame})",
+            f"chat ends {[(m.speaker, m.text[:200]) for m in main.chat.messages()[-3:]]}",
+        ]
+    parts.append(f"notifications {[n.message for n in app._notifications]}")
+    return "; ".join(parts)
+
+
 async def _play(turns: int, workdir: Path) -> tuple[float, list[float]]:
     from airline_agent.agent.events import TurnFinished
     from airline_agent.config import Settings
@@ -212,11 +279,17 @@ async def _play(turns: int, workdir: Path) -> tuple[float, list[float]]:
     controller = AgentController(Settings(db=str(workdir / "airline.db")), library=library)
     app = AirlineApp(controller, pace=0)
     async with app.run_test(size=(150, 45)) as pilot:
-        while not (isinstance(app.screen, ScenarioPicker) and app.screen.loaded):
-            await asyncio.sleep(0.01)
+        await _until(
+            lambda: isinstance(app.screen, ScenarioPicker) and app.screen.loaded,
+            "the scenario library listed",
+            app,
+        )
         await pilot.press("enter")  # plays the highlighted (only) scenario
-        while controller.feed.scenario_name != "bench-200" or app.main.turn_running:
-            await asyncio.sleep(0.01)
+        await _until(
+            lambda: controller.feed.scenario_name == "bench-200" and not app.main.turn_running,
+            "bench-200 loaded after enter",
+            app,
+        )
         probe = _KeyProbe(app)
         start = time.perf_counter()
         app.main.action_autoplay()
@@ -224,7 +297,14 @@ async def _play(turns: int, workdir: Path) -> tuple[float, list[float]]:
         def finished() -> int:
             return sum(isinstance(event, TurnFinished) for event in controller.feed.events)
 
+        deadline = time.monotonic() + PLAY_DEADLINE_S
         while finished() < turns or app.main.turn_running or app.main.backlog:
+            _still_running(app, f"{turns} turns played")
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"bench tui: {turns} turns not played and shown within "
+                    f"{PLAY_DEADLINE_S:.0f} s ({finished()} finished); {_state(app)}"
+                )
             if not probe.waiting:
                 await asyncio.sleep(0.05)  # a key every 50 ms or so, like fast typing
                 probe.press()

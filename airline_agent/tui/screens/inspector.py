@@ -35,6 +35,7 @@ from airline_agent.agent import edits
 from airline_agent.agent.anatomy import request_anatomy
 from airline_agent.agent.events import RequestHeld
 from airline_agent.agent.responses_wire import input_parts, reasoning_fate, reasoning_item_ids
+from airline_agent.late_imports import importing
 from airline_agent.redaction import Redactor
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui.request_log import Exchange, RequestLog
@@ -358,7 +359,9 @@ class InspectorScreen(ModalScreen[None]):
         """The request shown, and its response, on both wires side by side."""
         # Its door: the both-wires view imports the stack (sqlmodel, openai), which opening
         # the inspector does not wait for.
-        from airline_agent.tui.screens.both_wires import BothWiresScreen
+        with importing("airline_agent.tui.screens.both_wires"):
+            # Alone: another thread's door may be importing (late_imports.py).
+            from airline_agent.tui.screens.both_wires import BothWiresScreen
 
         if self.numbers and not self._viewing_held:
             number = self.numbers[self.index]

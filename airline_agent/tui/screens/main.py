@@ -42,6 +42,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from airline_agent.agent.debugger_errors import BranchBusy, EditRefused, ForkFailed
+from airline_agent.late_imports import importing
 from airline_agent.terminal_text import escape_controls
 from airline_agent.tui import notices
 from airline_agent.tui.collector import (
@@ -1061,6 +1062,8 @@ class MainScreen(Screen[None]):
 def later() -> type[Later]:
     """The classes the main screen uses after its first frame (screens/later.py)."""
     # The one door to them: the first frame waits for none (`preload_later` opens it).
-    from airline_agent.tui.screens.later import Later
+    with importing("airline_agent.tui.screens.later"):
+        # Alone: another thread's door may be importing (late_imports.py).
+        from airline_agent.tui.screens.later import Later
 
     return Later
