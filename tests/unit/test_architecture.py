@@ -24,7 +24,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "airline_agent"
 # module of the package is in exactly one (a name is a package or a module of the root, or
 # a module of a package: a module is in the layer of the longest name that holds it).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("choices", "project", "terminal_text", "config"),  # below everything: plain values
+    # below everything: plain values, and the lock the late imports take turns on
+    ("choices", "project", "terminal_text", "config", "late_imports"),
     ("domain",),  # the airline: tables, rules, operations; no LLM, no UI
     ("tools",),  # the 14 tools over the domain, the guard
     ("redaction", "output_files", "settings_peek"),  # what every front end shares
