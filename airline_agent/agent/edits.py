@@ -44,6 +44,7 @@ from airline_agent.agent.events import CallRelease, RequestHeld, RequestRelease,
 from airline_agent.agent.history import parse_arguments
 from airline_agent.agent.history import problems as history_problems
 from airline_agent.agent.wire import api_of
+from airline_agent.late_imports import importing
 from airline_agent.tools.untrusted import JsonObject, UnusableJson, depth_beyond, parse_json
 
 if TYPE_CHECKING:
@@ -291,9 +292,11 @@ class _Check(Protocol):
 
 @cache
 def _types() -> WireTypes:
-    # Loaded at the first edit checked, not with this module, which the TUI's first
-    # screen imports: pydantic and `openai`'s types would hold it up by a second.
-    from airline_agent.agent.wire_types import WireTypes
+    # Alone, as every door: a worker may be importing `openai` too (late_imports.py).
+    with importing("airline_agent.agent.wire_types"):
+        # Loaded at the first edit checked, not with this module, which the TUI's first
+        # screen imports: pydantic and `openai`'s types would hold it up by a second.
+        from airline_agent.agent.wire_types import WireTypes
 
     return WireTypes()
 
