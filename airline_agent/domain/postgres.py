@@ -350,7 +350,7 @@ class TemplateCopies:
     (`airline_3f9a1c_template`, `airline_3f9a1c_4_task_12_trial_0`); `discard` drops a
     copy, `close` the template and every copy still there.
 
-    Made with `built` (a new template filled by a build) or `snapshot` (a template copy of
+    Made with `built` (a new template filled by a build) or `copied` (a template copy of
     an existing database, taken once: refused in one line while others are connected)."""
 
     def __init__(self, url: URL, template: str, prefix: str) -> None:
@@ -384,7 +384,7 @@ class TemplateCopies:
         return cls(url, template, prefix)
 
     @classmethod
-    def snapshot(cls, location: str) -> TemplateCopies:
+    def copied(cls, location: str) -> TemplateCopies:
         """A template copy of the database at `location` as it is now (whoever holds a
         connection to it must close it first)."""
         url = _server_url(location)

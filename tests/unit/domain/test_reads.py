@@ -1,5 +1,5 @@
 """The read path: every read tool through SQLModel sessions, each lookup in one read
-transaction (`Database.read`); snapshots, threads, and index use."""
+transaction (`Database.read`); one consistent view per read, threads, and index use."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def test_a_read_after_a_write_sees_the_committed_write(world_db: Database) -> No
     assert len(after["payment_history"]) == 2 * len(before["payment_history"])
 
 
-def test_a_snapshot_sees_one_state_even_when_a_write_commits_meanwhile(
+def test_a_read_sees_one_state_even_when_a_write_commits_meanwhile(
     world_db: Database,
 ) -> None:
     writer = sqlite3.connect(_path(world_db), isolation_level=None)
@@ -114,7 +114,7 @@ def test_reads_nested_in_the_same_thread_do_not_wait_for_themselves(world_db: Da
     with world_db.read() as outer:
         assert operations.get_user(world_db, "emma_kim_9957")["user_id"] == "emma_kim_9957"
         assert _airports(outer) > 0
-    # The outer transaction ended: a later snapshot can begin again.
+    # The outer transaction ended: a later read can begin again.
     with world_db.read() as session:
         assert _airports(session) > 0
 
