@@ -4,7 +4,7 @@ what the app is doing now.
 Each fact has one owner, and the status reads it there each time the line is drawn: the
 customer from the conversation on screen (the loop binds it, and says so with an event),
 the guard from the toolbox that enforces it, the rest from the feed on screen (where its
-conversations come from, where its database came from, its approval policy and clock, a
+conversations come from, where its database came from, its approval mode and clock, a
 playback's divergence from its scenario, and the debugger's: what comes next when a turn
 is held, the breakpoints on, the branch shown). Only what the app is doing ("agent working…
 esc cancels") is the status's own. Whoever changes a fact calls `changed()`; the status
