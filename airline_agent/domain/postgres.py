@@ -1,7 +1,7 @@
 """PostgreSQL: its URLs, the databases on a server (made, copied, dropped), and what the
 server's errors mean for a user.
 
-A location is a PostgreSQL database when its URL's backend is `postgresql`
+A location is a PostgreSQL database when its URL's dialect is `postgresql`
 (`postgresql+psycopg://user:password@host:port/name`, or a unix socket:
 `postgresql+psycopg://user@/name?host=/run/postgresql`). `postgresql://` and
 `postgres://` mean the same, through psycopg 3 (the `postgres` extra).

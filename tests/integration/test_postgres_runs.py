@@ -221,7 +221,7 @@ def test_mcp_on_a_server_database_in_use_elsewhere_says_so_in_one_line(
 
 
 @pytest.fixture
-def backend() -> str:
+def dialect() -> str:
     return "postgres"
 
 

@@ -11,7 +11,7 @@ from tests.support.toolbox_fixtures import toolbox
 
 # The guard decides on rows read in the write's transaction: on SQLite and, with row locks,
 # on a real PostgreSQL server (tests/support/postgres.py).
-pytestmark = pytest.mark.both_backends
+pytestmark = pytest.mark.both_dialects
 
 NOAH, EMMA, SOFIA = "noah_lee_1001", "emma_kim_9957", "sofia_ruiz_2002"
 
