@@ -1,6 +1,6 @@
-"""The policy guard: checks the write tools' calls against the rules marked "code" in
-airline-policy.md before they run, and refuses with `POLICY_VIOLATION` (rule id and
-why) or `PERMISSION_DENIED`. The tools themselves keep the benchmark's lenient
+"""The policy guard: checks the write tools' calls against the airline's rules that code
+can check (ids as in agent/prompt.py) before they run, and refuses with `POLICY_VIOLATION`
+(rule id and why) or `PERMISSION_DENIED`. The tools themselves keep the benchmark's lenient
 semantics; switching the guard off (`Toolbox.guard = False`, `--no-guard`,
 `AIRLINE_AGENT_GUARD=off`) also switches off authorization, so that τ² reference
 actions replay unchanged.

@@ -362,7 +362,7 @@ def test_m4_cabin_change_not_after_flying_but_of_the_same_flights(world_db) -> N
     _allowed(_change_flights(noah, "ECON01", "business", ECON01_FLIGHTS, "credit_card_1111111"))
 
 
-# M4 (airline-policy.md): a call that changes the cabin and the flights together is judged
+# M4 (τ²-bench's airline policy): a call that changes the cabin and the flights together is judged
 # as a flight change of the new cabin (τ² tasks 15 and 16 do so on M05KNL).
 EHGLP3_NEXT_DAY = [
     {"flight_number": "HAT156", "date": "2024-05-18"},
