@@ -147,7 +147,7 @@ def write_problem(exc: BaseException) -> WriteProblem | None:
 
 
 def unreachable_now(exc: BaseException) -> ServerUnreachable:
-    """A tool's one line for a server that cannot be reached in the middle of a session
+    """A tool's one line for a server that cannot be reached in the middle of a conversation
     (`unreachable` says it when a database is opened)."""
     return ServerUnreachable(
         f"the database server cannot be reached ({first_line(exc)}); nothing was changed. "
@@ -166,7 +166,7 @@ def seed_hint(name: str) -> str:
     return f"Create it with `airline-agent seed --db {name}`."
 
 
-# What the server says when it turns a connection away, before any session exists (libpq
+# What the server says when it turns a connection away, before it is made (libpq
 # gives these as text only, after "FATAL:"): the error codes they stand for.
 _CONNECTION_REFUSALS = (
     ("does not exist", INVALID_CATALOG_NAME),  # database "x" (a role is said as 28000)
