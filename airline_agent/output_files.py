@@ -14,7 +14,7 @@ Every such file is written to a temporary file beside its target and renamed int
 - a symbolic link (writing through it would change a file elsewhere; replacing it would
   lose the link), and anything that is not a regular file (a folder, a FIFO, a device).
 
-An existing regular file is replaced only when the policy allows it: `--force` on the
+An existing regular file is replaced only when the permissions allow it: `--force` on the
 commands, a "yes" at the prompt in a terminal. Without that, even a file that appears
 while the run goes on is kept (the rename into place refuses to replace it). An output
 that is itself a database (`replay --stop-at N --db OUT`: `databases_replaceable`) may
@@ -73,7 +73,7 @@ class OutputPermissions:
         inputs: Iterable[Path] = (),
         overwrite: bool = False,
     ) -> OutputPermissions:
-        """The policy of a run on `database` (a path or URL; None: none) reading `inputs`."""
+        """The permissions of a run on `database` (a path or URL; None: none) reading `inputs`."""
         protected = {_resolved(Path(path)): f"an input of this run ({path})" for path in inputs}
         files = database_files(database) if database is not None else []
         protected |= {_resolved(path): what for path, what in files}
@@ -81,7 +81,7 @@ class OutputPermissions:
         return cls(overwrite=overwrite, protected=protected, databases=databases)
 
     def approving(self, path: Path) -> OutputPermissions:
-        """The same policy, with `path` (an existing file) allowed to be replaced."""
+        """The same permissions, with `path` (an existing file) allowed to be replaced."""
         return replace(self, approved=self.approved | {_resolved(path)})
 
     def may_replace(self, path: Path) -> bool:
@@ -142,7 +142,7 @@ class OutputPermissions:
     # ------------------------------------------------------------------ writing
 
     def write_text(self, path: Path, text: str) -> Path:
-        """Write `text` (UTF-8) to `path` as the policy allows; returns `path`."""
+        """Write `text` (UTF-8) to `path` as the permissions allow; returns `path`."""
         return self.write_texts([(path, text)])[0]
 
     def write_texts(self, files: Sequence[tuple[Path, str]]) -> list[Path]:
@@ -154,7 +154,7 @@ class OutputPermissions:
         return [path for path, _ in files]
 
     def write_bytes(self, path: Path, data: bytes) -> Path:
-        """Write `data` to `path` as the policy allows; returns `path`."""
+        """Write `data` to `path` as the permissions allow; returns `path`."""
         self.check(path)
         self._write(path, data)
         return path

@@ -185,7 +185,7 @@ class BranchCopies:
         self._made += 1
         return self.folder / f"{what}-{self._made}.db"
 
-    def snapshot(self, toolbox: Toolbox) -> Path:
+    def file_copy(self, toolbox: Toolbox) -> Path:
         """A whole copy (SQLite's backup API: taken while the database is open)."""
         source = _sqlite_source(toolbox.database)
         target = self._new_file("start")
@@ -195,7 +195,7 @@ class BranchCopies:
     def copy(self, source: Path | Toolbox, like: Toolbox) -> Toolbox:
         if isinstance(source, Path):
             target = self._new_file("branch")
-            shutil.copyfile(source, target)  # a snapshot of ours, closed: a plain copy
+            shutil.copyfile(source, target)  # a file_copy of ours, closed: a plain copy
         else:
             origin = _sqlite_source(source.database)
             target = self._new_file("branch")
@@ -475,7 +475,7 @@ def session_copies(database: Database) -> TemplateCopies:
     one line, when others are connected to it (PostgreSQL copies only a database nobody
     uses) or the user may not create databases."""
     database.disconnect()
-    return TemplateCopies.snapshot(database.engine.url.render_as_string(hide_password=False))
+    return TemplateCopies.copied(database.engine.url.render_as_string(hide_password=False))
 
 
 def private_copy(database: Database, target: Path) -> Database:

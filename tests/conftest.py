@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 # Fixtures for every test, wherever its file lives: world_db (a small airline, fresh per
-# test, on SQLite or on PostgreSQL by `backend`), chat_server, db (the sample),
-# tau2_reference; backend and postgres_server for the tests that run on PostgreSQL too.
+# test, on SQLite or on PostgreSQL by `dialect`), chat_server, db (the sample),
+# tau2_reference; dialect and postgres_server for the tests that run on PostgreSQL too.
 pytest_plugins = [
     "tests.support.postgres_fixtures",
     "tests.support.toolbox_fixtures",

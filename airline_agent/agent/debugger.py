@@ -105,12 +105,12 @@ class BranchDatabases(Protocol):
     given tools as the stack does it (stack.py). Each raises ForkFailed, saying why, for a
     database that cannot be copied (one that is not a SQLite file)."""
 
-    def snapshot(self, toolbox: Toolbox) -> Path:
+    def file_copy(self, toolbox: Toolbox) -> Path:
         """A copy of the toolbox's database as it is now, kept until `close`."""
         ...
 
     def copy(self, source: Path | Toolbox, like: Toolbox) -> Toolbox:
-        """A new database of the branch's own, a copy of `source` (a snapshot, or a
+        """A new database of the branch's own, a copy of `source` (a `file_copy`, or a
         toolbox's database as it is now), with tools like `like`'s (clock, guard, scrub)."""
         ...
 
@@ -325,7 +325,7 @@ class Debugger:
         if self._start is not None or self._start_refused is not None:
             return
         try:
-            self._start = await asyncio.to_thread(self.databases.snapshot, self.session.toolbox)
+            self._start = await asyncio.to_thread(self.databases.file_copy, self.session.toolbox)
         except ForkFailed as refused:  # a database that is no SQLite file: no forks
             self._start_refused = str(refused)
 

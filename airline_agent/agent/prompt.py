@@ -1,6 +1,6 @@
 """The agent's system prompt, in one place: who it is, the clock, the rules, no invention.
 
-Written in the project's own words from reference/airline-policy.md; the rule ids are
+Written in the project's own words from τ²-bench's airline policy; the rule ids are
 kept so that a trace, a guard refusal and the prompt all point at the same rule.
 
 Two texts (`--prompt lean|full`, `AIRLINE_AGENT_PROMPT`). The system message and the

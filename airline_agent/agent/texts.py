@@ -35,7 +35,7 @@ def over_limit(limit: int) -> dict[str, Any]:
 def writes_switched_off() -> dict[str, Any]:
     return error_result(
         "PERMISSION_DENIED",
-        "Changes are switched off in this session (approval policy 'deny'); nothing was "
+        "Changes are switched off in this session (approval mode 'deny'); nothing was "
         "written. Tell the customer this change cannot be made here.",
     )
 

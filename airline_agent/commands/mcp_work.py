@@ -34,8 +34,8 @@ def serve(
 
     target = None
     if record is not None:
-        policy = OutputPermissions.for_run(database=settings.db, overwrite=force)
-        target = RecordTarget(record, file_or_exit(record, "--record", policy))
+        permissions = OutputPermissions.for_run(database=settings.db, overwrite=force)
+        target = RecordTarget(record, file_or_exit(record, "--record", permissions))
     if events is not None and (events.is_symlink() or (events.exists() and not events.is_file())):
         raise _usage(f"--events {events}: not a regular file")
 

@@ -206,8 +206,8 @@ def _replay_to_step(
     # Never the database the settings name, nor the scenario file; another SQLite file
     # (an earlier OUT) only with --force.
     settings = settings_or_exit()
-    policy = OutputPermissions.for_run(database=settings.db, inputs=[source], overwrite=force)
-    policy = file_or_exit(target, "--db", replace(policy, databases_replaceable=True))
+    permissions = OutputPermissions.for_run(database=settings.db, inputs=[source], overwrite=force)
+    permissions = file_or_exit(target, "--db", replace(permissions, databases_replaceable=True))
     try:
         stopped = asyncio.run(replay_to_step(scenario, stop_at))
     except datasets.DatasetUnavailable as exc:
@@ -220,7 +220,7 @@ def _replay_to_step(
                 f"nothing was written to {target}"
             )
             return 2
-        policy.write_bytes(target, stopped.database.read_bytes())
+        permissions.write_bytes(target, stopped.database.read_bytes())
     except OSError as exc:
         _echo_error(f"error: --db {target}: cannot be written ({exc.strerror or exc})")
         return 1

@@ -343,7 +343,8 @@ class Database:
         """A session in one read transaction, rolled back at the end: the several queries
         of one lookup (a profile, its payment methods, its reservations) see the same
         committed state, and the next read sees what was committed meanwhile. Readers
-        never wait for a writer (SQLite's WAL; PostgreSQL's snapshots).
+        never wait for a writer (SQLite's WAL; PostgreSQL's MVCC: each read its own
+        consistent view).
 
         SQLite: the driver begins no transaction by itself here (`_driver_begins_nothing`),
         so the read says `BEGIN` on its connection, as the write says `BEGIN IMMEDIATE`.

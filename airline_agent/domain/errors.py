@@ -26,7 +26,7 @@ class InvalidArguments(DomainError):
 
 
 class PolicyViolation(DomainError):
-    """A rule of airline-policy.md forbids this; `rule` is its id, e.g. "M1"."""
+    """A rule of the airline's policy forbids this; `rule` is its id, e.g. "M1"."""
 
     code = "POLICY_VIOLATION"
 

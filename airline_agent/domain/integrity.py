@@ -100,7 +100,7 @@ def check_opened(connection: Connection, name: str, sqlite_file: SqliteFile | No
             raise DatabaseUnavailable(
                 f"{name}: not an airline-agent database (no `meta` table). {not_ours_hint()}"
             )
-        rows = connection.execute(text("SELECT key, value FROM meta")).tuples()
+        rows = connection.execute(text("SELECT key, value FROM meta"))
         facts: dict[str, str] = {key: value for key, value in rows}
     except DBAPIError as exc:
         raise unreadable(name, exc) from exc

@@ -1,4 +1,5 @@
-"""The airline's rules as pure functions (ids from ../shared/reference/airline-policy.md).
+"""The airline's rules as pure functions, with the ids the agent's system prompt gives them
+(agent/prompt.py `_FULL_RULES`, written from τ²-bench's airline policy).
 
 Prices (B5, B6) are used by the operations themselves; the `check_*` functions are used
 by the tool guard and raise `PolicyViolation(rule, why)`. They take typed records: the

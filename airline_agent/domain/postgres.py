@@ -1,7 +1,7 @@
 """PostgreSQL: its URLs, the databases on a server (made, copied, dropped), and what the
 server's errors mean for a user.
 
-A location is a PostgreSQL database when its URL's backend is `postgresql`
+A location is a PostgreSQL database when its URL's dialect is `postgresql`
 (`postgresql+psycopg://user:password@host:port/name`, or a unix socket:
 `postgresql+psycopg://user@/name?host=/run/postgresql`). `postgresql://` and
 `postgres://` mean the same, through psycopg 3 (the `postgres` extra).
@@ -147,7 +147,7 @@ def write_problem(exc: BaseException) -> WriteProblem | None:
 
 
 def unreachable_now(exc: BaseException) -> ServerUnreachable:
-    """A tool's one line for a server that cannot be reached in the middle of a session
+    """A tool's one line for a server that cannot be reached in the middle of a conversation
     (`unreachable` says it when a database is opened)."""
     return ServerUnreachable(
         f"the database server cannot be reached ({first_line(exc)}); nothing was changed. "
@@ -166,7 +166,7 @@ def seed_hint(name: str) -> str:
     return f"Create it with `airline-agent seed --db {name}`."
 
 
-# What the server says when it turns a connection away, before any session exists (libpq
+# What the server says when it turns a connection away, before it is made (libpq
 # gives these as text only, after "FATAL:"): the error codes they stand for.
 _CONNECTION_REFUSALS = (
     ("does not exist", INVALID_CATALOG_NAME),  # database "x" (a role is said as 28000)
@@ -350,7 +350,7 @@ class TemplateCopies:
     (`airline_3f9a1c_template`, `airline_3f9a1c_4_task_12_trial_0`); `discard` drops a
     copy, `close` the template and every copy still there.
 
-    Made with `built` (a new template filled by a build) or `snapshot` (a template copy of
+    Made with `built` (a new template filled by a build) or `copied` (a template copy of
     an existing database, taken once: refused in one line while others are connected)."""
 
     def __init__(self, url: URL, template: str, prefix: str) -> None:
@@ -384,7 +384,7 @@ class TemplateCopies:
         return cls(url, template, prefix)
 
     @classmethod
-    def snapshot(cls, location: str) -> TemplateCopies:
+    def copied(cls, location: str) -> TemplateCopies:
         """A template copy of the database at `location` as it is now (whoever holds a
         connection to it must close it first)."""
         url = _server_url(location)

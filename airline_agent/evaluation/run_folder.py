@@ -51,7 +51,7 @@ class RunFolder:
         files = [
             item for given in inputs for item in (given.glob("*") if given.is_dir() else [given])
         ]
-        self._policy = OutputPermissions.for_run(inputs=files, overwrite=True)
+        self._permissions = OutputPermissions.for_run(inputs=files, overwrite=True)
         self._given_redactor = redactor
 
     @cached_property
@@ -132,7 +132,7 @@ class RunFolder:
         """Write `text`, redacted, to `relative` (in the folder): beside it first, then
         renamed. The one way a file of the run is written."""
         try:
-            return self._policy.write_text(self.path / relative, self.redactor.redact(text))
+            return self._permissions.write_text(self.path / relative, self.redactor.redact(text))
         except OutputRefused as exc:
             raise RunFolderError(f"{exc}; not written") from None
 

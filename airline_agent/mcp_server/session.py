@@ -3,8 +3,8 @@
 A session owns what a chat conversation owns — whom it acts for, what it changed, the
 events of its calls — and the database it works on: its own copy of the server's
 database, made when its first tool call comes (so nothing it writes reaches the user's
-database, nor another session; on a PostgreSQL server a TEMPLATE copy of the snapshot the
-server took when it started, dropped when the session ends), or, with `--shared`, the
+database, nor another session; on a PostgreSQL server a TEMPLATE copy of the template the
+server made when it started, dropped when the session ends), or, with `--shared`, the
 database itself, which every
 session then writes through the domain's write transactions (each takes the write lock
 before its first read, so two sessions never sell the last seat twice).
@@ -361,8 +361,8 @@ class Sessions:
     on_open: Callable[[McpSession], None] = lambda session: None
     on_close: Callable[[McpSession], None] = lambda session: None
     keep_start: bool = False  # copy each session's database as it began (for --record)
-    # On a PostgreSQL server: the template each session's copy is made from (a snapshot of
-    # the served database taken when the server started: stack.session_copies).
+    # On a PostgreSQL server: the template each session's copy is made from (a copy of
+    # the served database made when the server started: stack.session_copies).
     copies: TemplateCopies | None = None
     _by_key: dict[str, McpSession] = field(default_factory=dict)
     _ended: set[str] = field(default_factory=set)

@@ -44,14 +44,14 @@ class LiveRecording:
     warnings: list[str] = field(default_factory=list)  # for the user, once saved
     errors: list[str] = field(default_factory=list)  # saved, but not as asked (no replay)
     _scratch: Path | None = None
-    _snapshot: Path | None = None
+    _start_copy: Path | None = None
 
     def start(self) -> LiveRecording:
         """Copy the database as it is now, before the first turn."""
         if self.record is not None and self.database_file is not None:
             self._scratch = Path(tempfile.mkdtemp(prefix="airline-agent-record-"))
-            self._snapshot = self._scratch / "start.db"
-            copy_sqlite(self.database_file, self._snapshot)
+            self._start_copy = self._scratch / "start.db"
+            copy_sqlite(self.database_file, self._start_copy)
         return self
 
     def observe(self, event: AgentEvent) -> None:
@@ -86,9 +86,9 @@ class LiveRecording:
 
     def _save_scenario(self, path: Path) -> Path:
         changes = None
-        if self._snapshot is not None and self.database_file is not None:
-            changes = diff_databases(self._snapshot, self.database_file)
-        origin = match_dataset(self._snapshot)
+        if self._start_copy is not None and self.database_file is not None:
+            changes = diff_databases(self._start_copy, self.database_file)
+        origin = match_dataset(self._start_copy)
         if origin.warning:
             self.warnings.append(origin.warning)
         scenario = record_scenario(

@@ -48,13 +48,13 @@ __all__ = [
     "to_jsonl",
     "to_markdown",
     "transcript_files",
-    "transcript_records",
+    "transcript_lines",
     "write_transcript",
 ]
 MARKDOWN_RESULT_LIMIT = 1500  # characters of a tool result shown in Markdown; JSONL has all
 
 
-class ToolResultRecord(TypedDict):
+class TranscriptToolResult(TypedDict):
     """A tool's result in a transcript line: the `role: tool` message, timed."""
 
     role: Literal["tool"]
@@ -65,7 +65,7 @@ class ToolResultRecord(TypedDict):
     elapsed_ms: float
 
 
-class TranscriptRecord(TypedDict):
+class TranscriptLine(TypedDict):
     """One line of a transcript's JSONL: a request's body, its response in the wire's
     shape, the tool results that followed, what it cost and how long it took."""
 
@@ -73,7 +73,7 @@ class TranscriptRecord(TypedDict):
     request: int
     body: dict[str, object]
     response: dict[str, object] | None
-    tool_results: list[ToolResultRecord]
+    tool_results: list[TranscriptToolResult]
     cost: NotRequired[float | None]
     first_token_ms: NotRequired[float]
     tokens_per_second: NotRequired[float]
@@ -89,35 +89,35 @@ def message_body(message: AssistantMessage) -> ReceivedMessage:
     return message.as_received()
 
 
-def transcript_records(events: Iterable[AgentEvent]) -> list[TranscriptRecord]:
-    """One record per request, in the order they were sent. A request's usage is reported
+def transcript_lines(events: Iterable[AgentEvent]) -> list[TranscriptLine]:
+    """One line per request, in the order they were sent. A request's usage is reported
     just before its message: it is kept until the message comes."""
-    records: list[TranscriptRecord] = []
-    by_request: dict[int, TranscriptRecord] = {}
+    lines: list[TranscriptLine] = []
+    by_request: dict[int, TranscriptLine] = {}
     usage: dict[int, UsageReported] = {}
     for event in events:
         match event:
             case RequestSent():
-                by_request[event.request] = record = _request_record(event)
-                records.append(record)
+                by_request[event.request] = line = _request_line(event)
+                lines.append(line)
             case UsageReported() if event.request in by_request:
                 usage[event.request] = event
-                record = by_request[event.request]
-                record["cost"] = event.cost
+                line = by_request[event.request]
+                line["cost"] = event.cost
                 if event.first_token_ms is not None:
-                    record["first_token_ms"] = round(event.first_token_ms, 1)
+                    line["first_token_ms"] = round(event.first_token_ms, 1)
                 if event.tokens_per_second is not None:
-                    record["tokens_per_second"] = round(event.tokens_per_second, 1)
-                response = record["response"]
+                    line["tokens_per_second"] = round(event.tokens_per_second, 1)
+                response = line["response"]
                 if response is not None and "output" not in response:
                     response["usage"] = usage_body(event.usage)
             case AssistantMessage() if event.request in by_request:
-                record = by_request[event.request]
+                line = by_request[event.request]
                 reported = usage.get(event.request)
-                record["response"] = _response_body(record, event, reported)
-                record["latency_ms"] = round(event.latency_ms, 1)
-            case ToolFinished() if records:
-                records[-1]["tool_results"].append(
+                line["response"] = _response_body(line, event, reported)
+                line["latency_ms"] = round(event.latency_ms, 1)
+            case ToolFinished() if lines:
+                lines[-1]["tool_results"].append(
                     {
                         "role": "tool",
                         "tool_call_id": event.call_id,
@@ -129,10 +129,10 @@ def transcript_records(events: Iterable[AgentEvent]) -> list[TranscriptRecord]:
                 )
             case GroundingWarning() if event.request in by_request:
                 by_request[event.request]["grounding"] = [asdict(f) for f in event.findings]
-    return records
+    return lines
 
 
-def _request_record(event: RequestSent) -> TranscriptRecord:
+def _request_line(event: RequestSent) -> TranscriptLine:
     body: dict[str, object] = {
         "model": event.model,
         "messages": event.messages,
@@ -148,13 +148,13 @@ def _request_record(event: RequestSent) -> TranscriptRecord:
 
 
 def _response_body(
-    record: TranscriptRecord, event: AssistantMessage, usage: UsageReported | None
+    line: TranscriptLine, event: AssistantMessage, usage: UsageReported | None
 ) -> dict[str, object]:
     if event.raw is not None and event.raw.api == "responses":
         return dict(event.raw.assembled)  # the `response` object, its usage in it
     return {
         "object": "chat.completion",
-        "model": record["body"]["model"],
+        "model": line["body"]["model"],
         "choices": [
             {"index": 0, "message": message_body(event), "finish_reason": event.finish_reason}
         ],
@@ -164,8 +164,8 @@ def _response_body(
 
 def to_jsonl(events: Iterable[AgentEvent], secrets: Secrets = None) -> str:
     redactor = as_redactor(secrets)
-    records = redactor.redact_json(transcript_records(events))
-    lines = [escape_controls(json.dumps(record, ensure_ascii=False)) for record in records]
+    entries = redactor.redact_json(transcript_lines(events))
+    lines = [escape_controls(json.dumps(entry, ensure_ascii=False)) for entry in entries]
     return "\n".join(lines) + "\n" if lines else ""
 
 

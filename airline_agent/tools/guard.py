@@ -1,6 +1,6 @@
-"""The policy guard: checks the write tools' calls against the rules marked "code" in
-airline-policy.md before they run, and refuses with `POLICY_VIOLATION` (rule id and
-why) or `PERMISSION_DENIED`. The tools themselves keep the benchmark's lenient
+"""The policy guard: checks the write tools' calls against the airline's rules that code
+can check (ids as in agent/prompt.py) before they run, and refuses with `POLICY_VIOLATION`
+(rule id and why) or `PERMISSION_DENIED`. The tools themselves keep the benchmark's lenient
 semantics; switching the guard off (`Toolbox.guard = False`, `--no-guard`,
 `AIRLINE_AGENT_GUARD=off`) also switches off authorization, so that τ² reference
 actions replay unchanged.
@@ -36,7 +36,7 @@ through the write's `WriteRows` (`FOR UPDATE` / `FOR SHARE` where the database h
 locks), which hands the same rows on to the write: it reads none of them again. A
 concurrent writer's change is either committed before the decision reads, or waits until
 this write is done: two writers can never both pass on the state before the other's
-change (tests/integration/test_guard_snapshot.py). The two read checks (`profile_lookup`,
+change (tests/integration/test_guard_one_read.py). The two read checks (`profile_lookup`,
 `reservation_lookup`) need no such care: who owns a profile or a reservation never
 changes.
 

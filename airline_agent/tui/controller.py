@@ -1,4 +1,4 @@
-"""Which run the app shows, and the work of switching feeds: the live chat, a scenario's
+"""Which feed the app shows, and the work of switching feeds: the live chat, a scenario's
 playback, the library, the settings read after the first frame.
 
 Live when a model is configured: a `LiveChat` on the user's database, opened after the
@@ -55,10 +55,10 @@ class Controller:
     results: Path | None = None  # an eval run's folder (`tui --results`): its trials play
     settings_redactor = Redactor()  # the settings' key and base-URL password, once read
 
-    def __init__(self, status: Status, run: Feed) -> None:
+    def __init__(self, status: Status, feed: Feed) -> None:
         self.status = status
         status.shown = self  # the status line shows the feed on screen
-        self.feed = run  # the feed on screen
+        self.feed = feed  # the feed on screen
         # Tells the user something worth knowing after an action (the app shows it).
         self.warn: Callable[[str], None] = lambda text: None
 
@@ -195,9 +195,9 @@ class AgentController(Controller):
         self.settings = settings
         self.secret = settings.api_key.get_secret_value() if settings.api_key else None
         self.settings_redactor = Redactor.from_settings(settings)
-        for run in (self.feed, self._live):
-            if run is not None:
-                run.settings_read(settings, peeked)
+        for feed in (self.feed, self._live):
+            if feed is not None:
+                feed.settings_read(settings, peeked)
 
     @property
     def live_paused(self) -> bool:
@@ -247,12 +247,12 @@ class AgentController(Controller):
         said = playback.describe_settings(self.feed)
         if trial is not None:
             said = f"{said} {trial.describe()}"
-        self._leave_current_run()
+        self._leave_current_feed()
         self.feed = self._playback = playback
         self.status.changed()
         return said
 
-    def _leave_current_run(self) -> None:
+    def _leave_current_feed(self) -> None:
         """A scenario is chosen: a live chat waits (with everything it owns), a playback
         ends."""
         if isinstance(self.feed, LiveChat):
@@ -309,9 +309,9 @@ class AgentController(Controller):
 
     def close(self) -> None:
         """Every feed's database closed, every scratch copy removed."""
-        for run in (self.feed, self._live):
-            if run is not None:
-                run.close()
+        for feed in (self.feed, self._live):
+            if feed is not None:
+                feed.close()
 
 
 def _read_playback(

@@ -4,7 +4,7 @@ what the app is doing now.
 Each fact has one owner, and the status reads it there each time the line is drawn: the
 customer from the conversation on screen (the loop binds it, and says so with an event),
 the guard from the toolbox that enforces it, the rest from the feed on screen (where its
-conversations come from, where its database came from, its approval policy and clock, a
+conversations come from, where its database came from, its approval mode and clock, a
 playback's divergence from its scenario, and the debugger's: what comes next when a turn
 is held, the breakpoints on, the branch shown). Only what the app is doing ("agent working…
 esc cancels") is the status's own. Whoever changes a fact calls `changed()`; the status
@@ -110,7 +110,7 @@ class Shown(Protocol):
 
 
 class Status:
-    """The status line's source: the shown run's facts, read where they are owned, and
+    """The status line's source: the shown feed's facts, read where they are owned, and
     what the app is doing (see the module's docstring)."""
 
     def __init__(self, shown: Shown | None = None) -> None:
@@ -148,25 +148,25 @@ class Status:
         return parts
 
 
-def _feed_parts(run: FeedFacts, *, waiting: bool) -> list[str]:
-    if not run.rules_known:
-        parts = [f"[b]{_escape(run.source)}[/b]"]
-        return parts + ([f"customer [b]{_escape(run.customer)}[/b]"] if run.customer else [])
-    guard = "[b green]guard on[/]" if run.guard else "[b red]guard OFF[/]"
-    if run.scenario_guard is not None and run.scenario_guard != run.guard:
-        guard += " [red](the scenario's: " + ("on" if run.scenario_guard else "off") + ")[/]"
-    source = run.source + (LIVE_WAITS if waiting else "")
+def _feed_parts(feed: FeedFacts, *, waiting: bool) -> list[str]:
+    if not feed.rules_known:
+        parts = [f"[b]{_escape(feed.source)}[/b]"]
+        return parts + ([f"customer [b]{_escape(feed.customer)}[/b]"] if feed.customer else [])
+    guard = "[b green]guard on[/]" if feed.guard else "[b red]guard OFF[/]"
+    if feed.scenario_guard is not None and feed.scenario_guard != feed.guard:
+        guard += " [red](the scenario's: " + ("on" if feed.scenario_guard else "off") + ")[/]"
+    source = feed.source + (LIVE_WAITS if waiting else "")
     parts = [
         f"[b]{_escape(source)}[/b]",
-        f"customer [b]{_escape(run.customer or 'not identified')}[/b]",
-        f"db {_escape(run.origin.label)}",
+        f"customer [b]{_escape(feed.customer or 'not identified')}[/b]",
+        f"db {_escape(feed.origin.label)}",
         guard,
-        f"approval {_escape(run.approval)}",
-        f"clock {_escape(run.clock)}",
+        f"approval {_escape(feed.approval)}",
+        f"clock {_escape(feed.clock)}",
     ]
-    if run.divergence:
-        parts.append(f"[b red]{_escape(run.divergence)}[/]")
-    debugging = run.debugging
+    if feed.divergence:
+        parts.append(f"[b red]{_escape(feed.divergence)}[/]")
+    debugging = feed.debugging
     if debugging.branch:
         parts.append(f"[b]{_escape(debugging.branch)}[/b]")
     if debugging.breakpoints:

@@ -2,7 +2,7 @@
 
 A fork's database is a deterministic replay (agent/debugger.py): the database is copied
 once before the conversation's first write, and a fork copies that and runs the writes
-up to its step again. The other design the issue names, a snapshot of the database at
+up to its step again. The other design the issue names, a copy of the database at
 each write (SQLite's backup API), is the baseline: its cost per write is one backup.
 
 - fork at the last step of the 200-turn scenario (the TUI part's bench-200: a lookup and
@@ -10,7 +10,7 @@ each write (SQLite's backup API), is the baseline: its cost per write is one bac
 - fork at the last step of a 200-turn scenario with a write per turn (a $10 certificate
   for Emma Kim, guard off): the start copied, 200 writes run again and checked.
 - per write: what replaying one write adds to a fork, from those two; beside one backup
-  of the sample database (what a snapshot at each write would cost, each time, on disk too).
+  of the sample database (what a copy at each write would cost, each time, on disk too).
 - the loop with a debugger attached and no breakpoint, beside the loop without one
   (instant backend, per request, interleaved): what keeping every step costs.
 
@@ -109,14 +109,14 @@ def _fork_times(stack: Any, runs: int) -> Timing:
 
 
 def _backups(stack: Any, runs: int) -> tuple[Timing, int]:
-    """One backup-API copy of the stack's database, as a snapshot at each write would take."""
+    """One backup-API copy of the stack's database, as a copy at each write would take."""
     from airline_agent.domain.sqlite_files import copy_sqlite
 
     source = stack.database.sqlite_file.path
     samples, size = [], 0
     with tempfile.TemporaryDirectory() as folder:
         for index in range(runs):
-            target = Path(folder) / f"snapshot-{index}.db"
+            target = Path(folder) / f"copy-{index}.db"
             start = time.perf_counter()
             copy_sqlite(source, target)
             samples.append((time.perf_counter() - start) * 1000)
@@ -235,7 +235,7 @@ def run(quick: bool) -> list[Row]:
         rows.append(
             Row(
                 PART,
-                "per write kept: replayed in a fork (ours) / snapshot",
+                "per write kept: replayed in a fork (ours) / copy",
                 Timing(per_write, per_write, per_write, 1),
                 "a backup at each write",
                 backup,
@@ -261,7 +261,7 @@ def run(quick: bool) -> list[Row]:
             f"  once per conversation that writes: one copy of the database "
             f"({start_size / 1e6:.1f} MB at the sample scale), and one per fork;"
         )
-        print(f"  a snapshot at each write would keep {size / 1e6:.1f} MB per write")
+        print(f"  a copy at each write would keep {size / 1e6:.1f} MB per write")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return rows

@@ -25,7 +25,7 @@ from tests.support.profile import SLOW
 from tests.support.races import Call, Result, race
 from tests.support.world import make_world_db, world
 
-pytestmark = pytest.mark.both_backends
+pytestmark = pytest.mark.both_dialects
 
 RACES = 20 if SLOW else 3
 RACERS = 6 if SLOW else 3
@@ -38,13 +38,13 @@ FARE = 176  # HAT050 economy on 2024-05-25 in the small world (150 + 1 + 25)
 
 
 @pytest.fixture
-def race_world(backend: str, tmp_path: Path):
+def race_world(dialect: str, tmp_path: Path):
     """`make(seats=…, balance=…, reservations=…)`: the location of a fresh race world on
-    the test's backend (a file, or a TEMPLATE copy on the PostgreSQL server)."""
+    the test's dialect (a file, or a TEMPLATE copy on the PostgreSQL server)."""
     made: list[str] = []
 
     def make(*, seats: int, balance: float, reservations: int) -> str:
-        if backend == "sqlite":
+        if dialect == "sqlite":
             return str(_world(tmp_path, seats=seats, balance=balance, reservations=reservations))
         owner = postgres_server()
         data = _world_data(seats=seats, balance=balance, reservations=reservations)

@@ -566,7 +566,7 @@ def sample_on_server(postgres_server: PostgresServer) -> Iterator[str]:
 
 @pytest.fixture
 def world_on_server(world_db: Database) -> Database:
-    """The small world, on the server (`backend` is "postgres" in this module)."""
+    """The small world, on the server (`dialect` is "postgres" in this module)."""
     return world_db
 
 
@@ -577,5 +577,5 @@ def _on_postgres(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture
-def backend() -> str:
+def dialect() -> str:
     return "postgres"

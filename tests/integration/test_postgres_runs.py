@@ -1,7 +1,7 @@
 """The commands that make a database per run, on a PostgreSQL server (issue 23): `eval
 --db postgresql://…` (the import of db.json once, each trial and each reference end
 state a `CREATE DATABASE … TEMPLATE` copy of it, all dropped at the end) and `mcp` on a
-PostgreSQL database (each session a TEMPLATE copy of a snapshot taken at start, dropped
+PostgreSQL database (each session a TEMPLATE copy of a template made at start, dropped
 when the session ends). Against the test process's own server (tests/support/postgres.py).
 """
 
@@ -186,7 +186,7 @@ async def test_mcp_sessions_on_a_server_get_template_copies_dropped_at_the_end(
 ) -> None:
     url = world_db.engine.url.render_as_string(hide_password=False)
     name = world_db.engine.url.database or ""
-    world_db.close()  # the server snapshots it at start: nobody else may be on it then
+    world_db.close()  # the server copies it into a template at start: nobody else may be on it then
     before = _databases(postgres_server, name)
     from tests.integration.test_mcp_server import answering, payload
 
@@ -221,7 +221,7 @@ def test_mcp_on_a_server_database_in_use_elsewhere_says_so_in_one_line(
 
 
 @pytest.fixture
-def backend() -> str:
+def dialect() -> str:
     return "postgres"
 
 
@@ -243,7 +243,7 @@ async def test_serve_gives_each_tab_a_template_copy_dropped_with_its_tab(
 
     url = world_db.engine.url.render_as_string(hide_password=False)
     name = world_db.engine.url.database or ""
-    world_db.close()  # serve snapshots it at start: nobody else may be on it then
+    world_db.close()  # serve copies it into a template at start: nobody else may be on it then
     before = _databases(postgres_server, name)
     server = ServeProcess("--db", url, model="gpt-4o-mini", OPENAI_BASE_URL="http://127.0.0.1:9/v1")
     try:
@@ -268,7 +268,7 @@ async def test_serve_gives_each_tab_a_template_copy_dropped_with_its_tab(
     finally:
         code = server.stop()
     assert code == 0, server.output
-    assert _databases(postgres_server, name) == before  # the snapshot too
+    assert _databases(postgres_server, name) == before  # the template too
     assert "Traceback" not in server.output
 
 

@@ -25,7 +25,7 @@ from tests.support import tau2_oracle
 from tests.support.profile import SLOW
 from tests.support.toolbox_fixtures import Tools
 
-pytestmark = pytest.mark.both_backends
+pytestmark = pytest.mark.both_dialects
 
 CLOCK = Clock.at("2024-05-15T15:00:00")
 

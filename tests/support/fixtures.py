@@ -113,12 +113,12 @@ def tau2_reference(tmp_path_factory: pytest.TempPathFactory) -> Tau2Reference:
 
 @pytest.fixture
 def tau2_fresh(
-    tau2_reference: Tau2Reference, backend: str, tmp_path: Path
+    tau2_reference: Tau2Reference, dialect: str, tmp_path: Path
 ) -> Iterator[Callable[[], Database]]:
-    """`fresh()`: a new copy of the imported τ² database on the test's backend (a file
+    """`fresh()`: a new copy of the imported τ² database on the test's dialect (a file
     under tmp_path, or a TEMPLATE copy on the PostgreSQL server), closed afterwards."""
     opened: list[Database] = []
-    if backend == "postgres":
+    if dialect == "postgres":
         owner = postgres_server()
 
         def build(url: str) -> None:
@@ -147,7 +147,7 @@ def tau2_fresh(
     yield fresh
     for database in opened:
         database.close()
-        if backend == "postgres":
+        if dialect == "postgres":
             discard_later(owner, str(database.engine.url.render_as_string(hide_password=False)))
 
 

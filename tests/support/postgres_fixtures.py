@@ -4,9 +4,9 @@
 on first use; a test that needs it skips, saying why, where none can be started (under
 CI it fails instead).
 
-`backend`: "sqlite" unless the test is parametrized over both, which a module (or a
-test) asks for with the `both_backends` mark: every test of it that uses a fixture
-depending on `backend` (world_db, tau2_fresh, …) then runs once per backend, with ids
+`dialect`: "sqlite" unless the test is parametrized over both, which a module (or a
+test) asks for with the `both_dialects` mark: every test of it that uses a fixture
+depending on `dialect` (world_db, tau2_fresh, …) then runs once per dialect, with ids
 `[sqlite]` and `[postgres]`.
 """
 
@@ -21,7 +21,7 @@ import pytest
 
 from tests.support.postgres import PostgresServer, ServerUnavailable, start_server
 
-BACKENDS = ("sqlite", "postgres")
+DIALECTS = ("sqlite", "postgres")
 
 _server: PostgresServer | None = None
 _server_problem: str | None = None
@@ -30,15 +30,15 @@ _lock = threading.Lock()
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "both_backends: run the test on SQLite and on a real PostgreSQL server"
+        "markers", "both_dialects: run the test on SQLite and on a real PostgreSQL server"
     )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker(
-        "both_backends"
+    if "dialect" in metafunc.fixturenames and metafunc.definition.get_closest_marker(
+        "both_dialects"
     ):
-        metafunc.parametrize("backend", BACKENDS, indirect=True)
+        metafunc.parametrize("dialect", DIALECTS, indirect=True)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -72,7 +72,7 @@ def postgres_server() -> PostgresServer:
 
 
 @pytest.fixture
-def backend(request: pytest.FixtureRequest) -> str:
+def dialect(request: pytest.FixtureRequest) -> str:
     return getattr(request, "param", "sqlite")
 
 

@@ -26,10 +26,10 @@ def world_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def world_db(backend: str, world_template: Path, tmp_path: Path) -> Iterator[Database]:
+def world_db(dialect: str, world_template: Path, tmp_path: Path) -> Iterator[Database]:
     """A fresh copy of the small world, on SQLite (a file) or on PostgreSQL (a TEMPLATE
-    copy of the world built once on the test process's server), by `backend`."""
-    if backend == "postgres":
+    copy of the world built once on the test process's server), by `dialect`."""
+    if dialect == "postgres":
         owner = postgres_server()
         template = owner.template("world", lambda url: make_world_db(url).close())
         url = owner.copy_of(template)

@@ -38,8 +38,8 @@ def _status(app: AirlineApp) -> str:
 async def _at_rest(pilot, app: AirlineApp) -> None:
     """Held (or the turn over) and everything the turn produced is on screen."""
     main = app.main
-    run = app.controller.feed
-    await wait_until(pilot, lambda: run.held is not None or not main.turn_running, DEADLINE)
+    feed = app.controller.feed
+    await wait_until(pilot, lambda: feed.held is not None or not main.turn_running, DEADLINE)
     await wait_until(pilot, lambda: not main.backlog, DEADLINE)
 
 
@@ -58,14 +58,14 @@ async def test_space_steps_the_showcase_in_the_articles_order(tmp_path: Path) ->
     app = _offline(tmp_path, "cancel-ehglp3")
     async with app.run_test(size=SIZE) as pilot:
         await _playing(pilot, app, "cancel-ehglp3")
-        run = app.controller.feed
+        feed = app.controller.feed
         trace = app.main.trace
         seen: list[tuple[str | None, str | None, int]] = []
         for press in ["space"] * 5 + [">"]:  # the rest of turn 2 at once
             await _at_rest(pilot, app)
             last = trace.titles()[-1] if trace.entries else None
-            seen.append((run.upcoming(), last, run.conversation.requests))
-            assert f"next: {run.upcoming()}" in _status(app)
+            seen.append((feed.upcoming(), last, feed.conversation.requests))
+            assert f"next: {feed.upcoming()}" in _status(app)
             await pilot.press(press)
         assert seen == [
             ("customer message (turn 1)", None, 0),
@@ -77,10 +77,10 @@ async def test_space_steps_the_showcase_in_the_articles_order(tmp_path: Path) ->
             ("send request #3", "customer: turn 2 · customer message", 2),
         ]
         await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
-        assert run.conversation.requests == 3 and run.upcoming() is None
+        assert feed.conversation.requests == 3 and feed.upcoming() is None
         assert "next:" not in _status(app)
         # The steps the events carry, in order: the loop's own numbering, none skipped.
-        steps = [getattr(event, "step", 0) for event in run.events]
+        steps = [getattr(event, "step", 0) for event in feed.events]
         assert [step for step in steps if step] == list(range(1, 10))
 
 
@@ -128,10 +128,10 @@ async def _say(pilot, app: AirlineApp, text: str) -> None:
 
 
 async def _held(pilot, app: AirlineApp, kind: type) -> object:
-    run = app.controller.feed
-    await wait_until(pilot, lambda: isinstance(run.held, kind), DEADLINE)
+    feed = app.controller.feed
+    await wait_until(pilot, lambda: isinstance(feed.held, kind), DEADLINE)
     await wait_until(pilot, lambda: not app.main.backlog, DEADLINE)
-    return run.held
+    return feed.held
 
 
 async def test_a_request_breakpoint_holds_it_until_space(
@@ -278,12 +278,12 @@ async def test_a_fork_before_a_cancellation_goes_on_apart_and_its_saved_scenario
     app = _live(chat_server, tmp_path, guard=False)  # the write goes through
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.controller.feed.ready, DEADLINE)
-        run = app.controller.feed
+        feed = app.controller.feed
         for text in ("Hi, I am emma_kim_9957.", "Please cancel EHGLP3."):
             await _say(pilot, app, text)
             await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
-        debugger = run.debugger
-        assert debugger is not None and _status_of(run.working_database_file()) == "cancelled"
+        debugger = feed.debugger
+        assert debugger is not None and _status_of(feed.working_database_file()) == "cancelled"
         trace = app.main.trace
         await wait_until(pilot, lambda: "framework: tool cancel_reservation" in trace.titles())
         trace.focus()
@@ -333,12 +333,13 @@ async def test_an_offline_fork_cut_in_a_turn_resumes_with_the_rest_of_its_script
     app = _offline(tmp_path, "cancel-business-refund")
     async with app.run_test(size=SIZE) as pilot:
         await _playing(pilot, app, "cancel-business-refund")
-        run = app.controller.feed
+        feed = app.controller.feed
         for _ in range(3):
             await pilot.press(">")
             await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
         assert (
-            run.steps_left == 0 and _status_of(run.working_database_file(), "GWL0HE") == "cancelled"
+            feed.steps_left == 0
+            and _status_of(feed.working_database_file(), "GWL0HE") == "cancelled"
         )
         trace = app.main.trace
         await wait_until(pilot, lambda: not app.main.backlog)
@@ -348,7 +349,7 @@ async def test_an_offline_fork_cut_in_a_turn_resumes_with_the_rest_of_its_script
         trace.focus()
         trace.highlighted = asked
         await pilot.press("f")
-        debugger = run.debugger
+        debugger = feed.debugger
         await wait_until(pilot, lambda: len(debugger.branches) == 2, DEADLINE)
         await wait_until(pilot, lambda: "next: resume turn 3" in _status(app))
         fork = debugger.current
@@ -359,8 +360,8 @@ async def test_an_offline_fork_cut_in_a_turn_resumes_with_the_rest_of_its_script
         await pilot.press(">")
         await wait_until(pilot, lambda: not app.main.turn_running, DEADLINE)
         assert _status_of(fork.database_file, "GWL0HE") == "cancelled"
-        assert run.divergence is None  # the rest of the script, as recorded
-        finished = [e for e in run.events if isinstance(e, TurnFinished)]
+        assert feed.divergence is None  # the rest of the script, as recorded
+        finished = [e for e in feed.events if isinstance(e, TurnFinished)]
         assert [e.reason for e in finished][-1] == "answered"
 
 
@@ -390,16 +391,16 @@ async def test_auto_play_plays_through_steps_and_stops_at_a_breakpoint(tmp_path:
     app = _offline(tmp_path, "cancel-ehglp3")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await _playing(pilot, app, "cancel-ehglp3")
-        run = app.controller.feed
+        feed = app.controller.feed
         await pilot.press("x")  # break on an error result: the showcase has none
         await pilot.press("a")
-        await wait_until(pilot, lambda: run.steps_left == 0 and not app.main.turn_running)
-        assert run.conversation.requests == 3  # no hold on the way
+        await wait_until(pilot, lambda: feed.steps_left == 0 and not app.main.turn_running)
+        assert feed.conversation.requests == 3  # no hold on the way
         await pilot.press("r")  # again, with a break before every request
-        await wait_until(pilot, lambda: run.steps_left == 2 and not app.main.turn_running)
+        await wait_until(pilot, lambda: feed.steps_left == 2 and not app.main.turn_running)
         await pilot.press("b", "a")
         await _held(pilot, app, RequestHeld)
-        assert not app.main.autoplay and run.conversation.requests == 0
+        assert not app.main.autoplay and feed.conversation.requests == 0
         said = [n.message for n in app._notifications]
         assert "Auto-play stopped at a breakpoint (request)." in said
         assert "break: requests, errors" in _status(app)

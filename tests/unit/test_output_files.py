@@ -55,9 +55,12 @@ def test_a_link_is_never_followed_out(tmp_path: Path, scenario) -> None:
     link.symlink_to(outside)
     from airline_agent.output_files import OutputPermissions
 
-    for policy in (OutputPermissions(), OutputPermissions(overwrite=True)):  # not even when asked
+    for permissions in (
+        OutputPermissions(),
+        OutputPermissions(overwrite=True),
+    ):  # not even when asked
         with pytest.raises(OSError, match="symbolic link"):
-            save_scenario(scenario, link, outputs=policy)
+            save_scenario(scenario, link, outputs=permissions)
     assert outside.read_text() == OLD
     assert link.is_symlink()
 
@@ -97,9 +100,9 @@ def test_replacing_one_approved_file_replaces_no_other(tmp_path: Path) -> None:
 
     (tmp_path / "chat.jsonl").write_text(OLD)
     (tmp_path / "chat.md").write_text(OLD)
-    policy = OutputPermissions().approving(tmp_path / "chat.jsonl")
+    permissions = OutputPermissions().approving(tmp_path / "chat.jsonl")
     with pytest.raises(OSError, match=r"chat\.md: already exists"):
-        write_transcript([], tmp_path, "chat", outputs=policy)
+        write_transcript([], tmp_path, "chat", outputs=permissions)
     assert (tmp_path / "chat.jsonl").read_text() == OLD  # nothing written: checked first
 
 
@@ -189,7 +192,7 @@ def test_no_sqlite_database_or_companion_is_written_even_unasked_for(tmp_path: P
     database = tmp_path / "someone.db"
     sqlite3.connect(database).execute("CREATE TABLE t (x)").connection.close()
     before = database.read_bytes()
-    policy = OutputPermissions(overwrite=True)
+    permissions = OutputPermissions(overwrite=True)
     refused = {
         database: "holds an SQLite database",
         tmp_path / "someone.db-wal": "is the write-ahead log of the SQLite database someone.db",
@@ -199,6 +202,6 @@ def test_no_sqlite_database_or_companion_is_written_even_unasked_for(tmp_path: P
     }
     for target, why in refused.items():
         with pytest.raises(OSError, match=why):
-            policy.write_text(target, "name: not-a-database\n")
+            permissions.write_text(target, "name: not-a-database\n")
     assert database.read_bytes() == before
     assert _files(tmp_path) == ["someone.db"]

@@ -26,7 +26,7 @@ def test_no_folder_until_the_first_copy_and_none_after_close(temporary: Path, db
     assert list(temporary.iterdir()) == []  # a debugger that never forks leaves nothing
     tools = toolbox(open_existing_database(db))
     try:
-        start = copies.snapshot(tools)
+        start = copies.file_copy(tools)
         branch = copies.copy(start, like=tools)
         assert [path.parent for path in temporary.iterdir()] == [temporary]
         assert start.parent == copies.folder and start.is_file()
@@ -53,7 +53,7 @@ def test_a_database_that_is_no_sqlite_file_makes_no_folder(
     copies = BranchCopies()
     try:
         with pytest.raises(ForkFailed, match="not a SQLite file"):
-            copies.snapshot(tools)
+            copies.file_copy(tools)
         with pytest.raises(ForkFailed, match="not a SQLite file"):
             copies.copy(tools, like=tools)
         assert list(temporary.iterdir()) == []

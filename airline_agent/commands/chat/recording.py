@@ -33,7 +33,7 @@ def start_recording(
     redactor: Redactor,
     outputs: OutputPermissions | None = None,
 ) -> LiveRecording:
-    """Snapshot the database now. The files are written at the end as `outputs` allows
+    """Copy the database now. The files are written at the end as `outputs` allows
     (checked by the command before the chat)."""
     return LiveRecording(
         database.path,

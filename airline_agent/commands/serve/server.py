@@ -11,8 +11,8 @@ What differs from textual-serve's own `Server`, and why:
   at itself.
 - Each tab is a `TabApp`: `airline-agent tui` run directly (no shell), its settings in its
   environment (a key never on a command line, where `ps` shows it), live on a copy of the
-  database of its own (on a PostgreSQL server: a TEMPLATE copy of the snapshot the
-  command took, dropped with the tab). Closing the tab asks the app to quit and ends it
+  database of its own (on a PostgreSQL server: a TEMPLATE copy of the template the
+  command made, dropped with the tab). Closing the tab asks the app to quit and ends it
   if it has not within a few seconds: textual-serve waits for ever.
 - Listening is ours (`listen`): a port in use or a host that is not this machine's is one
   line, port 0 takes any free port, and what is printed is the address bound.
@@ -72,7 +72,7 @@ class TabSettings:
     environment: Mapping[str, str]  # settings for the app, added to the server's environment
     database: Path | None  # live: the SQLite file each tab gets a copy of; None: no copy
     scratch: Path  # where the copies are made (removed with the server)
-    # Live on PostgreSQL: the snapshot each tab's TEMPLATE copy is made from (and dropped).
+    # Live on PostgreSQL: the template each tab's TEMPLATE copy is made from (and dropped).
     server_copies: TemplateCopies | None = None
 
 

@@ -53,7 +53,7 @@ def serve(
 
     live = _live_database(settings) if settings.model_configured else None
     # What each tab gets a copy of: a SQLite file, copied; or a PostgreSQL database,
-    # snapshotted now, each tab's copy a TEMPLATE copy of the snapshot.
+    # copied now into a template, each tab's copy a TEMPLATE copy of that template.
     database = live if isinstance(live, Path) else None
     copies = None if live is None or isinstance(live, Path) else live
     copied = str(database) if database is not None else None
@@ -117,7 +117,7 @@ def _run(server: TuiServer, settings: Settings, copied: str | None) -> None:
 
 def _live_database(settings: Settings) -> Path | TemplateCopies | None:
     """The SQLite file each tab gets a copy of (built now when it is absent, so that tabs
-    never race to build it); for a PostgreSQL database, a snapshot of it on its server
+    never race to build it); for a PostgreSQL database, a template copy of it on its server
     that each tab's copy is made from; None for a database of any other kind."""
     try:
         database = open_database(settings.db)

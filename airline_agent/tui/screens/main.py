@@ -292,17 +292,17 @@ class MainScreen(Screen[None]):
         """Live, the scenario keys are not offered (they do nothing there) but to step a
         held turn; the debugger's keys only with a debugger; f2 only when one pane is
         shown at a time."""
-        run = self.controller.feed
+        feed = self.controller.feed
         if self.controller.mode == "watch":
             return action in WATCH_ACTIONS
         if action == "results":
             return self.controller.results is not None
-        if action in DEBUGGER_ACTIONS and run.debugger is None:
+        if action in DEBUGGER_ACTIONS and feed.debugger is None:
             return False
         if action == "edit_held":
             # Held: a turn ran, so what shows its events (`later`) is loaded.
-            return run.held is not None and later().editable(run.held)
-        if action in HOLD_ACTIONS and (run.held is not None or run.can_resume):
+            return feed.held is not None and later().editable(feed.held)
+        if action in HOLD_ACTIONS and (feed.held is not None or feed.can_resume):
             return True
         if action in OFFLINE_ONLY_ACTIONS and self.controller.mode == "live":
             return False
@@ -343,13 +343,13 @@ class MainScreen(Screen[None]):
 
     def _hold_shown(self, held: Held) -> None:
         """The turn waits for a key here (the status line says what comes next)."""
-        run = self.controller.feed
-        if held is not run.held:
+        feed = self.controller.feed
+        if held is not feed.held:
             return  # let go meanwhile
         breakpoints = [reason for reason in held.reasons if reason != "step"]
         if self.autoplay:
             if not breakpoints:
-                run.go_on(stepping=False)
+                feed.go_on(stepping=False)
                 return
             self.autoplay = False
             self.notify(f"Auto-play stopped at a breakpoint ({', '.join(breakpoints)}).")
@@ -451,11 +451,11 @@ class MainScreen(Screen[None]):
     def watch_log(self) -> None:
         """Follow the watched file until the app closes; what comes goes on screen on the
         UI's loop (the call waits for it, so a long file is read as fast as it is shown)."""
-        run = self.controller.feed
-        assert isinstance(run, WatchedLog)
+        feed = self.controller.feed
+        assert isinstance(feed, WatchedLog)
         worker = get_current_worker()
         later()  # what shows the log's events, loaded here rather than on the UI's loop
-        tail = run.tail
+        tail = feed.tail
         shown: tuple[bool, int] | None = None  # (present, lines dropped) last shown
         try:
             while not worker.is_cancelled:
@@ -465,7 +465,7 @@ class MainScreen(Screen[None]):
                     shown = (tail.present, tail.overlong)
                     try:
                         # mypy solves Textual's `T | Awaitable[T]` as Never for a coroutine.
-                        self.app.call_from_thread(self._show_watched, run, lines, tail.present)  # type: ignore[arg-type]
+                        self.app.call_from_thread(self._show_watched, feed, lines, tail.present)  # type: ignore[arg-type]
                     except RuntimeError:
                         return  # the app is closing
                 if tail.caught_up:
@@ -473,18 +473,18 @@ class MainScreen(Screen[None]):
         finally:
             tail.close()
 
-    async def _show_watched(self, run: WatchedLog, lines: list[str], present: bool) -> None:
+    async def _show_watched(self, feed: WatchedLog, lines: list[str], present: bool) -> None:
         if not self.chat.notes():
             await self.chat.add_note(
-                f"Watching {run.path}: the calls of an MCP server's clients (airline-agent "
+                f"Watching {feed.path}: the calls of an MCP server's clients (airline-agent "
                 "mcp --events FILE) show in the trace as they happen."
             )
-        waited = not run.appeared
-        watched = later().take_watched(run, lines, present=present)
+        waited = not feed.appeared
+        watched = later().take_watched(feed, lines, present=present)
         if not present and waited:
-            self.show_activity(f"waiting for {run.path} to appear…")
+            self.show_activity(f"waiting for {feed.path} to appear…")
             await self.chat.add_message(
-                "notice", f"{run.path} is not there yet: waiting for it to appear."
+                "notice", f"{feed.path} is not there yet: waiting for it to appear."
             )
         elif present and waited:
             self.show_activity()
@@ -512,9 +512,9 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="turn")
     async def show_turn(self, text: str | None) -> None:
         """The feed's turn on screen, event by event (`turns.run_turn` runs it)."""
-        run = self.controller.feed
+        feed = self.controller.feed
         shows = later()
-        events = shows.run_turn(run, text)  # the feed's turn: closing it closes the loop's
+        events = shows.run_turn(feed, text)  # the feed's turn: closing it closes the loop's
         try:
             async for event in events:
                 await self.scheduler.put(event)
@@ -524,7 +524,7 @@ class MainScreen(Screen[None]):
             # Cancelled here (between events) or in the loop: either way the turn is
             # closed now, and the feed records how it ended — the record the panes show.
             await events.aclose()
-            cancelled = shows.last_cancelled(run)
+            cancelled = shows.last_cancelled(feed)
             if cancelled is not None:
                 self.scheduler.put_nowait(cancelled)
             self.post_message(TurnEnded("cancelled"))
@@ -643,25 +643,25 @@ class MainScreen(Screen[None]):
         """The held turn goes on; or the turn a fork cut resumes; or, offline, the
         scenario's next turn starts. `stepping`: holding again before the next request
         or tool call."""
-        run = self.controller.feed
-        if run.go_on(stepping=stepping):
+        feed = self.controller.feed
+        if feed.go_on(stepping=stepping):
             self.show_activity(AT_WORK)
             self.refresh_bindings()
             return
-        if self.controller.mode == "live" and not run.can_resume:
+        if self.controller.mode == "live" and not feed.can_resume:
             self.notify("Live mode: type as the customer. Scenarios: l.")
             return
         if self.turn_running:
             return
-        text = None if run.can_resume else run.next_customer_message()
-        if text is None and not run.can_resume:
+        text = None if feed.can_resume else feed.next_customer_message()
+        if text is None and not feed.can_resume:
             self.autoplay = False
-            if run.scenario_name is None:
+            if feed.scenario_name is None:
                 self.action_library()
             else:
                 self.notify("End of the scenario. l opens the library, r plays it again.")
             return
-        run.set_stepping(stepping)
+        feed.set_stepping(stepping)
         self.start_turn(text)
 
     def action_autoplay(self) -> None:
@@ -709,16 +709,16 @@ class MainScreen(Screen[None]):
             return
         # The status line shows "guard on" / "guard OFF" in colour; a toast as well would
         # cost a full layout of the screen on every toggle (a slower key while playing).
-        run = self.controller.feed
-        run.guard = not run.guard
+        feed = self.controller.feed
+        feed.guard = not feed.guard
 
     # -- the debugger: edits, forks, branches ---------------------------------------------
     @work(exclusive=True, group="edit")
     async def action_edit_held(self) -> None:
         """The held request's body, or the held call's arguments, in the editor; what it
         accepts goes on (the body byte for byte); esc leaves the hold as it was."""
-        run = self.controller.feed
-        held = run.held
+        feed = self.controller.feed
+        held = feed.held
         edit = later().held_edit(held)
         if edit is None:
             self.notify("Nothing to edit: e edits a request or a tool call held before it goes.")
@@ -729,10 +729,10 @@ class MainScreen(Screen[None]):
         edited = await self.app.push_screen_wait(
             later().JsonEditorScreen(edit.title, text, edit.problems, accept=edit.accept)
         )
-        if edited is None or run.held is not held:
+        if edited is None or feed.held is not held:
             return  # left as it was, or the turn went on (or was cancelled) meanwhile
         try:
-            later().go_on_edited(run, edited)
+            later().go_on_edited(feed, edited)
         except EditRefused as refused:
             self.notify(f"Not accepted: {refused}", severity="error")
         else:
@@ -745,7 +745,7 @@ class MainScreen(Screen[None]):
         as it was then (made in a thread: a copy, and the writes again), shown at once."""
         if self.waits_for_scenario("fork"):
             return
-        run = self.controller.feed
+        feed = self.controller.feed
         entry = self.trace.highlighted_entry
         if entry is None or entry.step is None:
             self.notify("Highlight a trace entry first (tab to the trace, then the arrows).")
@@ -755,7 +755,7 @@ class MainScreen(Screen[None]):
             return
         self.show_activity(f"forking after step {entry.step}…")
         try:
-            branch = await asyncio.to_thread(run.fork, entry.step)
+            branch = await asyncio.to_thread(feed.fork, entry.step)
         except ForkFailed as refused:
             self.notify(f"No fork: {refused}", severity="error")
             return
@@ -766,8 +766,8 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="fork")
     async def action_branch(self, delta: int) -> None:
-        run = self.controller.feed
-        debugger = run.debugger
+        feed = self.controller.feed
+        debugger = feed.debugger
         if debugger is None or debugger.current is None or len(debugger.branches) < 2:
             self.notify("One branch only: f forks after the highlighted trace entry.")
             return
@@ -897,8 +897,8 @@ class MainScreen(Screen[None]):
         except Exception as error:  # the database went away or broke since it was opened
             self.notify(f"Could not read the customers: {error}", severity="error")
             return
-        run = self.controller.feed
-        customer = await self.app.push_screen_wait(later().CustomerPicker(customers, run.customer))
+        feed = self.controller.feed
+        customer = await self.app.push_screen_wait(later().CustomerPicker(customers, feed.customer))
         if customer is None or self.turn_running:
             return
         self.controller.feed.act_for(customer or None)
@@ -907,13 +907,13 @@ class MainScreen(Screen[None]):
 
     def _customer_is_the_scenarios(self) -> None:
         """Offline, the script is written for its customer: `u` says so, changes nothing."""
-        run = self.controller.feed
-        if run.scenario_name is None:
+        feed = self.controller.feed
+        if feed.scenario_name is None:
             self.notify("No scenario is playing: l opens the library.")
             return
-        customer = run.customer or "an unidentified customer"
+        customer = feed.customer or "an unidentified customer"
         self.notify(
-            f"{run.scenario_name} is written for {customer}: its script acts for them. "
+            f"{feed.scenario_name} is written for {customer}: its script acts for them. "
             "Another customer: the live chat (set AIRLINE_AGENT_MODEL), or l for another "
             "scenario."
         )

@@ -58,6 +58,14 @@ async def test_deny_refuses_every_write_without_asking():
     assert s.toolbox.writes == []
 
 
+async def test_a_denied_write_names_the_approval_mode_the_user_set():
+    # `--approve deny` is the approval mode: the message says so, as the docs call it.
+    s = session("deny", ScriptedResponse(tool_calls=(CANCEL,)), ANSWER)
+    events = await run_turn(s, "cancel")
+    message = of_type(events, ToolFinished)[0].result["message"]
+    assert "(approval mode 'deny')" in message and "policy" not in message
+
+
 async def test_auto_runs_writes_without_asking():
     s = session("auto", ScriptedResponse(tool_calls=(CANCEL,)), ANSWER)
     events = await run_turn(s, "cancel")

@@ -37,7 +37,7 @@ def test_unknown_usage_has_an_unknown_cost():
     assert cost_of("gpt-4o", None) is None
 
 
-def test_dated_snapshots_and_provider_prefixes_use_the_base_price():
+def test_dated_model_versions_and_provider_prefixes_use_the_base_price():
     assert price_of("gpt-4o-2024-08-06") == price_of("gpt-4o")
     assert price_of("openai/gpt-4o-mini") == price_of("gpt-4o-mini")
     assert price_of("gpt-4o-audio-preview") is None  # not silently priced as gpt-4o

@@ -10,7 +10,7 @@ from airline_agent.domain.tau2 import export_tau2
 from tests.support.toolbox_fixtures import toolbox
 
 # The tool tests run on SQLite and on a real PostgreSQL server (tests/support/postgres.py).
-pytestmark = pytest.mark.both_backends
+pytestmark = pytest.mark.both_dialects
 
 EMMA = "emma_kim_9957"
 CARD = "credit_card_5832574"

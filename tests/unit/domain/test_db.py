@@ -4,6 +4,7 @@ import pytest
 
 from airline_agent.domain.db import Database
 from airline_agent.domain.errors import DatabaseUnavailable
+from airline_agent.domain.tau2 import import_tau2
 
 
 def test_missing_database_names_the_file_and_the_fix(tmp_path: Path) -> None:
@@ -30,8 +31,6 @@ def test_garbage_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_created_database_opens_with_pragmas(tmp_path: Path) -> None:
-    from airline_agent.domain.tau2 import import_tau2
-
     # Created and filled (here with nothing): a database opens only once a build finished.
     created = Database.create(tmp_path / "a.db")
     import_tau2(created, {"flights": {}, "users": {}, "reservations": {}})
@@ -41,3 +40,15 @@ def test_created_database_opens_with_pragmas(tmp_path: Path) -> None:
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     assert database.meta()["app"] == "airline-agent"
+
+
+@pytest.mark.filterwarnings("error::DeprecationWarning")
+def test_opening_a_database_makes_no_deprecated_call(tmp_path: Path) -> None:
+    # A deprecated SQLAlchemy call stops working on the next upgrade: opening (every
+    # command does) must use only the supported forms.
+    created = Database.create(tmp_path / "a.db")
+    import_tau2(created, {"flights": {}, "users": {}, "reservations": {}})
+    created.close()
+    database = Database.open(tmp_path / "a.db")
+    assert database.meta()["app"] == "airline-agent"
+    database.close()

@@ -11,7 +11,7 @@ from airline_agent.scenarios.dbdiff import export_records
 from airline_agent.stack import toolbox
 from airline_agent.tools.conversation import ToolConversation
 
-pytestmark = pytest.mark.both_backends
+pytestmark = pytest.mark.both_dialects
 
 
 def test_the_records_are_the_exports_own(world_db) -> None:

@@ -17,7 +17,7 @@ from airline_agent.domain.schema import PaymentMethod
 from tests.support.world import make_world_db, world, written
 
 # The tool tests run on SQLite and on a real PostgreSQL server (tests/support/postgres.py).
-pytestmark = pytest.mark.both_backends
+pytestmark = pytest.mark.both_dialects
 
 
 def stored_positions(database: Database, user_id: str) -> list[tuple[str, int]]:

@@ -24,7 +24,7 @@ from airline_agent.domain.schema import Payment, PaymentMethod
 from tests.support.world import CLOCK, make_world_db, world, written
 
 # The tool tests run on SQLite and on a real PostgreSQL server (tests/support/postgres.py).
-pytestmark = pytest.mark.both_backends
+pytestmark = pytest.mark.both_dialects
 
 NOAH = "noah_lee_1001"
 

@@ -1,5 +1,5 @@
 """The read path: every read tool through SQLModel sessions, each lookup in one read
-transaction (`Database.read`); snapshots, threads, and index use."""
+transaction (`Database.read`); one consistent view per read, threads, and index use."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_a_url_with_options_gives_exactly_the_same_results(world_db: Database) -
         other.close()
 
 
-@pytest.mark.both_backends  # also on a real PostgreSQL server (tests/support/postgres.py)
+@pytest.mark.both_dialects  # also on a real PostgreSQL server (tests/support/postgres.py)
 def test_tolerant_lookups_still_work(world_db: Database) -> None:
     tools = toolbox(world_db)
     assert tools.call("get_user_details", {"user_id": " Emma_Kim_9957 "}).result["user_id"] == (
@@ -79,7 +79,7 @@ def test_tolerant_lookups_still_work(world_db: Database) -> None:
     assert missing.error == "NOT_FOUND"
 
 
-@pytest.mark.both_backends  # also on a real PostgreSQL server (tests/support/postgres.py)
+@pytest.mark.both_dialects  # also on a real PostgreSQL server (tests/support/postgres.py)
 def test_a_read_after_a_write_sees_the_committed_write(world_db: Database) -> None:
     tools = toolbox(world_db, guard=False)
     before = tools.call("get_reservation_details", {"reservation_id": "EHGLP3"}).result
@@ -90,7 +90,7 @@ def test_a_read_after_a_write_sees_the_committed_write(world_db: Database) -> No
     assert len(after["payment_history"]) == 2 * len(before["payment_history"])
 
 
-def test_a_snapshot_sees_one_state_even_when_a_write_commits_meanwhile(
+def test_a_read_sees_one_state_even_when_a_write_commits_meanwhile(
     world_db: Database,
 ) -> None:
     writer = sqlite3.connect(_path(world_db), isolation_level=None)
@@ -109,12 +109,12 @@ def test_a_snapshot_sees_one_state_even_when_a_write_commits_meanwhile(
         writer.close()
 
 
-@pytest.mark.both_backends  # also on a real PostgreSQL server (tests/support/postgres.py)
+@pytest.mark.both_dialects  # also on a real PostgreSQL server (tests/support/postgres.py)
 def test_reads_nested_in_the_same_thread_do_not_wait_for_themselves(world_db: Database) -> None:
     with world_db.read() as outer:
         assert operations.get_user(world_db, "emma_kim_9957")["user_id"] == "emma_kim_9957"
         assert _airports(outer) > 0
-    # The outer transaction ended: a later snapshot can begin again.
+    # The outer transaction ended: a later read can begin again.
     with world_db.read() as session:
         assert _airports(session) > 0
 
@@ -128,7 +128,7 @@ def test_a_read_never_writes(world_db: Database) -> None:
         assert _airports(session) == 20  # never committed
 
 
-@pytest.mark.both_backends  # also on a real PostgreSQL server (tests/support/postgres.py)
+@pytest.mark.both_dialects  # also on a real PostgreSQL server (tests/support/postgres.py)
 def test_tools_can_be_called_from_several_threads_while_writing(world_db: Database) -> None:
     tools = toolbox(world_db, guard=False)
     expected = {name: tools.call(name, arguments).result for name, arguments in READS.items()}

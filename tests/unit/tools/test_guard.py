@@ -11,7 +11,7 @@ from tests.support.toolbox_fixtures import toolbox
 
 # The guard decides on rows read in the write's transaction: on SQLite and, with row locks,
 # on a real PostgreSQL server (tests/support/postgres.py).
-pytestmark = pytest.mark.both_backends
+pytestmark = pytest.mark.both_dialects
 
 NOAH, EMMA, SOFIA = "noah_lee_1001", "emma_kim_9957", "sofia_ruiz_2002"
 
@@ -362,7 +362,7 @@ def test_m4_cabin_change_not_after_flying_but_of_the_same_flights(world_db) -> N
     _allowed(_change_flights(noah, "ECON01", "business", ECON01_FLIGHTS, "credit_card_1111111"))
 
 
-# M4 (airline-policy.md): a call that changes the cabin and the flights together is judged
+# M4 (τ²-bench's airline policy): a call that changes the cabin and the flights together is judged
 # as a flight change of the new cabin (τ² tasks 15 and 16 do so on M05KNL).
 EHGLP3_NEXT_DAY = [
     {"flight_number": "HAT156", "date": "2024-05-18"},

@@ -213,7 +213,7 @@ def tool_call(draw: st.DrawFn) -> tuple[str, object]:
     return name, arguments
 
 
-def _snapshot(path: Path) -> list:
+def _rows(path: Path) -> list:
     with sqlite3.connect(path) as connection:
         tables = [
             row[0]
@@ -275,7 +275,7 @@ def _check_outcome(path: Path, name: str, outcome, before: list) -> None:
         assert outcome.error in ERROR_CODES
         assert outcome.error != "INTERNAL_ERROR", outcome.result
         assert isinstance(outcome.result["message"], str) and outcome.result["message"]
-        assert _snapshot(path) == before, (name, outcome.result)
+        assert _rows(path) == before, (name, outcome.result)
         assert outcome.changes == ()
 
 
@@ -292,7 +292,7 @@ def test_hostile_values_give_every_tool_a_result_it_can_print(
         toolbox = Toolbox(database, clock=CLOCK, guard=guard)
         conversation = ToolConversation(customer=data.draw(st.sampled_from([None, *USERS])))
         arguments = data.draw(hostile_call(name))
-        before = _snapshot(path)
+        before = _rows(path)
         outcome = toolbox.call(name, arguments, conversation)
         _check_outcome(path, name, outcome, before)
         _check_invariants(path, strict_payments=guard)
@@ -314,7 +314,7 @@ def test_any_arguments_give_a_result_and_keep_the_invariants(
         for name, arguments in calls:
             if guard and isinstance(arguments, dict) and isinstance(arguments.get("user_id"), str):
                 conversation.customer = arguments["user_id"]
-            before = _snapshot(path)
+            before = _rows(path)
             outcome = toolbox.call(name, arguments, conversation)
             _check_outcome(path, name, outcome, before)
             _check_invariants(path, strict_payments=guard)

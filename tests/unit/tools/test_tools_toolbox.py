@@ -13,7 +13,7 @@ from airline_agent.tools.toolbox import tool_names
 from tests.support.toolbox_fixtures import toolbox
 
 # The tool tests run on SQLite and on a real PostgreSQL server (tests/support/postgres.py).
-pytestmark = pytest.mark.both_backends
+pytestmark = pytest.mark.both_dialects
 
 # The names come from the registry; test_tool_schemas_lean.py pins them against τ²'s.
 TOOLS = set(tool_names())

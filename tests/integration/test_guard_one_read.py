@@ -1,4 +1,4 @@
-"""One decision, one snapshot (issue 21): two writers whose guard decisions depend on the
+"""One decision, one read (issue 21): two writers whose guard decisions depend on the
 same reservation cannot both pass the guard on the state from before the other's write.
 
 Made deterministic with two hooks, each active in one thread only: the first writer is
