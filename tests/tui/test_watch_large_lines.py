@@ -201,8 +201,10 @@ async def test_a_line_growing_without_its_newline_is_counted_once_too_long(
         await wait_until(pilot, lambda: "MCP session 1 opened." in notices(app), DEADLINE)
         with path.open("a", encoding="utf-8") as file:
             file.write('{"session": 1, "type": "tool_finished", "result": "')
-            for _ in range(MAX_LINE_BYTES // 500_000 + 2):
-                file.write("w" * 500_000)
+            # 1 MB at a time (two of the server's 500 kB writes): six times, a poll or
+            # more each, the line passing the limit at the fourth, the help between them.
+            for _ in range(MAX_LINE_BYTES // 1_000_000 + 2):
+                file.write("w" * 1_000_000)
                 file.flush()
                 await pilot.press("f1")  # help, and back: the keys are answered meanwhile
                 await wait_until(pilot, lambda: app.screen is not app.main, DEADLINE)
