@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import aiohttp
 import pytest
+from aiohttp import web
 
 from airline_agent.commands.serve.server import MAX_COLUMNS, MAX_ROWS
 from tests.support.serve import ServeProcess, process_environment, running_on_linux
@@ -33,22 +34,24 @@ def server() -> Iterator[ServeProcess]:
     assert "Traceback" not in served.output, served.output
 
 
-async def _drawn(websocket: aiohttp.ClientWebSocketResponse, text: bytes) -> bool:
-    """Read the tab's terminal until `text` is drawn (True) or the tab closes (False)."""
+async def _drawn(
+    websocket: aiohttp.ClientWebSocketResponse, text: bytes, seconds: float = DEADLINE
+) -> bool:
+    """Read the tab's terminal until `text` is drawn (True) or the tab closes or `seconds`
+    pass (False). One limit for the whole read: aiohttp's receive(timeout=…) starts its
+    wait anew after each ping it answers, and serve pings a tab that sends nothing (its
+    heartbeat), so a tab that never drew waited for ever."""
     screen = b""
-    deadline = time.monotonic() + DEADLINE
-    while text not in screen:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return False
-        try:
-            message = await websocket.receive(timeout=left)
-        except TimeoutError:
-            return False
-        if message.type == aiohttp.WSMsgType.BINARY:
-            screen += message.data
-        elif message.type != aiohttp.WSMsgType.TEXT:
-            return False  # closed: the app ended
+    try:
+        async with asyncio.timeout(seconds):
+            while text not in screen:
+                message = await websocket.receive()
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    screen += message.data
+                elif message.type != aiohttp.WSMsgType.TEXT:
+                    return False  # closed: the app ended
+    except TimeoutError:
+        return False
     return True
 
 
@@ -88,6 +91,33 @@ async def _close(server: ServeProcess, tab: Tab) -> None:
         message = f"the tab did not close in 30 s; serve printed:\n{server.output}"
         raise AssertionError(message) from None
     server.wait_for_apps(lambda apps: tab.app not in apps, what=f"without {tab.app}")
+
+
+async def test_a_tab_that_never_draws_fails_in_time_though_the_server_pings_it() -> None:
+    async def quiet(request: web.Request) -> web.WebSocketResponse:
+        websocket = web.WebSocketResponse(heartbeat=0.2)  # a ping every 0.2 s, no output
+        await websocket.prepare(request)
+        async for _ in websocket:
+            pass
+        return websocket
+
+    app = web.Application()
+    app.router.add_get("/ws", quiet)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"ws://127.0.0.1:{port}/ws") as websocket,
+        ):
+            started = time.monotonic()
+            assert not await asyncio.wait_for(_drawn(websocket, LIBRARY, seconds=1), 30)
+            assert time.monotonic() - started < 10
+    finally:
+        await runner.cleanup()
 
 
 @pytest.mark.parametrize(

@@ -58,6 +58,8 @@ HEARTBEAT_SECONDS = 15.0  # a browser gone without closing its socket is noticed
 MAX_COLUMNS = 1_200
 MAX_ROWS = 400
 DEFAULT_SIZE = (80, 24)  # a page that gives no usable size
+# Each tab's app: textual's web driver, but a resize sent while it starts is not lost.
+TAB_DRIVER = "airline_agent.commands.serve.driver:TabDriver"
 
 
 class ListenError(Exception):
@@ -116,6 +118,7 @@ class TabApp(AppService):
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width=width, height=height)
+        environment["TEXTUAL_DRIVER"] = TAB_DRIVER
         environment.update(self.settings.environment)
         if self.folder is not None:
             environment["AIRLINE_AGENT_DB"] = str(self._copy)
