@@ -82,7 +82,9 @@ def pristine(dataset: Dataset, tau2: Path | None = None) -> Path:
 def fresh_copy(dataset: Dataset, name: str, tau2: Path | None = None) -> tuple[Path, Path]:
     """A private copy of the dataset for one run, and the pristine file it came from."""
     original = pristine(dataset, tau2)
-    copy = Path(tempfile.mkstemp(prefix=f"{name}-", suffix=".db", dir=scratch_dir())[1])
+    descriptor, made = tempfile.mkstemp(prefix=f"{name}-", suffix=".db", dir=scratch_dir())
+    os.close(descriptor)  # only its name is needed: one left open per trial ran out of files
+    copy = Path(made)
     shutil.copyfile(original, copy)
     # Built here and copied whole a moment ago: SQLite's page check of every copy was
     # most of what starting an eval trial cost.
