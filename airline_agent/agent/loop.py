@@ -45,7 +45,7 @@ from airline_agent.agent.grounding import ground_reply
 from airline_agent.agent.hooks import NO_HOOKS, LoopHooks, OutgoingCall
 from airline_agent.agent.model_reply import HistoryEntry
 from airline_agent.agent.options import LoopOptions
-from airline_agent.agent.prefix import PrefixTracker, token_counter
+from airline_agent.agent.prefix import PrefixTracker
 from airline_agent.agent.prompt import build_system_prompt
 from airline_agent.agent.requests import Answered, request_body, send_request
 from airline_agent.agent.responses_wire import request_body as responses_request_body
@@ -96,7 +96,6 @@ class AgentSession:
         # Across conversations too: "unchanged" compares with the request sent before.
         self.prefix_tracker = PrefixTracker()
         self.hooks: LoopHooks = NO_HOOKS  # the debugger's, attached by the stack (`use_hooks`)
-        token_counter()  # load the tokenizer now (the TUI builds sessions off its loop)
         self.new_conversation()
 
     # -- conversation state -------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from airline_agent.agent.prefix import token_counter
 from airline_agent.domain.sqlite_files import copy_sqlite
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.dbdiff import diff_databases
@@ -54,6 +55,10 @@ class LiveDatabase:
 
     def stack(self, *, customer: str | None, guard: bool, backend: ChatBackend | None) -> Stack:
         """The live stack over the database (`backend`: the one kept across a reset)."""
+        # The tokenizer the session counts its requests' prefixes with, loaded here, in the
+        # thread that opens the stack: at the first request it would hold the screen (a key
+        # pressed then waits for it).
+        token_counter()
         return live_stack(
             self.settings,
             customer=customer,

@@ -26,6 +26,7 @@ from airline_agent.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from airline_agent.agent.prefix import token_counter
 from airline_agent.choices import APPROVAL_MODES
 from airline_agent.scenarios import datasets
 from airline_agent.scenarios.checks import Finding, call_where, check_call, check_turn
@@ -146,6 +147,7 @@ class Playback(Feed):
         # Streamed: scripted text still arrives as deltas, as a live reply would.
         database = open_existing_database(self._copy)
         self.stack = scenario_stack(self.scenario, database, stream=True, debug=True, api=self.api)
+        token_counter()  # in this thread, not at the first request on the screen's loop
         self._use_breakpoints()
         # Offline, the scenario answers approval questions (no modal), call by call.
         self.script = ScenarioScript(self.scenario, scripted_backend(self.stack))
