@@ -195,7 +195,7 @@ class BranchCopies:
     def copy(self, source: Path | Toolbox, like: Toolbox) -> Toolbox:
         if isinstance(source, Path):
             target = self._new_file("branch")
-            shutil.copyfile(source, target)  # a file_copy of ours, closed: a plain copy
+            shutil.copyfile(source, target)  # a copy we took (`file_copy`), closed: a plain copy
         else:
             origin = _sqlite_source(source.database)
             target = self._new_file("branch")
