@@ -10,12 +10,14 @@ import signal
 import socket
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
 
+from airline_agent.commands.serve.server import MAX_COLUMNS, MAX_ROWS
 from tests.support.sample_db import seeded
 from tests.support.serve import (
     ServeProcess,
@@ -106,6 +108,70 @@ async def test_each_tab_is_an_app_process_ended_with_its_tab_or_by_ctrl_c() -> N
     assert "tab 1 closed (1 open)" in server.output
     assert "stopping: closing every tab's app" in server.output
     assert "warning" not in server.output and "Traceback" not in server.output
+
+
+async def test_a_tab_closed_while_its_app_draws_is_closed_and_ctrl_c_ends_serve() -> None:
+    """A browser that closes its tab while the app still draws a large screen: the app
+    ends, the tab is closed (its place free for another) and ctrl+c then ends serve. The
+    app's last output was no longer read once the browser had gone, so the app could not
+    end and, once killed, was never seen to: the tab stayed open for ever, and ctrl+c
+    waited for it (the test's stop() killed serve after 30 s)."""
+    server = ServeProcess("--max-tabs", "2")
+    try:
+        url = server.url.replace("http://", "ws://") + f"ws?width={MAX_COLUMNS}&height={MAX_ROWS}"
+        async with aiohttp.ClientSession() as session:
+            tab = await session.ws_connect(url, headers={"Origin": server.url.rstrip("/")})
+            (app,) = server.wait_for_apps(lambda apps: len(apps) == 1, what="one app")
+            await tab.receive(timeout=90)  # the app has started drawing
+            for number in range(6):  # each: its whole screen drawn again
+                await tab.send_json(
+                    ["resize", {"width": MAX_COLUMNS - number % 2, "height": MAX_ROWS}]
+                )
+            await asyncio.wait_for(tab.close(), 30)
+        server.wait_for_apps(lambda apps: app not in apps, what=f"without {app}")
+        server.wait_for_output("tab 1 closed (0 open)", timeout=30)
+        code = server.stop()
+    finally:
+        server.stop()
+    assert code == 0, f"serve exited with {code}; it printed:\n{server.output}"
+    assert "Traceback" not in server.output, server.output
+
+
+async def test_ctrl_c_ends_serve_in_time_though_a_tab_stopped_reading() -> None:
+    """A browser that stops reading what its tab is sent (a frozen page, a machine gone to
+    sleep with the connection open) while its app draws a lot: serve still ends promptly
+    on ctrl+c, with its app. It did not end at all: the tab's last output waited for that
+    browser for ever, and the test's stop() had to kill it after 30 s."""
+    server = ServeProcess("--max-tabs", "2")
+    try:
+        url = server.url.replace("http://", "ws://") + f"ws?width={MAX_COLUMNS}&height={MAX_ROWS}"
+        async with aiohttp.ClientSession() as session:
+            tab = await session.ws_connect(url, headers={"Origin": server.url.rstrip("/")})
+            (app,) = server.wait_for_apps(lambda apps: len(apps) == 1, what="one app")
+            screen = b""
+            async with asyncio.timeout(90):  # the first frame, on a busy machine
+                while b"Scenario library" not in screen:
+                    message = await tab.receive()
+                    assert message.type == aiohttp.WSMsgType.BINARY, (message, server.output)
+                    screen += message.data
+            # From here this client reads nothing: each resize has the app draw its whole
+            # screen again (about half a megabyte at this size), more than the connection holds.
+            for number in range(40):
+                await tab.send_json(
+                    ["resize", {"width": MAX_COLUMNS - number % 2, "height": MAX_ROWS}]
+                )
+                await asyncio.sleep(0.1)
+            started = time.monotonic()
+            code = server.stop()  # ctrl+c; nor does this client answer serve's close
+            took = time.monotonic() - started
+            await asyncio.wait_for(tab.close(), 30)
+    finally:
+        server.stop()
+    assert code == 0, f"serve exited with {code} after {took:.1f} s; it printed:\n{server.output}"
+    assert took < 20, server.output
+    assert "stopping: closing every tab's app" in server.output
+    assert not Path(f"/proc/{app}").exists()  # the app ended, and was reaped by the server
+    assert "Traceback" not in server.output, server.output
 
 
 def test_every_interface_is_served_with_the_warning() -> None:

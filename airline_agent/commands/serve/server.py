@@ -13,7 +13,11 @@ What differs from textual-serve's own `Server`, and why:
   environment (a key never on a command line, where `ps` shows it), live on a copy of the
   database of its own (on a PostgreSQL server: a TEMPLATE copy of the template the
   command made, dropped with the tab). Closing the tab asks the app to quit and ends it
-  if it has not within a few seconds: textual-serve waits for ever.
+  if it has not within a few seconds: textual-serve waits for ever. The app's output is
+  read to its end even once its browser has gone (textual-serve stops reading it, and an
+  app in the middle of drawing then never ends), and a browser that reads nothing more
+  (a frozen page, a machine asleep with the connection open) is cut off: neither a tab's
+  end nor ctrl+c waits for it.
 - Listening is ours (`listen`): a port in use or a host that is not this machine's is one
   line, port 0 takes any free port, and what is printed is the address bound.
 """
@@ -50,6 +54,12 @@ from airline_agent.domain.sqlite_files import copy_sqlite
 PAGE = Path(__file__).resolve().parent / "page"
 QUIT_SECONDS = 5.0  # an app asked to quit that still runs then is sent SIGTERM…
 TERMINATE_SECONDS = 3.0  # …and SIGKILL after this
+# A killed app's last output reaches its browser within this, or the browser (which reads
+# nothing more) is cut off.
+LAST_OUTPUT_SECONDS = 3.0
+# A tab's connection is closed within this (a browser that neither reads nor answers the
+# close is cut off), so that ctrl+c ends serve within a few seconds whatever browsers do.
+CLOSE_SECONDS = 5.0
 HEARTBEAT_SECONDS = 15.0  # a browser gone without closing its socket is noticed within 2×
 # The terminal sizes a tab's app is given, whatever the browser sends (the page's query,
 # its resize messages): at least one cell (at -5 rows Textual's compositor fails with a
@@ -81,10 +91,18 @@ class TabSettings:
 class TabApp(AppService):
     """One browser tab's app: its process and, live, its copy of the database."""
 
-    def __init__(self, number: int, settings: TabSettings, **service: Any) -> None:
+    def __init__(
+        self,
+        number: int,
+        settings: TabSettings,
+        *,
+        connection: asyncio.Transport | None = None,
+        **service: Any,
+    ) -> None:
         super().__init__(shlex.join(settings.argv), **service)
         self.number = number
         self.settings = settings
+        self.connection = connection  # the browser's; cut off when it holds up the app's end
         self.folder: Path | None = None  # this tab's own files (its database copy)
         self.server_copy: str | None = None  # its own database on a PostgreSQL server
         self._stopping: asyncio.Task[None] | None = None
@@ -142,6 +160,27 @@ class TabApp(AppService):
         self._stdin = process.stdin
         return process
 
+    async def run(self) -> None:
+        try:
+            await super().run()
+        finally:
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():  # not when serve's end cancels it
+                await self._read_to_end()
+
+    async def _read_to_end(self) -> None:
+        """What the app writes once textual-serve has stopped reading (its browser gone),
+        read and dropped until the app ends: an app in the middle of drawing would wait
+        for a reader for ever, and asyncio sees no app end before its output is read."""
+        process = self._process
+        assert process is not None
+        await asyncio.gather(_drop(process.stdout), _drop(process.stderr))
+
+    def cut_off(self) -> None:
+        """Drop the browser's connection, and whatever it was sent and has not read."""
+        if self.connection is not None:
+            self.connection.abort()
+
     async def stop(self) -> None:
         """End the app (asked to quit; terminated, then killed, if it does not) and remove
         its files. Called by the tab's handler and by the server's shutdown, maybe both at
@@ -160,9 +199,12 @@ class TabApp(AppService):
                     app_service_id=self.app_service_id
                 )
                 await self.send_meta({"type": "quit"})
+            # An app is seen to end once its output is read to its end: the last step is
+            # for an app whose output waits for a browser that reads nothing.
             for seconds, end in (
                 (QUIT_SECONDS, process.terminate),
                 (TERMINATE_SECONDS, process.kill),
+                (LAST_OUTPUT_SECONDS, self.cut_off),
             ):
                 if await _ends_within(process, seconds):
                     break
@@ -181,12 +223,40 @@ class TabApp(AppService):
                     await asyncio.to_thread(copies.discard, self.server_copy)
 
 
+async def _drop(stream: asyncio.StreamReader | None) -> None:
+    with contextlib.suppress(OSError):
+        while stream is not None and await stream.read(2**16):
+            pass
+
+
 async def _ends_within(process: asyncio.subprocess.Process, seconds: float) -> bool:
     try:
         await asyncio.wait_for(asyncio.shield(process.wait()), seconds)
     except TimeoutError:
         return False
     return True
+
+
+async def _hang_up(
+    websocket: web.WebSocketResponse,
+    connection: asyncio.Transport | None,
+    code: int = WSCloseCode.OK,
+    message: bytes = b"",
+) -> None:
+    """Close a tab's websocket; a browser that neither takes what it was sent nor answers
+    the close within CLOSE_SECONDS is cut off (aiohttp would wait for it for ever)."""
+    # At its limit the close is not cancelled (aiohttp's writes to one browser share one
+    # wait: the app's output to that tab would be cancelled with it) but the browser is cut
+    # off: what it has not read is dropped, and the close then ends at once.
+    closing = asyncio.ensure_future(websocket.close(code=code, message=message))
+    done, _ = await asyncio.wait([closing], timeout=CLOSE_SECONDS)
+    if not done and connection is not None:
+        connection.abort()
+        done, _ = await asyncio.wait([closing], timeout=CLOSE_SECONDS)
+    if done:
+        await closing
+    else:
+        closing.cancel()
 
 
 class TuiServer(Server):
@@ -216,7 +286,8 @@ class TuiServer(Server):
         self.max_tabs = max_tabs
         self.say = say
         self.tabs: set[TabApp] = set()
-        self.sockets: set[web.WebSocketResponse] = set()
+        # Each tab's websocket and the connection it is on (cut off if it holds up the end).
+        self.sockets: dict[web.WebSocketResponse, asyncio.Transport | None] = {}
         self.opened = 0
         self.port_bound: int | None = None
         # Bound to loopback, the server answers only to loopback names: a page of another
@@ -308,6 +379,11 @@ class TuiServer(Server):
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         websocket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS)
         await websocket.prepare(request)
+        connection = request.transport
+
+        async def hang_up() -> None:
+            await _hang_up(websocket, connection)
+
         if len(self.tabs) >= self.max_tabs:
             await _tell(
                 websocket,
@@ -315,20 +391,21 @@ class TuiServer(Server):
                 "the most this server runs at once "
                 "(airline-agent serve --max-tabs). Close one, then reload this page.",
             )
-            await websocket.close()
+            await hang_up()
             return websocket
         query = request.query
         self.opened += 1
         tab = TabApp(
             self.opened,
             self.tab_settings,
+            connection=connection,
             write_bytes=websocket.send_bytes,
             write_str=websocket.send_str,
-            close=websocket.close,
+            close=hang_up,
             download_manager=self.download_manager,
         )
         self.tabs.add(tab)
-        self.sockets.add(websocket)
+        self.sockets[websocket] = connection
         try:
             await tab.start(*fitted_size(query.get("width"), query.get("height"), DEFAULT_SIZE))
             self.say(f"tab {tab.number} opened (app process {tab.pid}; {len(self.tabs)} open)")
@@ -342,15 +419,21 @@ class TuiServer(Server):
         finally:
             await tab.stop()
             self.tabs.discard(tab)
-            self.sockets.discard(websocket)
-            await websocket.close()
+            self.sockets.pop(websocket, None)
+            await hang_up()
             self.say(f"tab {tab.number} closed ({len(self.tabs)} open)")
         return websocket
 
     async def stop_tabs(self) -> None:
-        await asyncio.gather(*(tab.stop() for tab in list(self.tabs)))
-        for websocket in list(self.sockets):
-            await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
+        """Every tab's app ended and every tab's websocket closed, all at once: ctrl+c
+        takes a few seconds however many tabs are open and whatever their browsers do."""
+        await asyncio.gather(
+            *(tab.stop() for tab in list(self.tabs)),
+            *(
+                _hang_up(websocket, connection, WSCloseCode.GOING_AWAY, b"server stopped")
+                for websocket, connection in list(self.sockets.items())
+            ),
+        )
 
     async def listen(self, on_listening: Callable[[str], None]) -> None:
         """Serve until SIGINT or SIGTERM; `on_listening` gets the URL once bound.
@@ -381,6 +464,7 @@ class TuiServer(Server):
             await stopped.wait()
             self.say("stopping: closing every tab's app")
         finally:
+            await site.stop()  # no tab opens while the others close
             await self.stop_tabs()
             await runner.cleanup()
 
