@@ -103,7 +103,7 @@ async def test_each_tab_is_an_app_process_ended_with_its_tab_or_by_ctrl_c() -> N
             await second.close()
     finally:
         server.stop()
-    assert code == 0
+    assert code == 0, server.report
     assert not Path(f"/proc/{left}").exists()  # ended, and reaped by the server
     assert "tab 1 closed (1 open)" in server.output
     assert "stopping: closing every tab's app" in server.output
@@ -133,7 +133,7 @@ async def test_a_tab_closed_while_its_app_draws_is_closed_and_ctrl_c_ends_serve(
         code = server.stop()
     finally:
         server.stop()
-    assert code == 0, f"serve exited with {code}; it printed:\n{server.output}"
+    assert code == 0, server.report
     assert "Traceback" not in server.output, server.output
 
 
@@ -167,8 +167,8 @@ async def test_ctrl_c_ends_serve_in_time_though_a_tab_stopped_reading() -> None:
             await asyncio.wait_for(tab.close(), 30)
     finally:
         server.stop()
-    assert code == 0, f"serve exited with {code} after {took:.1f} s; it printed:\n{server.output}"
-    assert took < 20, server.output
+    assert code == 0, server.report
+    assert took < 20, server.report
     assert "stopping: closing every tab's app" in server.output
     assert not Path(f"/proc/{app}").exists()  # the app ended, and was reaped by the server
     assert "Traceback" not in server.output, server.output
@@ -241,7 +241,7 @@ async def test_an_app_that_does_not_quit_is_terminated_then_killed(
 def offline_server():
     server = ServeProcess()
     yield server
-    assert server.stop() == 0
+    assert server.stop() == 0, server.report
     assert "Traceback" not in server.output
 
 
@@ -282,7 +282,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory):
     )
     server.database = database
     yield server
-    assert server.stop() == 0
+    assert server.stop() == 0, server.report
     assert "Traceback" not in server.output
 
 

@@ -39,7 +39,7 @@ def server() -> Iterator[ServeProcess]:
     served = ServeProcess()
     yield served
     code = served.stop()
-    assert code == 0, served.output
+    assert code == 0, served.report
     assert "Traceback" not in served.output, served.output
 
 

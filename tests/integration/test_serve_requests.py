@@ -30,7 +30,7 @@ LIBRARY = b"Scenario library"  # the app's first screen, offline
 def server() -> Iterator[ServeProcess]:
     served = ServeProcess("--max-tabs", "2")
     yield served
-    assert served.stop() == 0
+    assert served.stop() == 0, served.report
     assert "Traceback" not in served.output, served.output
 
 

@@ -37,6 +37,7 @@ class ServeProcess:
             env=cli_env(model=model, **extra_env),
             cwd=self.folder.name,
         )
+        self.ending = ""  # how serve ended, once stop() has seen it
         self.stdout: list[str] = []
         self.stderr: list[str] = []
         self._readers = [
@@ -92,18 +93,34 @@ class ServeProcess:
             time.sleep(0.05)
 
     def stop(self, timeout: float = 30) -> int:
-        """ctrl+c, as a person stops it; its exit status."""
-        if self.process.poll() is None:
+        """ctrl+c, as a person stops it; its exit status (-9: still running `timeout`
+        seconds after ctrl+c, it was killed; `report` then says so, with its apps)."""
+        if self.process.poll() is not None:
+            self.ending = self.ending or f"serve exited with {self.process.returncode} by itself"
+        else:
+            started = time.monotonic()
             self.process.send_signal(signal.SIGINT)
-        try:
-            code = self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait(timeout)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                apps = sorted(self.app_processes())
+                self.process.kill()
+                self.process.wait(timeout)
+                self.ending = f"serve still ran {timeout:g} s after ctrl+c (apps {apps}): killed"
+            else:
+                took = time.monotonic() - started
+                self.ending = (
+                    f"serve exited with {self.process.returncode} {took:.1f} s after ctrl+c"
+                )
         for reader in self._readers:
             reader.join(timeout)
         self.folder.cleanup()
-        return code
+        return self.process.returncode
+
+    @property
+    def report(self) -> str:
+        """How serve ended and what it printed: what a failed assertion about it shows."""
+        return f"{self.ending}; it printed:\n{self.output}"
 
 
 def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
