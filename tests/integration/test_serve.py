@@ -237,6 +237,55 @@ async def test_an_app_that_does_not_quit_is_terminated_then_killed(
     assert tab._process is not None and tab._process.returncode == -signal.SIGKILL
 
 
+async def test_an_app_that_ends_while_its_browser_reads_nothing_is_stopped_in_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app quits at once, but what it last drew waits for a browser that reads
+    nothing: the browser is cut off and the tab ends. It waited for that browser for ever."""
+    from textual_serve.download_manager import DownloadManager
+
+    from airline_agent.commands.serve import server
+
+    monkeypatch.setattr(server, "LAST_OUTPUT_SECONDS", 0.2)
+    frame = server.TabApp.encode_packet(b"D", b"x" * 100)
+    quits = (  # says it is a Textual app, draws, and ends when asked to quit
+        f"import sys; sys.stdout.buffer.write(b'__GANGLION__\\n' + {frame!r}); "
+        "sys.stdout.flush(); sys.stdin.buffer.read(1)"
+    )
+    settings = server.TabSettings(
+        argv=(sys.executable, "-c", quits), environment={}, database=None, scratch=tmp_path
+    )
+    drawing = asyncio.Event()
+    cut_off = asyncio.Event()
+
+    async def never_read(_: bytes) -> None:  # a browser that takes nothing more…
+        drawing.set()
+        await cut_off.wait()
+        raise ConnectionResetError("Cannot write to closing transport")  # …until cut off
+
+    async def ignore(*_: object) -> None:
+        return None
+
+    class Connection:
+        def abort(self) -> None:
+            cut_off.set()
+
+    tab = server.TabApp(
+        1,
+        settings,
+        connection=Connection(),  # type: ignore[arg-type]  # only abort() is used
+        write_bytes=never_read,
+        write_str=ignore,
+        close=ignore,
+        download_manager=DownloadManager(),
+    )
+    await tab.start(80, 24)
+    await asyncio.wait_for(drawing.wait(), 60)  # up to a minute for Python to start
+    await asyncio.wait_for(tab.stop(), 30)
+    assert cut_off.is_set()
+    assert tab._process is not None and tab._process.returncode == 0  # it quit, unkilled
+
+
 @pytest.fixture(scope="module")
 def offline_server():
     server = ServeProcess()

@@ -34,7 +34,7 @@ import shlex
 import shutil
 import signal
 import socket
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
@@ -206,12 +206,16 @@ class TabApp(AppService):
                 (TERMINATE_SECONDS, process.kill),
                 (LAST_OUTPUT_SECONDS, self.cut_off),
             ):
-                if await _ends_within(process, seconds):
+                if await _within(process.wait(), seconds):
                     break
                 with contextlib.suppress(ProcessLookupError):
                     end()
             await process.wait()
             if running is not None:
+                # An app that quits as asked skips the steps above, but what it last drew
+                # may still wait for a browser that reads nothing: cut off in time too.
+                if not await _within(running, LAST_OUTPUT_SECONDS):
+                    self.cut_off()
                 await running  # the app's last output, read to its end
         finally:
             if self.folder is not None:
@@ -229,12 +233,10 @@ async def _drop(stream: asyncio.StreamReader | None) -> None:
             pass
 
 
-async def _ends_within(process: asyncio.subprocess.Process, seconds: float) -> bool:
-    try:
-        await asyncio.wait_for(asyncio.shield(process.wait()), seconds)
-    except TimeoutError:
-        return False
-    return True
+async def _within(waited: Awaitable[object], seconds: float) -> bool:
+    """Whether `waited` ends within `seconds` (if not, it goes on)."""
+    done, _ = await asyncio.wait([asyncio.ensure_future(waited)], timeout=seconds)
+    return bool(done)
 
 
 async def _hang_up(
