@@ -64,21 +64,42 @@ def changed_records(pristine: Path, current: Path) -> set[RecordKey]:
     changed: set[RecordKey] = set()
     with _attached(current, pristine) as conn:
         for table, (kind, key) in _OWNER.items():
+            if _same_rows(conn, table):
+                continue
             query = (
                 f'SELECT "{key}" FROM (SELECT * FROM main."{table}" EXCEPT '
                 f'SELECT * FROM base."{table}") UNION SELECT "{key}" FROM '
                 f'(SELECT * FROM base."{table}" EXCEPT SELECT * FROM main."{table}")'
             )
             changed.update((kind, row[0]) for row in conn.execute(query))
-        # A reservation created or removed changes its owner's `reservations` list.
-        query = (
-            f'SELECT user_id FROM (SELECT user_id, reservation_id FROM main."{_RESERVATION}" '
-            f'EXCEPT SELECT user_id, reservation_id FROM base."{_RESERVATION}") UNION '
-            f'SELECT user_id FROM (SELECT user_id, reservation_id FROM base."{_RESERVATION}" '
-            f'EXCEPT SELECT user_id, reservation_id FROM main."{_RESERVATION}")'
-        )
-        changed.update(("users", row[0]) for row in conn.execute(query))
+            if table != _RESERVATION:
+                continue
+            # A reservation created or removed changes its owner's `reservations` list.
+            query = (
+                f'SELECT user_id FROM (SELECT user_id, reservation_id FROM main."{table}" '
+                f'EXCEPT SELECT user_id, reservation_id FROM base."{table}") UNION '
+                f'SELECT user_id FROM (SELECT user_id, reservation_id FROM base."{table}" '
+                f'EXCEPT SELECT user_id, reservation_id FROM main."{table}")'
+            )
+            changed.update(("users", row[0]) for row in conn.execute(query))
     return changed
+
+
+def _same_rows(conn: sqlite3.Connection, table: str) -> bool:
+    """Whether the table holds the same rows in both databases, known without sorting
+    them: each row of `main` has its copy at the same rowid in `base`, and both hold as
+    many rows. A run leaves most tables as they were, and this answers for one of them
+    in a quarter of the time the two `EXCEPT`s take; a row written again elsewhere (a
+    new rowid) only sends the table to them."""
+    columns = [row[1] for row in conn.execute(f'PRAGMA main.table_info("{table}")')]
+    mine = ", ".join(f'm."{column}"' for column in columns)
+    theirs = ", ".join(f'b."{column}"' for column in columns)
+    same, in_main, in_base = conn.execute(
+        f'SELECT (SELECT count(*) FROM main."{table}" AS m JOIN base."{table}" AS b '
+        f"ON b.rowid = m.rowid WHERE ({mine}) IS ({theirs})), "
+        f'(SELECT count(*) FROM main."{table}"), (SELECT count(*) FROM base."{table}")'
+    ).fetchone()
+    return bool(same == in_main == in_base)
 
 
 def owners_of(change: RowChange) -> set[RecordKey]:
