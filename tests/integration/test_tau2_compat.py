@@ -5,7 +5,6 @@ and on a real PostgreSQL server (tests/support/postgres.py)."""
 
 from __future__ import annotations
 
-import copy
 import json
 from functools import cache
 from pathlib import Path
@@ -21,7 +20,7 @@ from airline_agent.scenarios.dbdiff import changed_records, export_records
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.toolbox import Toolbox
 from tests.conftest import tau2_files
-from tests.support import tau2_oracle
+from tests.support import tau2_batches, tau2_oracle
 from tests.support.profile import SLOW
 from tests.support.toolbox_fixtures import Tools
 
@@ -40,30 +39,9 @@ def _fresh_initial() -> dict:
     return json.loads(_initial_text())
 
 
-class _CopiedOnUse(dict):
-    """One kind of db.json's records (`users`, …) for the oracle to change: a record is
-    deep-copied from the shared original when first looked up (every write of the oracle
-    goes through a lookup), so a task's expected state costs only what it touches."""
-
-    def __init__(self, original: dict) -> None:
-        super().__init__(original)
-        self.used: set[str] = set()
-
-    def __getitem__(self, key: str) -> dict:
-        if key not in self.used:
-            self.used.add(key)
-            if dict.__contains__(self, key):
-                dict.__setitem__(self, key, copy.deepcopy(dict.__getitem__(self, key)))
-        return dict.__getitem__(self, key)
-
-    def __setitem__(self, key: str, value: dict) -> None:
-        self.used.add(key)
-        dict.__setitem__(self, key, value)
-
-
 def _expected_changes(initial: dict, actions: list[dict]) -> dict[tuple[str, str], dict]:
     """The records the oracle's replay of `actions` leaves different from db.json."""
-    expected = {kind: _CopiedOnUse(records) for kind, records in initial.items()}
+    expected = tau2_batches.copied_on_use(initial)
     for action in actions:
         tau2_oracle.apply(expected, action["name"], action["arguments"])
     return {
