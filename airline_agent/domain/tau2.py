@@ -15,8 +15,10 @@ says in one line what was odd about them, for the command to warn (not refuse). 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import groupby
+from operator import attrgetter
 from pathlib import Path
 from typing import TypeVar
 
@@ -48,9 +50,14 @@ from airline_agent.domain.tau2_shape import (
     Tau2Flight,
     Tau2Reservation,
     Tau2User,
-    flight_record,
-    reservation_record,
-    user_record,
+    flight_date_record,
+    flight_from_parts,
+    payment_line,
+    payment_method_record,
+    person_record,
+    reservation_from_parts,
+    segment_record,
+    user_from_parts,
 )
 
 _TIME_COLUMNS = (
@@ -327,60 +334,68 @@ def import_tau2(
 # rows (SQLAlchemy Core on the read transaction's connection), which the builders of
 # tau2_shape take as they take SQLModel objects; a row never changed needs nothing the
 # ORM keeps for one, and an export of ten times the reference airline waits for it all.
+# Each row is turned into its part of a record as it is read, and a child table's rows
+# come in their parent's order, so a record's parts are one run of rows (`groupby`): no
+# row is kept, only what the export gives.
 _Model = TypeVar("_Model", bound=SQLModel)
 Ids = Collection[str] | None  # the records' ids, or None for all of them
 
 
 def _of(
     rows: Connection, query: SelectOfScalar[_Model], key: Mapped[str], ids: Ids
-) -> Sequence[Row[_Model]]:
+) -> Iterator[Row[_Model]]:
     """The query's rows, only those whose `key` is one of `ids` unless all are asked for."""
     if ids is not None:
         query = query.where(key.in_(ids))
-    return rows.execute(query).all()
+    return iter(rows.execute(query))
 
 
-_Grouped = TypeVar("_Grouped")
+_Row = TypeVar("_Row")
+_Part = TypeVar("_Part")
 
 
-def _by_owner(
-    rows: Iterable[_Grouped], owner: Callable[[_Grouped], str]
-) -> dict[str, list[_Grouped]]:
-    """Rows of a child table by their parent's key, in the order read."""
-    groups: dict[str, list[_Grouped]] = {}
-    for row in rows:
-        groups.setdefault(owner(row), []).append(row)
-    return groups
+def _parts_by_owner(
+    rows: Iterable[_Row], owner: Callable[[_Row], str], part: Callable[[_Row], _Part]
+) -> dict[str, list[_Part]]:
+    """Each row's part (`part`) by its parent's key (`owner`), in the order read: rows of
+    one parent come together (the queries order them by it)."""
+    return {key: [part(row) for row in run] for key, run in groupby(rows, key=owner)}
 
 
 def _flights(rows: Connection, ids: Ids) -> dict[str, Tau2Flight]:
+    days = _of(
+        rows,
+        select(FlightDate).order_by(col(FlightDate.flight_number), col(FlightDate.date)),
+        col(FlightDate.flight_number),
+        ids,
+    )
+    dates = {
+        number: {day.date: flight_date_record(day) for day in run}
+        for number, run in groupby(days, key=attrgetter("flight_number"))
+    }
     flights = _of(
         rows, select(Flight).order_by(col(Flight.flight_number)), col(Flight.flight_number), ids
     )
-    dates = _by_owner(
-        _of(
-            rows,
-            select(FlightDate).order_by(col(FlightDate.flight_number), col(FlightDate.date)),
-            col(FlightDate.flight_number),
-            ids,
-        ),
-        lambda day: day.flight_number,
-    )
-    return {f.flight_number: flight_record(f, dates.get(f.flight_number, ())) for f in flights}
+    return {f.flight_number: flight_from_parts(f, dates.get(f.flight_number, {})) for f in flights}
 
 
 def _users(rows: Connection, ids: Ids) -> dict[str, Tau2User]:
-    users = _of(rows, select(User).order_by(col(User.user_id)), col(User.user_id), ids)
-    methods = _by_owner(
-        _of(
-            rows,
-            select(PaymentMethod).order_by(col(PaymentMethod.user_id), col(PaymentMethod.position)),
-            col(PaymentMethod.user_id),
-            ids,
-        ),
-        lambda method: method.user_id,
-    )
-    saved = _by_owner(
+    by_user = attrgetter("user_id")
+    methods = {
+        user_id: {method.payment_id: payment_method_record(method) for method in run}
+        for user_id, run in groupby(
+            _of(
+                rows,
+                select(PaymentMethod).order_by(
+                    col(PaymentMethod.user_id), col(PaymentMethod.position)
+                ),
+                col(PaymentMethod.user_id),
+                ids,
+            ),
+            key=by_user,
+        )
+    }
+    saved = _parts_by_owner(
         _of(
             rows,
             select(SavedPassenger).order_by(
@@ -389,11 +404,12 @@ def _users(rows: Connection, ids: Ids) -> dict[str, Tau2User]:
             col(SavedPassenger.user_id),
             ids,
         ),
-        lambda passenger: passenger.user_id,
+        by_user,
+        person_record,
     )
     # The user's list as τ² keeps it (schema.UserReservation), not derived from the
     # reservations.
-    listed = _by_owner(
+    listed = _parts_by_owner(
         _of(
             rows,
             select(UserReservation).order_by(
@@ -402,27 +418,21 @@ def _users(rows: Connection, ids: Ids) -> dict[str, Tau2User]:
             col(UserReservation.user_id),
             ids,
         ),
-        lambda entry: entry.user_id,
+        by_user,
+        attrgetter("reservation_id"),
     )
-    owned = {
-        user_id: [entry.reservation_id for entry in entries] for user_id, entries in listed.items()
-    }
+    users = _of(rows, select(User).order_by(col(User.user_id)), col(User.user_id), ids)
     return {
-        u.user_id: user_record(
-            u, methods.get(u.user_id, ()), saved.get(u.user_id, ()), owned.get(u.user_id, ())
+        u.user_id: user_from_parts(
+            u, methods.get(u.user_id, {}), saved.get(u.user_id, []), listed.get(u.user_id, [])
         )
         for u in users
     }
 
 
 def _reservations(rows: Connection, ids: Ids) -> dict[str, Tau2Reservation]:
-    reservations = _of(
-        rows,
-        select(Reservation).order_by(col(Reservation.seq)),
-        col(Reservation.reservation_id),
-        ids,
-    )
-    segments = _by_owner(
+    by_reservation = attrgetter("reservation_id")
+    segments = _parts_by_owner(
         _of(
             rows,
             select(ReservationFlight).order_by(
@@ -431,9 +441,10 @@ def _reservations(rows: Connection, ids: Ids) -> dict[str, Tau2Reservation]:
             col(ReservationFlight.reservation_id),
             ids,
         ),
-        lambda segment: segment.reservation_id,
+        by_reservation,
+        segment_record,
     )
-    passengers = _by_owner(
+    passengers = _parts_by_owner(
         _of(
             rows,
             select(ReservationPassenger).order_by(
@@ -442,23 +453,31 @@ def _reservations(rows: Connection, ids: Ids) -> dict[str, Tau2Reservation]:
             col(ReservationPassenger.reservation_id),
             ids,
         ),
-        lambda passenger: passenger.reservation_id,
+        by_reservation,
+        person_record,
     )
-    payments = _by_owner(
+    payments = _parts_by_owner(
         _of(
             rows,
             select(Payment).order_by(col(Payment.reservation_id), col(Payment.position)),
             col(Payment.reservation_id),
             ids,
         ),
-        lambda line: line.reservation_id,
+        by_reservation,
+        payment_line,
+    )
+    reservations = _of(
+        rows,
+        select(Reservation).order_by(col(Reservation.seq)),
+        col(Reservation.reservation_id),
+        ids,
     )
     return {
-        r.reservation_id: reservation_record(
+        r.reservation_id: reservation_from_parts(
             r,
-            segments.get(r.reservation_id, ()),
-            passengers.get(r.reservation_id, ()),
-            payments.get(r.reservation_id, ()),
+            segments.get(r.reservation_id, []),
+            passengers.get(r.reservation_id, []),
+            payments.get(r.reservation_id, []),
         )
         for r in reservations
     }

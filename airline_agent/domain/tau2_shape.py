@@ -257,11 +257,11 @@ def tau2_amount(amount: Amount | None) -> Amount | None:
     return amount
 
 
-def _person(person: PersonRow) -> Tau2Person:
+def person_record(person: PersonRow) -> Tau2Person:
     return {"first_name": person.first_name, "last_name": person.last_name, "dob": person.dob}
 
 
-def _payment_method(method: PaymentMethodRow) -> Tau2CreditCard | Tau2Balance:
+def payment_method_record(method: PaymentMethodRow) -> Tau2CreditCard | Tau2Balance:
     if method.source == "credit_card":
         return {
             "source": "credit_card",
@@ -280,6 +280,22 @@ def user_record(
 ) -> Tau2User:
     """A user as in τ²'s `users`: profile, payment methods by id (in profile order),
     passengers, reservations."""
+    return user_from_parts(
+        user,
+        {method.payment_id: payment_method_record(method) for method in methods},
+        [person_record(person) for person in saved_passengers],
+        list(reservation_ids),
+    )
+
+
+def user_from_parts(
+    user: UserRow,
+    payment_methods: dict[str, Tau2CreditCard | Tau2Balance],
+    saved_passengers: list[Tau2Person],
+    reservation_ids: list[str],
+) -> Tau2User:
+    """`user_record` from its parts already built (an export builds each part as it reads
+    its row)."""
     return {
         "user_id": user.user_id,
         "name": {"first_name": user.first_name, "last_name": user.last_name},
@@ -293,10 +309,10 @@ def user_record(
         },
         "email": user.email,
         "dob": user.dob,
-        "payment_methods": {method.payment_id: _payment_method(method) for method in methods},
-        "saved_passengers": [_person(person) for person in saved_passengers],
+        "payment_methods": payment_methods,
+        "saved_passengers": saved_passengers,
         "membership": user.membership,
-        "reservations": list(reservation_ids),
+        "reservations": reservation_ids,
     }
 
 
@@ -313,6 +329,25 @@ def reservation_record(
     `status` is always there, `null` when none, and each flight's keys in its order.
     τ²'s evaluator compares a replayed write's result with the recorded one, so a
     missing key would fail it."""
+    return reservation_from_parts(
+        reservation,
+        [segment_record(segment, as_tool_result=as_tool_result) for segment in segments],
+        [person_record(person) for person in passengers],
+        [payment_line(line) for line in payments],
+        as_tool_result=as_tool_result,
+    )
+
+
+def reservation_from_parts(
+    reservation: ReservationRow,
+    flights: list[Tau2Segment],
+    passengers: list[Tau2Person],
+    payment_history: list[Tau2PaymentLine],
+    *,
+    as_tool_result: bool = False,
+) -> Tau2Reservation:
+    """`reservation_record` from its parts already built (an export builds each part as
+    it reads its row)."""
     record: Tau2Reservation = {
         "reservation_id": reservation.reservation_id,
         "user_id": reservation.user_id,
@@ -320,11 +355,9 @@ def reservation_record(
         "destination": reservation.destination,
         "flight_type": reservation.flight_type,
         "cabin": reservation.cabin,
-        "flights": [_segment(segment, as_tool_result) for segment in segments],
-        "passengers": [_person(person) for person in passengers],
-        "payment_history": [
-            {"payment_id": line.payment_id, "amount": tau2_amount(line.amount)} for line in payments
-        ],
+        "flights": flights,
+        "passengers": passengers,
+        "payment_history": payment_history,
         "created_at": reservation.created_at,
         "total_baggages": reservation.total_baggages,
         "nonfree_baggages": reservation.nonfree_baggages,
@@ -335,7 +368,12 @@ def reservation_record(
     return record
 
 
-def _segment(segment: SegmentRow, as_tool_result: bool) -> Tau2Segment:
+def payment_line(line: PaymentRow) -> Tau2PaymentLine:
+    """A line of a reservation's payment history."""
+    return {"payment_id": line.payment_id, "amount": tau2_amount(line.amount)}
+
+
+def segment_record(segment: SegmentRow, *, as_tool_result: bool = False) -> Tau2Segment:
     """A reservation's flight: in db.json's order, or as τ²'s tools answer (its
     `ReservationFlight` model dumped: the flight's number, origin and destination first)."""
     if as_tool_result:
@@ -367,23 +405,35 @@ def flight_date_record(day: FlightDateRow) -> Tau2FlightDate:
     return record
 
 
+# Each cabin with its column of a flight date's seats and of its prices (`seats_economy`,
+# `price_economy`, …): an export reads them for every date of every flight.
+_SEAT_COLUMNS = tuple((cabin, f"seats_{cabin}") for cabin in CABINS)
+_PRICE_COLUMNS = tuple((cabin, f"price_{cabin}") for cabin in CABINS)
+
+
 def seats_by_cabin(day: FlightDateRow) -> dict[str, int | None]:
-    return {cabin: getattr(day, f"seats_{cabin}") for cabin in CABINS}
+    return {cabin: getattr(day, column) for cabin, column in _SEAT_COLUMNS}
 
 
 def prices_by_cabin(day: FlightDateRow) -> dict[str, int | None]:
-    return {cabin: getattr(day, f"price_{cabin}") for cabin in CABINS}
+    return {cabin: getattr(day, column) for cabin, column in _PRICE_COLUMNS}
 
 
 def flight_record(flight: FlightRow, dates: Iterable[FlightDateRow]) -> Tau2Flight:
     """A flight as in τ²'s `flights`, with its dates keyed by date."""
+    return flight_from_parts(flight, {day.date: flight_date_record(day) for day in dates})
+
+
+def flight_from_parts(flight: FlightRow, dates: dict[str, Tau2FlightDate]) -> Tau2Flight:
+    """`flight_record` from its dates already built (an export builds each as it reads
+    its row)."""
     return {
         "flight_number": flight.flight_number,
         "origin": flight.origin,
         "destination": flight.destination,
         "scheduled_departure_time_est": flight.scheduled_departure_time_est,
         "scheduled_arrival_time_est": flight.scheduled_arrival_time_est,
-        "dates": {day.date: flight_date_record(day) for day in dates},
+        "dates": dates,
     }
 
 

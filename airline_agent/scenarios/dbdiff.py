@@ -64,21 +64,57 @@ def changed_records(pristine: Path, current: Path) -> set[RecordKey]:
     changed: set[RecordKey] = set()
     with _attached(current, pristine) as conn:
         for table, (kind, key) in _OWNER.items():
+            owners = _differing(conn, table, key)
+            changed.update((kind, owner) for owner in owners)
+            if table != _RESERVATION or not owners:
+                continue
+            # A reservation created or removed changes its owner's `reservations` list.
             query = (
-                f'SELECT "{key}" FROM (SELECT * FROM main."{table}" EXCEPT '
-                f'SELECT * FROM base."{table}") UNION SELECT "{key}" FROM '
-                f'(SELECT * FROM base."{table}" EXCEPT SELECT * FROM main."{table}")'
+                f'SELECT user_id FROM (SELECT user_id, reservation_id FROM main."{table}" '
+                f'EXCEPT SELECT user_id, reservation_id FROM base."{table}") UNION '
+                f'SELECT user_id FROM (SELECT user_id, reservation_id FROM base."{table}" '
+                f'EXCEPT SELECT user_id, reservation_id FROM main."{table}")'
             )
-            changed.update((kind, row[0]) for row in conn.execute(query))
-        # A reservation created or removed changes its owner's `reservations` list.
-        query = (
-            f'SELECT user_id FROM (SELECT user_id, reservation_id FROM main."{_RESERVATION}" '
-            f'EXCEPT SELECT user_id, reservation_id FROM base."{_RESERVATION}") UNION '
-            f'SELECT user_id FROM (SELECT user_id, reservation_id FROM base."{_RESERVATION}" '
-            f'EXCEPT SELECT user_id, reservation_id FROM main."{_RESERVATION}")'
-        )
-        changed.update(("users", row[0]) for row in conn.execute(query))
+            changed.update(("users", row[0]) for row in conn.execute(query))
     return changed
+
+
+def _differing(conn: sqlite3.Connection, table: str, key: str) -> set[str]:
+    """`key` of the rows in one database and not in the other (`main` EXCEPT `base` and
+    `base` EXCEPT `main`), with only the rows a run may have changed sorted and compared.
+
+    A run leaves almost every row where it was: a row with its copy at the same rowid on
+    the other side is in both. The other rows (`moved`: changed, added, removed, or
+    written again at a new rowid) are the only ones that can differ, and among them a row
+    of one side is in the other exactly when it is among the other's moved rows: its copy
+    there, at another rowid, cannot be the copy of a row of its own side, which would then
+    hold the row twice (a table's rows are distinct: it has a primary key). So the two
+    `EXCEPT`s are taken between the moved rows, and a table with none (the same rows,
+    as many on both sides) is not compared further."""
+    columns = [row[1] for row in conn.execute(f'PRAGMA main.table_info("{table}")')]
+    mine = ", ".join(f'm."{column}"' for column in columns)
+    theirs = ", ".join(f'b."{column}"' for column in columns)
+    moved = {
+        side: f'SELECT {side}.* FROM {schema}."{table}" AS {side} LEFT JOIN '
+        f'{other_schema}."{table}" AS {other} ON {other}.rowid = {side}.rowid '
+        f"WHERE {other}.rowid IS NULL OR ({mine}) IS NOT ({theirs})"
+        for side, schema, other, other_schema in (
+            ("m", "main", "b", "base"),
+            ("b", "base", "m", "main"),
+        )
+    }
+    moved_in_main, in_main, in_base = conn.execute(
+        f'SELECT (SELECT count(*) FROM ({moved["m"]})), (SELECT count(*) FROM main."{table}"), '
+        f'(SELECT count(*) FROM base."{table}")'
+    ).fetchone()
+    if moved_in_main == 0 and in_main == in_base:
+        return set()  # every row of main is in base, and base holds no other
+    query = (
+        f"WITH m_moved AS MATERIALIZED ({moved['m']}), b_moved AS MATERIALIZED ({moved['b']}) "
+        f'SELECT "{key}" FROM (SELECT * FROM m_moved EXCEPT SELECT * FROM b_moved) UNION '
+        f'SELECT "{key}" FROM (SELECT * FROM b_moved EXCEPT SELECT * FROM m_moved)'
+    )
+    return {row[0] for row in conn.execute(query)}
 
 
 def owners_of(change: RowChange) -> set[RecordKey]:

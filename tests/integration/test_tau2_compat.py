@@ -5,7 +5,6 @@ and on a real PostgreSQL server (tests/support/postgres.py)."""
 
 from __future__ import annotations
 
-import copy
 import json
 from functools import cache
 from pathlib import Path
@@ -21,7 +20,7 @@ from airline_agent.scenarios.dbdiff import changed_records, export_records
 from airline_agent.tools.conversation import ToolConversation
 from airline_agent.tools.toolbox import Toolbox
 from tests.conftest import tau2_files
-from tests.support import tau2_oracle
+from tests.support import tau2_batches, tau2_oracle
 from tests.support.profile import SLOW
 from tests.support.toolbox_fixtures import Tools
 
@@ -40,30 +39,9 @@ def _fresh_initial() -> dict:
     return json.loads(_initial_text())
 
 
-class _CopiedOnUse(dict):
-    """One kind of db.json's records (`users`, …) for the oracle to change: a record is
-    deep-copied from the shared original when first looked up (every write of the oracle
-    goes through a lookup), so a task's expected state costs only what it touches."""
-
-    def __init__(self, original: dict) -> None:
-        super().__init__(original)
-        self.used: set[str] = set()
-
-    def __getitem__(self, key: str) -> dict:
-        if key not in self.used:
-            self.used.add(key)
-            if dict.__contains__(self, key):
-                dict.__setitem__(self, key, copy.deepcopy(dict.__getitem__(self, key)))
-        return dict.__getitem__(self, key)
-
-    def __setitem__(self, key: str, value: dict) -> None:
-        self.used.add(key)
-        dict.__setitem__(self, key, value)
-
-
 def _expected_changes(initial: dict, actions: list[dict]) -> dict[tuple[str, str], dict]:
     """The records the oracle's replay of `actions` leaves different from db.json."""
-    expected = {kind: _CopiedOnUse(records) for kind, records in initial.items()}
+    expected = tau2_batches.copied_on_use(initial)
     for action in actions:
         tau2_oracle.apply(expected, action["name"], action["arguments"])
     return {
@@ -189,7 +167,13 @@ def test_booking_creates_hathat_takes_seats_and_debits_gift_cards(
     assert outcome.error is None
     assert outcome.result["reservation_id"] == "HATHAT"
     assert outcome.result["created_at"] == "2024-05-15T15:00:00"
-    after = export_tau2(database)
+    # The records looked at, exported as a whole export has them.
+    after = export_tau2(
+        database,
+        flights=[ref["flight_number"] for ref in args["flights"]],
+        users=[args["user_id"]],
+        reservations=(),
+    )
     for ref in args["flights"]:
         before_seats = initial["flights"][ref["flight_number"]]["dates"][ref["date"]][
             "available_seats"
@@ -227,7 +211,7 @@ def test_cancel_appends_refund_lines_and_keeps_seats(tau2_reference, tau2_fresh)
         {"payment_id": "credit_card_5832574", "amount": 208},
         {"payment_id": "credit_card_5832574", "amount": -208},
     ]
-    after = export_tau2(database)
+    after = export_tau2(database, flights=["HAT156"], users=["emma_kim_9957"], reservations=())
     assert after["flights"]["HAT156"] == initial["flights"]["HAT156"]  # no seat released
     assert after["users"]["emma_kim_9957"] == initial["users"]["emma_kim_9957"]
     tables = {c.table for c in outcome.changes}
@@ -242,7 +226,8 @@ def test_send_certificate_adds_the_first_free_certificate(tau2_reference, tau2_f
     second = toolbox.call("send_certificate", {"user_id": "emma_kim_9957", "amount": 50})
     assert first.result.startswith("Certificate certificate_3221322 added")
     assert "certificate_3221323" in second.result
-    methods = export_tau2(database)["users"]["emma_kim_9957"]["payment_methods"]
+    exported = export_tau2(database, flights=(), users=["emma_kim_9957"], reservations=())
+    methods = exported["users"]["emma_kim_9957"]["payment_methods"]
     assert methods["certificate_3221322"] == {
         "source": "certificate",
         "id": "certificate_3221322",
@@ -286,8 +271,8 @@ def test_a_flight_change_refund_credits_the_gift_card(tau2_reference, tau2_fresh
         "payment_id": "gift_card_9562694",
         "amount": refund,
     }
-    balance = export_tau2(database)["users"]["emma_kim_9957"]["payment_methods"][
-        "gift_card_9562694"
-    ]["amount"]
+    balance = export_tau2(database, flights=(), users=["emma_kim_9957"], reservations=())["users"][
+        "emma_kim_9957"
+    ]["payment_methods"]["gift_card_9562694"]["amount"]
     assert balance == pytest.approx(103.0 - refund)
     database.close()

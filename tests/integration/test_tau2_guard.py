@@ -126,7 +126,7 @@ def test_reference_solution_with_the_guard_on(
     if after is None:
         assert applied == [], f"task {task_id}: its writes changed nothing"
         return
-    expected = tau2_batches.copy_of(tau2_reference.initial)
+    expected = tau2_batches.copied_on_use(tau2_reference.initial)
     for action in applied:
         tau2_oracle.apply(expected, action["name"], action["arguments"])
     assert after == expected, f"task {task_id}"

@@ -15,6 +15,7 @@ on its own copy, as τ²'s evaluator does.
 
 from __future__ import annotations
 
+import copy
 import pickle
 from typing import Any
 
@@ -62,6 +63,33 @@ def batches(tasks: list[dict[str, Any]], initial: dict[str, Any]) -> list[list[d
 def copy_of(initial: dict[str, Any]) -> dict[str, Any]:
     """A deep copy of db.json's dicts (pickle: a fifth of `copy.deepcopy`'s time)."""
     return pickle.loads(pickle.dumps(initial, pickle.HIGHEST_PROTOCOL))
+
+
+class CopiedOnUse(dict):
+    """One kind of db.json's records (`users`, …) for the oracle to change: a record is
+    deep-copied from the shared original when first looked up (every write of the oracle
+    goes through a lookup), so a task's expected state costs only what it touches."""
+
+    def __init__(self, original: dict) -> None:
+        super().__init__(original)
+        self.used: set[str] = set()
+
+    def __getitem__(self, key: str) -> dict:
+        if key not in self.used:
+            self.used.add(key)
+            if dict.__contains__(self, key):
+                dict.__setitem__(self, key, copy.deepcopy(dict.__getitem__(self, key)))
+        return dict.__getitem__(self, key)
+
+    def __setitem__(self, key: str, value: dict) -> None:
+        self.used.add(key)
+        dict.__setitem__(self, key, value)
+
+
+def copied_on_use(initial: dict[str, Any]) -> dict[str, CopiedOnUse]:
+    """db.json's state for the oracle to change, equal to `copy_of(initial)` and compared
+    as a whole as that one is, without copying the records no write touches."""
+    return {kind: CopiedOnUse(records) for kind, records in initial.items()}
 
 
 def differing_records(ours: dict[str, Any], expected: dict[str, Any]) -> list[str]:
