@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections import Counter
 from pathlib import Path
@@ -16,6 +17,15 @@ pytest_plugins = [
     "tests.support.toolbox_fixtures",
     "tests.support.fixtures",
 ]
+
+# A test process holds far more than a user's process ever does: every test module, the
+# τ² reference data, and Textual apps by the hundred, one after another. At Python's own
+# thresholds its collector ran some 20,000 times a worker, about 30 s of each worker's CPU
+# (25 s of it walking the whole heap), a fifth of the run (gc.callbacks, -n 3); the same
+# cycles are collected, after more allocations (tests/tui at -n 2: 58 s of collections
+# before, 15 s after). The commands keep Python's thresholds (the TUI defers its full
+# collections itself: tui/collector.py).
+gc.set_threshold(50_000, 20, 100)
 
 ROOT = Path(__file__).resolve().parent.parent
 TAU2_DIR = Path(os.environ.get("AIRLINE_AGENT_TAU2_DIR", ROOT.parent / "shared/reference/tau2"))
