@@ -219,6 +219,7 @@ async def test_loopback_answers_only_to_its_names_on_its_port(served: Served) ->
         f"localhost.:{port}",
         f"127.0.0.1.:{port}",
         f"user@127.0.0.1:{port}",
+        "",  # no name at all (a server without a public URL has no public name either)
     ):
         assert await served.status("/static/css/xterm.css", host=host) == 403, host
         assert not await served.opens_a_tab(None, host=host), host
