@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
+from aiohttp.connector import AddrInfoType
 
 from airline_agent.commands.serve.server import MAX_COLUMNS, MAX_ROWS
 from tests.support.sample_db import seeded
@@ -118,15 +119,14 @@ async def test_a_tab_closed_while_its_app_draws_is_closed_and_ctrl_c_ends_serve(
     waited for it (the test's stop() killed serve after 30 s)."""
     server = ServeProcess("--max-tabs", "2")
     try:
-        url = server.url.replace("http://", "ws://") + f"ws?width={MAX_COLUMNS}&height={MAX_ROWS}"
+        # 600×200 cells: its first screen (about 1.5 MB) and one more are far more than
+        # serve still reads once the tab is gone (at 400×150 this passed before the fix).
+        url = server.url.replace("http://", "ws://") + "ws?width=600&height=200"
         async with aiohttp.ClientSession() as session:
             tab = await session.ws_connect(url, headers={"Origin": server.url.rstrip("/")})
             (app,) = server.wait_for_apps(lambda apps: len(apps) == 1, what="one app")
             await tab.receive(timeout=90)  # the app has started drawing
-            for number in range(6):  # each: its whole screen drawn again
-                await tab.send_json(
-                    ["resize", {"width": MAX_COLUMNS - number % 2, "height": MAX_ROWS}]
-                )
+            await tab.send_json(["resize", {"width": 599, "height": 200}])  # all drawn again
             await asyncio.wait_for(tab.close(), 30)
         server.wait_for_apps(lambda apps: app not in apps, what=f"without {app}")
         server.wait_for_output("tab 1 closed (0 open)", timeout=30)
@@ -145,7 +145,8 @@ async def test_ctrl_c_ends_serve_in_time_though_a_tab_stopped_reading() -> None:
     server = ServeProcess("--max-tabs", "2")
     try:
         url = server.url.replace("http://", "ws://") + f"ws?width={MAX_COLUMNS}&height={MAX_ROWS}"
-        async with aiohttp.ClientSession() as session:
+        connector = aiohttp.TCPConnector(socket_factory=_small_receive_buffer)
+        async with aiohttp.ClientSession(connector=connector) as session:
             tab = await session.ws_connect(url, headers={"Origin": server.url.rstrip("/")})
             (app,) = server.wait_for_apps(lambda apps: len(apps) == 1, what="one app")
             screen = b""
@@ -155,8 +156,8 @@ async def test_ctrl_c_ends_serve_in_time_though_a_tab_stopped_reading() -> None:
                     assert message.type == aiohttp.WSMsgType.BINARY, (message, server.output)
                     screen += message.data
             # From here this client reads nothing: each resize has the app draw its whole
-            # screen again (about half a megabyte at this size), more than the connection holds.
-            for number in range(40):
+            # screen again (megabytes at this size), more than the connection holds.
+            for number in range(20):
                 await tab.send_json(
                     ["resize", {"width": MAX_COLUMNS - number % 2, "height": MAX_ROWS}]
                 )
@@ -172,6 +173,15 @@ async def test_ctrl_c_ends_serve_in_time_though_a_tab_stopped_reading() -> None:
     assert "stopping: closing every tab's app" in server.output
     assert not Path(f"/proc/{app}").exists()  # the app ended, and was reaped by the server
     assert "Traceback" not in server.output, server.output
+
+
+def _small_receive_buffer(address: AddrInfoType) -> socket.socket:
+    """A client socket that holds little of what it is sent and has not read: a browser
+    that stops reading holds up serve after a few of the app's screens, not dozens."""
+    family, kind, protocol, _, _ = address
+    client = socket.socket(family, kind, protocol)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    return client
 
 
 def test_every_interface_is_served_with_the_warning() -> None:
