@@ -419,14 +419,9 @@ def prices_by_cabin(day: FlightDateRow) -> dict[str, int | None]:
     return {cabin: getattr(day, column) for cabin, column in _PRICE_COLUMNS}
 
 
-def flight_record(flight: FlightRow, dates: Iterable[FlightDateRow]) -> Tau2Flight:
-    """A flight as in τ²'s `flights`, with its dates keyed by date."""
-    return flight_from_parts(flight, {day.date: flight_date_record(day) for day in dates})
-
-
 def flight_from_parts(flight: FlightRow, dates: dict[str, Tau2FlightDate]) -> Tau2Flight:
-    """`flight_record` from its dates already built (an export builds each as it reads
-    its row)."""
+    """A flight as in τ²'s `flights`, with its dates (`flight_date_record`) keyed by date,
+    built as an export reads each date's row."""
     return {
         "flight_number": flight.flight_number,
         "origin": flight.origin,

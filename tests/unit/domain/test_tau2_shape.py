@@ -31,7 +31,7 @@ from airline_agent.domain.tau2_shape import (
     DATE_TIMES,
     bookable_flight,
     flight_date_record,
-    flight_record,
+    flight_from_parts,
     reservation_record,
     tau2_amount,
     user_record,
@@ -155,10 +155,11 @@ def test_every_flight_of_tau2_is_built_back_with_each_dates_fields() -> None:
     statuses: set[str] = set()
     for flight in flights.values():
         row = Flight(**{k: v for k, v in flight.items() if k != "dates"})
-        dates = [
-            _date_row(date, day, flight["flight_number"]) for date, day in flight["dates"].items()
-        ]
-        built = flight_record(row, dates)
+        dates = {
+            date: flight_date_record(_date_row(date, day, flight["flight_number"]))
+            for date, day in flight["dates"].items()
+        }
+        built = flight_from_parts(row, dates)
         assert built == flight, flight["flight_number"]
         statuses |= {day["status"] for day in flight["dates"].values()}
     assert statuses == {"available", *DATE_TIMES}  # every kind of date was built
